@@ -1,0 +1,92 @@
+/**
+ * One database handle for both backends: embedded PGlite (the default, a
+ * folder in DATA_DIR or memory for tests) and Postgres through postgres.js.
+ * Everything above this file sees only `Database`, Drizzle's common Postgres
+ * type, so the same queries run on both.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import * as schema from "./schema.ts";
+import { lockEmbeddedDatabase } from "./embedded-lock.ts";
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type DatabaseKind = "pglite" | "postgres";
+
+export interface DatabaseHandle {
+  readonly db: Database;
+  readonly kind: DatabaseKind;
+  /** A short description for logs: never the password. */
+  readonly description: string;
+  ping(signal?: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { kind: "postgres"; url: string; poolMax?: number }
+  | { kind: "pglite"; dataDir: string; role: string }
+  | { kind: "pglite-memory" };
+
+export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  if (target.kind === "postgres") return openPostgres(target.url, target.poolMax ?? 10);
+  if (target.kind === "pglite-memory") return openPglite(new PGlite(), "pglite (memory)", async () => {});
+  const lock = await lockEmbeddedDatabase(target.dataDir, target.role);
+  try {
+    const client = new PGlite(`${target.dataDir}/pgdata`);
+    await client.waitReady;
+    return openPglite(client, `pglite (${target.dataDir})`, () => lock.release());
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+function openPglite(client: PGlite, description: string, afterClose: () => Promise<void>): DatabaseHandle {
+  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  return {
+    db,
+    kind: "pglite",
+    description,
+    async ping() {
+      await client.query("select 1");
+    },
+    async close() {
+      if (!client.closed) await client.close();
+      await afterClose();
+    },
+  };
+}
+
+export function describePostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `postgres (${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname})`;
+  } catch {
+    return "postgres";
+  }
+}
+
+function openPostgres(url: string, poolMax: number): DatabaseHandle {
+  const client = postgres(url, {
+    max: poolMax,
+    onnotice: () => {},
+    connect_timeout: 10,
+  });
+  const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  return {
+    db,
+    kind: "postgres",
+    description: describePostgresUrl(url),
+    async ping(signal) {
+      const query = client`select 1`;
+      signal?.addEventListener("abort", () => query.cancel(), { once: true });
+      await query;
+    },
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}

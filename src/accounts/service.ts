@@ -1,0 +1,160 @@
+/**
+ * Accounts and keys: the verbs behind the CLI, the routes and the first
+ * start. Nothing here knows HTTP; ownership comes in as `accountId`.
+ */
+import type { Clock } from "../clock.ts";
+import { sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { invalid, notFound, ServiceError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { ENTERPRISE_MAX_PER_MINUTE, ENTERPRISE_MIN_PER_MINUTE, planFor } from "../limits/plans.ts";
+import type { Caller } from "./caller.ts";
+import { generateApiKey, hashApiKey, parseApiKey, sameHash } from "./keys.ts";
+import * as q from "./queries.ts";
+
+export interface AccountsContext {
+  db: Database;
+  clock: Clock;
+}
+
+export const MICROS_PER_DOLLAR = 1_000_000;
+const TOUCH_INTERVAL_MS = 60_000;
+const MAX_CREDIT_DOLLARS = 1_000_000;
+
+export function dollarsToMicros(dollars: number): number {
+  return Math.round(dollars * MICROS_PER_DOLLAR);
+}
+
+export interface CreatedKey {
+  key: q.ApiKeyRow;
+  /** The plaintext key: shown once, never stored. */
+  secret: string;
+}
+
+async function issueKey(db: Database, accountId: string, name: string | null): Promise<CreatedKey> {
+  // The prefix carries 8 random characters: a collision is rare but possible, so retry on the unique index.
+  for (let attempt = 0; ; attempt++) {
+    const generated = await generateApiKey();
+    try {
+      const key = await q.insertKey(db, { id: newId("key"), accountId, name, prefix: generated.prefix, hash: generated.hash });
+      return { key, secret: generated.secret };
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
+export interface NewAccountInput {
+  name: string;
+  creditDollars?: number;
+  customRateLimit?: number | null;
+}
+
+export function checkAccountInput(input: NewAccountInput): void {
+  if (!input.name.trim() || input.name.length > 200) throw invalid(["name"], "name must be 1 to 200 characters");
+  const credit = input.creditDollars ?? 0;
+  if (!Number.isFinite(credit) || credit < 0 || credit > MAX_CREDIT_DOLLARS) throw invalid(["credit"], `credit must be between 0 and ${MAX_CREDIT_DOLLARS} dollars`);
+  const limit = input.customRateLimit;
+  if (limit !== undefined && limit !== null && (!Number.isInteger(limit) || limit < ENTERPRISE_MIN_PER_MINUTE || limit > ENTERPRISE_MAX_PER_MINUTE)) {
+    throw invalid(["limit"], `an enterprise limit is a whole number of calls per minute from ${ENTERPRISE_MIN_PER_MINUTE} to ${ENTERPRISE_MAX_PER_MINUTE}`);
+  }
+}
+
+type NewAccount = { account: q.AccountRow } & CreatedKey;
+
+async function insertAccountWithKey(db: Database, input: NewAccountInput): Promise<NewAccount> {
+  const account = await q.insertAccount(db, {
+    id: newId("acct"),
+    name: input.name.trim(),
+    balanceMicros: dollarsToMicros(input.creditDollars ?? 0),
+    customRateLimit: input.customRateLimit ?? null,
+  });
+  return { account, ...(await issueKey(db, account.id, "first key")) };
+}
+
+export async function createAccount(ctx: AccountsContext, input: NewAccountInput): Promise<NewAccount> {
+  checkAccountInput(input);
+  return ctx.db.transaction((tx) => insertAccountWithKey(tx as unknown as Database, input));
+}
+
+export async function createKey(ctx: AccountsContext, accountId: string, name: string | null): Promise<CreatedKey> {
+  if (!(await q.getAccount(ctx.db, accountId))) throw notFound("account");
+  return issueKey(ctx.db, accountId, name);
+}
+
+export async function revokeKey(ctx: AccountsContext, accountId: string, keyId: string): Promise<q.ApiKeyRow> {
+  const key = await q.revokeKey(ctx.db, accountId, keyId, new Date(ctx.clock.now()));
+  if (!key) throw notFound("key");
+  return key;
+}
+
+export async function addCredit(ctx: AccountsContext, accountId: string, dollars: number): Promise<q.AccountRow> {
+  if (!Number.isFinite(dollars) || dollars <= 0 || dollars > MAX_CREDIT_DOLLARS) {
+    throw invalid(["amount"], `amount must be more than 0 and at most ${MAX_CREDIT_DOLLARS} dollars`);
+  }
+  const account = await q.addCredit(ctx.db, accountId, dollarsToMicros(dollars), new Date(ctx.clock.now()));
+  if (!account) throw notFound("account");
+  return account;
+}
+
+export function unauthorized(): ServiceError {
+  // One message for missing, malformed, unknown and revoked keys: a caller learns nothing about which.
+  return new ServiceError("unauthorized", "missing or invalid API key (send it in the X-API-Key header)");
+}
+
+/** The caller behind an X-API-Key value, or the 401 error. Last use is written at most once a minute. */
+export async function authenticate(ctx: AccountsContext, presented: string | null | undefined): Promise<Caller> {
+  if (!presented) throw unauthorized();
+  const parsed = parseApiKey(presented.trim());
+  if (!parsed) throw unauthorized();
+  const [found, hash] = await Promise.all([q.findKeyForAuth(ctx.db, parsed.prefix), hashApiKey(presented.trim())]);
+  if (!found || !sameHash(found.key.hash, hash) || found.key.revokedAt !== null) throw unauthorized();
+  const now = ctx.clock.now();
+  if (!found.key.lastUsedAt || now - found.key.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS) {
+    void q.touchKey(ctx.db, found.key.id, new Date(now), TOUCH_INTERVAL_MS).catch(() => {});
+  }
+  return {
+    accountId: found.account.id,
+    accountName: found.account.name,
+    keyId: found.key.id,
+    keyPrefix: found.key.prefix,
+    balanceMicros: found.account.balanceMicros,
+    customRateLimit: found.account.customRateLimit,
+  };
+}
+
+/** On the very first start, an empty database gets a `local` account and its key, shown once. */
+export async function bootstrapFirstAccount(ctx: AccountsContext): Promise<NewAccount | null> {
+  // Instances starting together on one Postgres: the lock lets exactly one of them see the empty table.
+  return ctx.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(7143820442)`);
+    if ((await q.countAccounts(tx as unknown as Database)) > 0) return null;
+    return insertAccountWithKey(tx as unknown as Database, { name: "local" });
+  });
+}
+
+export function accountView(account: q.AccountRow, caller?: Caller) {
+  const plan = planFor(account);
+  return {
+    id: account.id,
+    name: account.name,
+    plan: plan.name,
+    plan_label: plan.label,
+    rate_limit_per_minute: plan.perMinute,
+    balance: account.balanceMicros / MICROS_PER_DOLLAR,
+    key_id: caller?.keyId ?? null,
+    key_prefix: caller?.keyPrefix ?? null,
+    created_at: account.createdAt.toISOString(),
+  };
+}
+
+export function keyView(key: q.ApiKeyRow) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}

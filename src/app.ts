@@ -1,0 +1,94 @@
+/**
+ * buildApp composes the features into one Elysia app from dependencies that
+ * are already open: no I/O here, so tests build the real app on a database
+ * and limiter of their choosing and call it over HTTP.
+ */
+import { Elysia } from "elysia";
+import type { DatabaseHandle } from "../db/client.ts";
+import { accountRoutes } from "./accounts/routes.ts";
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { RouteSummary } from "./discovery/guide.ts";
+import { discoveryRoutes } from "./discovery/routes.ts";
+import { bodyParser } from "./http/body.ts";
+import { docsAssets, openapiDocs } from "./http/openapi.ts";
+import { requestContext } from "./http/request-context.ts";
+import type { RateLimiter } from "./limits/limiter.ts";
+import type { InFlightGauge } from "./limits/peak-load.ts";
+import type { Logger } from "./log.ts";
+import { opsRoutes } from "./ops/routes.ts";
+import type { UsageRecorder } from "./usage/recorder.ts";
+
+export interface AppDeps {
+  database: DatabaseHandle;
+  limiter: RateLimiter;
+  usage: UsageRecorder;
+  clock: Clock;
+  log: Logger;
+  load: InFlightGauge;
+}
+
+export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds">;
+
+export interface AppState {
+  /** True once shutdown has begun: /readyz turns 503 so the proxy stops routing here. */
+  draining(): boolean;
+}
+
+export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
+  const accounts = { db: deps.database.db, clock: deps.clock };
+  const auth = { accounts, limiter: deps.limiter };
+  // Discovery lists the app's own routes, read once the app is composed.
+  let listed: RouteInfo[] = [];
+  const app = new Elysia({
+    serve: {
+      // Our parser caps bodies with a JSON 413; Bun's own cap is the backstop just above it.
+      maxRequestBodySize: config.maxBodyBytes + 64 * 1024,
+      idleTimeout: config.idleTimeoutSeconds,
+    },
+  })
+    .use(
+      requestContext(deps.log, ({ meta, method, route, status }) => {
+        if (!meta.caller) return;
+        deps.usage.record({
+          accountId: meta.caller.accountId,
+          apiKeyId: meta.caller.keyId,
+          route: `${method} ${route}`,
+          status,
+          tokens: meta.tokens,
+          requestId: meta.id,
+          createdAt: new Date(deps.clock.now()),
+        });
+      }),
+    )
+    .use(bodyParser(config.maxBodyBytes))
+    .use(openapiDocs())
+    .use(docsAssets())
+    .use(opsRoutes({ database: deps.database, limiter: deps.limiter, draining: state.draining }))
+    .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))
+    .use(accountRoutes(auth));
+  listed = app.routes;
+  return app;
+}
+
+export type App = ReturnType<typeof buildApp>;
+
+interface RouteInfo {
+  method: string;
+  path: string;
+  hooks: unknown;
+}
+
+function routeSummaries(routes: RouteInfo[]): RouteSummary[] {
+  return routes
+    .filter((route) => route.path.startsWith("/v1/"))
+    .map((route) => {
+      const detail = (route.hooks as { detail?: { summary?: string; security?: unknown[] } }).detail ?? {};
+      return {
+        method: route.method === "WS" ? "GET (WebSocket)" : route.method,
+        path: route.path.replace(/:([A-Za-z_]+)/g, "{$1}"),
+        summary: detail.summary ?? "",
+        authenticated: Array.isArray(detail.security) && detail.security.length > 0,
+      };
+    });
+}

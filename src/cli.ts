@@ -1,0 +1,178 @@
+/**
+ * The operator's CLI: `npm run cli -- <command>`. It opens the same database
+ * the server uses (Postgres beside a running server, or the embedded one
+ * when no server holds it) and calls the same verbs as the routes.
+ */
+import { parseArgs } from "node:util";
+import { openDatabase, type DatabaseHandle } from "../db/client.ts";
+import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
+import { migrateDatabase } from "../db/migrate.ts";
+import * as q from "./accounts/queries.ts";
+import { accountView, addCredit, createAccount, createKey, keyView, revokeKey } from "./accounts/service.ts";
+import { systemClock } from "./clock.ts";
+import { ConfigError, describeEnvironment, loadConfig, type Config } from "./config.ts";
+import { KEY_ENV } from "./discovery/guide.ts";
+import { ServiceError } from "./errors.ts";
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+Accounts and keys
+  accounts create --name NAME [--credit DOLLARS] [--limit PER_MIN] [--json]
+                                     create an account and its first key (--limit: enterprise, ${"calls/min"} >= 5000)
+  accounts list [--json]             list accounts with plan and balance
+  keys create --account ID [--name NAME] [--json]
+                                     create another key for an account
+  keys list --account ID [--json]    list an account's keys (prefixes only)
+  keys revoke KEY_ID                 revoke a key at once
+  credit add --account ID --amount DOLLARS
+                                     add credit (a positive balance is the Pro plan)
+
+Database
+  db migrate                         apply pending migrations
+
+Help
+  config                             list the environment variables with defaults
+  help                               this text
+`;
+
+class UsageError extends Error {}
+
+const out = (text: string) => process.stdout.write(`${text}\n`);
+
+function number(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new UsageError(`${flag} must be a number (got "${value}")`);
+  return n;
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+async function openForCli(config: Config): Promise<DatabaseHandle> {
+  const handle = await openDatabase(
+    config.database.url ? { kind: "postgres", url: config.database.url, poolMax: 2 } : { kind: "pglite", dataDir: config.dataDir, role: "cli" },
+  );
+  await migrateDatabase(handle, config.database.url);
+  return handle;
+}
+
+function busyMessage(error: EmbeddedDatabaseBusy, port: number): string {
+  return [
+    `The embedded database in ${error.dataDir} is held by the running ${error.holderRole} (pid ${error.holderPid}).`,
+    "PGlite lets only one process open it, so this command did not touch it.",
+    "",
+    "To get another key while the server runs, ask the server with a key you already have:",
+    `  curl -sS -X POST http://localhost:${port}/v1/keys -H "X-API-Key: $${KEY_ENV}"`,
+    "Otherwise stop the server and run this command again, or set DATABASE_URL so the server",
+    "and the CLI share a Postgres database.",
+  ].join("\n");
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      name: { type: "string" },
+      credit: { type: "string" },
+      limit: { type: "string" },
+      account: { type: "string" },
+      amount: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const [group, action, ...rest] = positionals;
+  const command = `${group ?? "help"} ${action ?? ""}`.trim();
+  if (values.help || command === "help") {
+    out(USAGE);
+    return 0;
+  }
+  if (command === "config") {
+    for (const v of describeEnvironment()) out(`${v.name}${v.default !== undefined ? ` (default ${JSON.stringify(v.default)})` : ""}\n    ${v.description}`);
+    return 0;
+  }
+  const known = ["accounts create", "accounts list", "keys create", "keys list", "keys revoke", "credit add", "db migrate"];
+  if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
+
+  const config = loadConfig(process.env);
+  const handle = await openForCli(config);
+  const ctx = { db: handle.db, clock: systemClock };
+  try {
+    switch (command) {
+      case "db migrate":
+        out(`migrations applied (${handle.description})`);
+        break;
+      case "accounts create": {
+        const created = await createAccount(ctx, {
+          name: required(values.name, "--name"),
+          creditDollars: number(values.credit, "--credit"),
+          customRateLimit: number(values.limit, "--limit") ?? null,
+        });
+        if (values.json) out(JSON.stringify({ account_id: created.account.id, api_key: created.secret }));
+        else {
+          const view = accountView(created.account);
+          out(`account ${view.id} "${view.name}": plan ${view.plan_label}, ${view.rate_limit_per_minute} calls/min, balance $${view.balance}`);
+          out(`API key (shown once, store it now): ${created.secret}`);
+        }
+        break;
+      }
+      case "accounts list": {
+        const rows = (await q.listAccounts(handle.db)).map((a) => accountView(a));
+        if (values.json) out(JSON.stringify(rows));
+        else for (const a of rows) out(`${a.id}  ${a.plan.padEnd(10)} ${String(a.rate_limit_per_minute).padStart(7)}/min  $${a.balance.toFixed(2).padStart(10)}  ${a.name}`);
+        break;
+      }
+      case "keys create": {
+        const created = await createKey(ctx, required(values.account, "--account"), values.name ?? null);
+        if (values.json) out(JSON.stringify({ account_id: created.key.accountId, key_id: created.key.id, api_key: created.secret }));
+        else out(`key ${created.key.id} (shown once, store it now): ${created.secret}`);
+        break;
+      }
+      case "keys list": {
+        const rows = (await q.listKeys(handle.db, required(values.account, "--account"))).map(keyView);
+        if (values.json) out(JSON.stringify(rows));
+        else for (const k of rows) out(`${k.id}  ${k.prefix}…  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}  last used ${k.last_used_at ?? "never"}`);
+        break;
+      }
+      case "keys revoke": {
+        const keyId = required(rest[0] ?? values.name, "KEY_ID");
+        const owner = await q.findKeyOwner(handle.db, keyId);
+        if (!owner) throw new ServiceError("not_found", `key ${keyId} not found`);
+        const key = await revokeKey(ctx, owner, keyId);
+        out(`key ${key.id} revoked at ${key.revokedAt?.toISOString()}`);
+        break;
+      }
+      case "credit add": {
+        const account = await addCredit(ctx, required(values.account, "--account"), number(required(values.amount, "--amount"), "--amount")!);
+        const view = accountView(account);
+        out(`account ${view.id}: balance $${view.balance.toFixed(2)}, plan ${view.plan_label} (${view.rate_limit_per_minute} calls/min)`);
+        break;
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+  return 0;
+}
+
+try {
+  process.exitCode = await run(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof EmbeddedDatabaseBusy) {
+    process.stderr.write(`${busyMessage(error, loadConfig(process.env).port)}\n`);
+    process.exitCode = 3;
+  } else if (error instanceof UsageError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
+    process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (error instanceof ConfigError || error instanceof ServiceError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+}

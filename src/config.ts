@@ -1,0 +1,147 @@
+/**
+ * The environment, described once as a TypeBox schema and parsed once at
+ * start. Nothing else in src/ reads process.env: the parsed Config is passed in.
+ * Each property's description is the documentation (README and `cli config`).
+ */
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
+const LogLevel = Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error"), Type.Literal("silent")]);
+
+export const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: "TCP port to listen on (0 picks a free one)." }),
+  HOST: Type.String({ minLength: 1, default: "0.0.0.0", description: "Address to bind. Use 127.0.0.1 to keep the API off the network." }),
+  PUBLIC_BASE_URL: Type.Optional(
+    Type.String({ pattern: "^https?://[^\\s/?#]+(/[^\\s?#]*)?$", description: "The service's public URL, used in discovery and integration snippets. Absent: taken from each request's Host." }),
+  ),
+  DATA_DIR: Type.String({ minLength: 1, default: "./.data", description: "Folder of the embedded database (PGlite) and other local state." }),
+  DATABASE_URL: Type.Optional(
+    Type.String({ pattern: "^postgres(ql)?://", description: "Postgres connection URL. Absent: the embedded PGlite database in DATA_DIR." }),
+  ),
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: "Largest number of Postgres connections per instance." }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://", description: "Redis for the rate limiter (redis:// or rediss://). Absent (and no Upstash): an in-memory limiter per process." })),
+  UPSTASH_REDIS_REST_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "Upstash Redis REST URL for the rate limiter; needs UPSTASH_REDIS_REST_TOKEN." })),
+  UPSTASH_REDIS_REST_TOKEN: Type.Optional(Type.String({ minLength: 1, description: "Upstash Redis REST token." })),
+  RATE_LIMIT_FAIL_MODE: Type.Union([Type.Literal("open"), Type.Literal("closed")], {
+    default: "open",
+    description: "When the limiter's store is unreachable: `open` admits calls against a per-process bucket, `closed` refuses them with 503.",
+  }),
+  RATE_LIMIT_TIMEOUT_MS: Type.Integer({ minimum: 5, maximum: 5000, default: 100, description: "Longest wait for the limiter's store before the fail mode applies." }),
+  RATE_LIMIT_KEY_PREFIX: Type.String({ default: "as:", description: "Prefix of every rate-limit key in Redis (lets several deployments share one Redis)." }),
+  PEAK_INFLIGHT_THRESHOLD: Type.Integer({ minimum: 1, default: 200, description: "In-flight research calls per instance above which free-plan buckets refill more slowly." }),
+  PEAK_FREE_REFILL_FACTOR: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.25, description: "Free-plan refill rate multiplier while over PEAK_INFLIGHT_THRESHOLD. Paid plans are never slowed." }),
+  MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 10_485_760, description: "Largest request body accepted (base64 images need room); larger gets 413." }),
+  IDLE_TIMEOUT_SECONDS: Type.Integer({ minimum: 10, maximum: 255, default: 120, description: "Seconds a connection may stay silent. Must exceed the longest research run." }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 15_000, description: "On SIGTERM, how long in-flight requests may run before they are cut." }),
+  LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
+});
+
+export type Env = Static<typeof EnvSchema>;
+export type LogLevelName = Static<typeof LogLevel>;
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly publicBaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly database: { readonly url: string | undefined; readonly poolMax: number };
+  readonly rateLimit: {
+    readonly redisUrl: string | undefined;
+    readonly upstash: { readonly url: string; readonly token: string } | undefined;
+    readonly failMode: "open" | "closed";
+    readonly timeoutMs: number;
+    readonly keyPrefix: string;
+    readonly peakInflightThreshold: number;
+    readonly peakFreeRefillFactor: number;
+  };
+  readonly maxBodyBytes: number;
+  readonly idleTimeoutSeconds: number;
+  readonly shutdownTimeoutMs: number;
+  readonly logLevel: LogLevelName;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid environment:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+/** Environment strings to the schema's types; what cannot convert is left as a string for the check to name. */
+function convert(schema: TSchema, raw: string): unknown {
+  const type = (schema as { type?: string }).type;
+  if (type === "integer") return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+  if (type === "number") return raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  if (type === "boolean") {
+    if (/^(true|1|yes|on)$/i.test(raw)) return true;
+    if (/^(false|0|no|off)$/i.test(raw)) return false;
+  }
+  return raw;
+}
+
+function describeRule(schema: TSchema): string {
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s.anyOf)) return `one of ${(s.anyOf as { const: unknown }[]).map((o) => o.const).join(", ")}`;
+  const parts: string[] = [];
+  if (s.type === "integer") parts.push("an integer");
+  if (s.type === "number") parts.push("a number");
+  if (typeof s.minimum === "number") parts.push(`>= ${s.minimum}`);
+  if (typeof s.exclusiveMinimum === "number") parts.push(`> ${s.exclusiveMinimum}`);
+  if (typeof s.maximum === "number") parts.push(`<= ${s.maximum}`);
+  if (typeof s.pattern === "string") parts.push(`matching ${s.pattern}`);
+  if (s.type === "string" && s.minLength) parts.push("non-empty");
+  return parts.join(" ") || "valid";
+}
+
+export function loadConfig(environment: Record<string, string | undefined>): Config {
+  const raw: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, schema] of Object.entries(EnvSchema.properties)) {
+    const value = environment[name];
+    // An empty variable counts as unset: deploy tools often export NAME= for "nothing".
+    if (value === undefined || value.trim() === "") continue;
+    raw[name] = convert(schema, value.trim());
+  }
+  const env = Value.Default(EnvSchema, raw) as Env;
+  for (const [name, schema] of Object.entries(EnvSchema.properties)) {
+    const value = (env as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (!Value.Check(schema, value)) problems.push(`${name} must be ${describeRule(schema)} (got ${JSON.stringify(String(value)).slice(0, 80)})`);
+  }
+  if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
+    problems.push("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");
+  }
+  if (env.REDIS_URL && env.UPSTASH_REDIS_REST_URL) {
+    problems.push("REDIS_URL and UPSTASH_REDIS_REST_URL are both set: choose one rate-limit store");
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
+    dataDir: env.DATA_DIR,
+    database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
+    rateLimit: {
+      redisUrl: env.REDIS_URL,
+      upstash: env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN } : undefined,
+      failMode: env.RATE_LIMIT_FAIL_MODE,
+      timeoutMs: env.RATE_LIMIT_TIMEOUT_MS,
+      keyPrefix: env.RATE_LIMIT_KEY_PREFIX,
+      peakInflightThreshold: env.PEAK_INFLIGHT_THRESHOLD,
+      peakFreeRefillFactor: env.PEAK_FREE_REFILL_FACTOR,
+    },
+    maxBodyBytes: env.MAX_BODY_BYTES,
+    idleTimeoutSeconds: env.IDLE_TIMEOUT_SECONDS,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    logLevel: env.LOG_LEVEL,
+  };
+}
+
+/** The variables with their defaults and descriptions, for `cli config` and the README. */
+export function describeEnvironment(): { name: string; default: unknown; description: string }[] {
+  return Object.entries(EnvSchema.properties).map(([name, schema]) => ({
+    name,
+    default: (schema as { default?: unknown }).default,
+    description: String((schema as { description?: string }).description ?? ""),
+  }));
+}

@@ -1,0 +1,91 @@
+/**
+ * The integration guide an agent reads from GET /v1/agent-integration: how
+ * to call this service (base URL, auth, routes, streaming, errors, back-off),
+ * ready-made commands per client, and links to the OpenAPI document. The
+ * route list comes from the running app, so it never drifts from the code.
+ */
+export interface RouteSummary {
+  method: string;
+  path: string;
+  summary: string;
+  authenticated: boolean;
+}
+
+export const KEY_ENV = "CRITIQUE_API_KEY";
+
+export function integrationPrompt(base: string, routes: RouteSummary[]): string {
+  const lines = routes.map((r) => `- ${r.method} ${base}${r.path}${r.authenticated ? "" : " (no key)"}: ${r.summary}`);
+  const hasSearch = routes.some((r) => r.path === "/v1/search");
+  const hasStream = routes.some((r) => r.path === "/v1/ws/search");
+  return [
+    `You can use an agentic search API at ${base}. It is wire-compatible with Critique Labs' API: a client written for Critique works here by changing the base URL.`,
+    "",
+    "Authentication: send the API key in the `X-API-Key` header on every call except discovery, health and docs. " +
+      `Read it from the environment variable ${KEY_ENV}; never print it, log it, put it in a URL or commit it.`,
+    "",
+    "Routes:",
+    ...lines,
+    "",
+    hasSearch
+      ? 'Searching: POST /v1/search with a JSON body {"prompt": "..."} (optional: "image", "source_whitelist" or "source_blacklist" as lists of domains, "output_format" as a JSON shape of type names). The answer is {"response", "context", "info"}; citation markers [n] in the response refer to context[n-1] (ids start at 1). Quote sources from context, never invent them.'
+      : "Searching: the research routes are listed above as they become available.",
+    hasStream
+      ? "Streaming: open a WebSocket to /v1/ws/search (key in the X-API-Key header, or in Sec-WebSocket-Protocol from a browser), send one JSON message with the same fields as the search body, then read messages {type: context|response|error, content} until the server closes the socket. Or POST /v1/search with `Accept: text/event-stream` for server-sent events."
+      : "Streaming: not offered by this deployment yet.",
+    "",
+    'Errors: every error is JSON. Validation failures are 422 with {"detail": [{"loc", "msg", "type"}]} (fix the field named in loc; do not retry unchanged). Other errors are {"detail": "...", "error": "<stable code>"}: 401 bad or missing key (do not retry), 404 not found, 409 conflict, 413 body too large, 429 rate limited, 5xx service trouble.',
+    "",
+    "Back-off: every authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds). On 429 wait the Retry-After seconds, then retry; on 502, 503 and 504 retry at most twice with exponential back-off (1 s, then 4 s) and jitter. Keep to one call at a time when X-RateLimit-Remaining is low.",
+    "",
+    `The full contract is the OpenAPI document at ${base}/openapi.json.`,
+  ].join("\n");
+}
+
+export interface ClientRecipe {
+  install: string;
+  invoke: string;
+}
+
+export function clientRecipes(base: string): Record<string, ClientRecipe> {
+  const guideUrl = `${base}/v1/agent-integration`;
+  const body = `{"prompt": "What changed in the latest Postgres release?"}`;
+  return {
+    curl: {
+      install: "curl is preinstalled on macOS, Linux and Windows 10+; nothing to install.",
+      invoke: `curl -sS ${base}/v1/search -H "X-API-Key: $${KEY_ENV}" -H "Content-Type: application/json" -d '${body}'`,
+    },
+    python: {
+      install: "pip install requests",
+      invoke: [
+        "import os, requests",
+        `r = requests.post("${base}/v1/search", headers={"X-API-Key": os.environ["${KEY_ENV}"]}, json={"prompt": "What changed in the latest Postgres release?"}, timeout=90)`,
+        "r.raise_for_status()",
+        'print(r.json()["response"])',
+      ].join("\n"),
+    },
+    javascript: {
+      install: "Nothing to install: fetch is built into Node.js 18+, Bun, Deno and browsers.",
+      invoke: [
+        `const r = await fetch("${base}/v1/search", {`,
+        '  method: "POST",',
+        `  headers: { "X-API-Key": process.env.${KEY_ENV}, "Content-Type": "application/json" },`,
+        '  body: JSON.stringify({ prompt: "What changed in the latest Postgres release?" }),',
+        "});",
+        "if (!r.ok) throw new Error(`search failed: ${r.status} ${await r.text()}`);",
+        "console.log((await r.json()).response);",
+      ].join("\n"),
+    },
+    claude_code: {
+      install: `curl -sS ${guideUrl} | python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt"])' >> CLAUDE.md`,
+      invoke: `claude "Use the agentic search API described in CLAUDE.md (key in $${KEY_ENV}) to research: <your question>"`,
+    },
+    cursor: {
+      install: `mkdir -p .cursor/rules && curl -sS ${guideUrl} | python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt"])' > .cursor/rules/agentic-search.mdc`,
+      invoke: "In Cursor's agent chat: \"Use the agentic search rule to research <your question>; the key is in $" + KEY_ENV + '."',
+    },
+    codex: {
+      install: `curl -sS ${guideUrl} | python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt"])' >> AGENTS.md`,
+      invoke: `codex "Use the agentic search API described in AGENTS.md (key in $${KEY_ENV}) to research: <your question>"`,
+    },
+  };
+}

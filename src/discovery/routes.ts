@@ -1,0 +1,48 @@
+import { Elysia, t } from "elysia";
+import { API_VERSION } from "../http/openapi.ts";
+import { clientRecipes, integrationPrompt, KEY_ENV, type RouteSummary } from "./guide.ts";
+
+const HOST_SHAPE = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/** The base URL callers should use: PUBLIC_BASE_URL, else this request's own scheme and Host. */
+export function baseUrlOf(request: Request, publicBaseUrl: string | undefined): string {
+  if (publicBaseUrl) return publicBaseUrl;
+  const url = new URL(request.url);
+  const host = request.headers.get("host") ?? url.host;
+  return `${url.protocol}//${HOST_SHAPE.test(host) ? host : url.host}`;
+}
+
+const Recipe = t.Object({ install: t.String(), invoke: t.String() });
+
+const IntegrationDocument = t.Object({
+  name: t.String(),
+  version: t.String(),
+  base_url: t.String(),
+  auth: t.Object({ header: t.String(), env_var: t.String() }),
+  prompt: t.String({ description: "Instructions an agent can follow as written." }),
+  routes: t.Array(t.Object({ method: t.String(), path: t.String(), summary: t.String(), authenticated: t.Boolean() })),
+  clients: t.Record(t.String(), Recipe),
+  resources: t.Object({ openapi: t.String(), docs: t.String() }),
+});
+
+/** `routes` is read at request time so routes added later are listed too. */
+export function discoveryRoutes(publicBaseUrl: string | undefined, routes: () => RouteSummary[]) {
+  return new Elysia().get(
+    "/v1/agent-integration",
+    ({ request }) => {
+      const base = baseUrlOf(request, publicBaseUrl);
+      const list = routes();
+      return {
+        name: "agentic-search",
+        version: API_VERSION,
+        base_url: base,
+        auth: { header: "X-API-Key", env_var: KEY_ENV },
+        prompt: integrationPrompt(base, list),
+        routes: list,
+        clients: clientRecipes(base),
+        resources: { openapi: `${base}/openapi.json`, docs: `${base}/docs` },
+      };
+    },
+    { response: { 200: IntegrationDocument }, detail: { tags: ["Discovery"], summary: "How an agent should call this service (no key needed)" } },
+  );
+}

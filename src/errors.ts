@@ -1,0 +1,49 @@
+/**
+ * The service's one error vocabulary. Logic throws ServiceError with a stable
+ * code and a public message; src/http/errors.ts maps codes to statuses once.
+ * Anything else thrown is a bug and becomes a generic 500 carrying only the
+ * request id.
+ */
+export type ErrorCode =
+  | "bad_request"
+  | "unauthorized"
+  | "not_found"
+  | "conflict"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "validation_failed"
+  | "rate_limited"
+  | "rate_limiter_unavailable"
+  | "deadline_exceeded"
+  | "service_unavailable"
+  | "internal_error";
+
+/** One FastAPI-style validation problem: where, what, and a pydantic-like type. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ErrorCode | `fetch_${string}` | "unsupported_content_type",
+    message: string,
+    readonly extra: { retryAfterSeconds?: number; body?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.name = "ServiceError";
+  }
+}
+
+/** A 422 whose body is FastAPI's `{"detail": [{loc, msg, type}]}`. */
+export class InvalidInput extends ServiceError {
+  constructor(readonly issues: ValidationIssue[]) {
+    super("validation_failed", issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "));
+    this.name = "InvalidInput";
+  }
+}
+
+export const notFound = (what = "resource") => new ServiceError("not_found", `${what} not found`);
+export const conflict = (message: string) => new ServiceError("conflict", message);
+export const invalid = (loc: (string | number)[], msg: string, type = "value_error") => new InvalidInput([{ loc, msg, type }]);

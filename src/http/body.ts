@@ -1,0 +1,60 @@
+/**
+ * The body parser for every route. Elysia's default answers malformed JSON
+ * with a bare 400 and reads any size; we cap the size (413 with a JSON body),
+ * read JSON and report malformed JSON the way FastAPI does (422 json_invalid
+ * at the offset). A body that is not JSON stays a string, so the route's
+ * schema rejects it with FastAPI's "valid dictionary" message.
+ */
+import { Elysia } from "elysia";
+import { InvalidInput, ServiceError } from "../errors.ts";
+import { jsonErrorOffset } from "./validation-detail.ts";
+
+export function tooLarge(maxBytes: number): ServiceError {
+  return new ServiceError("payload_too_large", `request body is larger than the ${maxBytes} bytes allowed`);
+}
+
+export async function readCappedText(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> {
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(maxBytes);
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+const isJsonType = (contentType: string) => contentType === "" || contentType === "application/json" || contentType.endsWith("+json");
+
+export function bodyParser(maxBytes: number) {
+  return new Elysia({ name: "body-parser" }).onParse({ as: "global" }, async ({ request }) => {
+    const declared = Number(request.headers.get("content-length") ?? "0");
+    if (declared > maxBytes) throw tooLarge(maxBytes);
+    const text = await readCappedText(request.body, maxBytes);
+    if (text.trim() === "") return null;
+    const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (!isJsonType(contentType)) return text;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new InvalidInput([{ loc: ["body", jsonErrorOffset(text)], msg: "JSON decode error", type: "json_invalid" }]);
+    }
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * The one place errors become responses. Every error status has a JSON body
+ * `{"detail": "<message>", "error": "<code>"}`; validation failures have
+ * FastAPI's `{"detail": [{loc, msg, type}]}`. Branches are on `instanceof`,
+ * never on `code` (postgres.js errors carry a SQLSTATE `code` of their own).
+ */
+import { NotFoundError, ParseError, ValidationError } from "elysia";
+import { InvalidInput, ServiceError, type ValidationIssue } from "../errors.ts";
+import { validationIssues } from "./validation-detail.ts";
+
+const STATUS: Record<string, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  rate_limiter_unavailable: 503,
+  service_unavailable: 503,
+  deadline_exceeded: 504,
+};
+
+export function statusFor(code: string): number {
+  if (STATUS[code]) return STATUS[code];
+  // Page fetches that fail are the target's fault, not ours or the caller's: 502, or 504 on time.
+  if (code === "fetch_timeout") return 504;
+  if (code.startsWith("fetch_") || code === "unsupported_content_type") return 502;
+  return 500;
+}
+
+export interface ErrorOutcome {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+  /** Set for failures that are our bug: the caller sees only the request id. */
+  internal?: unknown;
+}
+
+const LOCATION: Record<string, string> = { body: "body", query: "query", params: "path", headers: "header", cookie: "cookie" };
+
+export function validationOutcome(issues: ValidationIssue[]): ErrorOutcome {
+  return { status: 422, body: { detail: issues }, headers: {} };
+}
+
+export function toErrorOutcome(error: unknown, requestId: string): ErrorOutcome {
+  if (error instanceof InvalidInput) return validationOutcome(error.issues);
+  if (error instanceof ServiceError) {
+    const headers: Record<string, string> = {};
+    if (error.extra.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.extra.retryAfterSeconds);
+    return { status: statusFor(error.code), body: { detail: error.message, error: error.code, ...error.extra.body }, headers };
+  }
+  if (error instanceof ValidationError) {
+    const root = LOCATION[error.type] ?? error.type;
+    const schema = (error.validator as { schema?: unknown })?.schema ?? error.validator;
+    let issues = validationIssues(schema, error.value, [root]);
+    if (issues.length === 0) issues = [{ loc: [root], msg: "Input is not valid", type: "value_error" }];
+    return validationOutcome(issues);
+  }
+  if (error instanceof ParseError) {
+    return validationOutcome([{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);
+  }
+  if (error instanceof NotFoundError) {
+    return { status: 404, body: { detail: "Not Found", error: "not_found" }, headers: {} };
+  }
+  return {
+    status: 500,
+    body: { detail: `internal error; quote request id ${requestId} when reporting it`, error: "internal_error", request_id: requestId },
+    headers: {},
+    internal: error,
+  };
+}

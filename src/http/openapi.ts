@@ -1,0 +1,55 @@
+import { Elysia } from "elysia";
+import { fileURLToPath } from "node:url";
+import { notFound } from "../errors.ts";
+import { openapi } from "@elysiajs/openapi";
+
+export const API_VERSION = "1.6.0";
+export const SECURITY_SCHEME = "ApiKeyAuth";
+
+/** OpenAPI `detail` for a route that needs X-API-Key. */
+export function secured<T extends Record<string, unknown>>(detail: T): T & { security: Record<string, string[]>[] } {
+  return { ...detail, security: [{ [SECURITY_SCHEME]: [] }] };
+}
+
+/** The document at /openapi.json and the reference page at /docs, generated from the route schemas. */
+export function openapiDocs() {
+  return openapi({
+    path: "/docs",
+    specPath: "/openapi.json",
+    provider: "swagger-ui",
+    // The page loads its viewer from this service (swagger-ui-dist), never from a CDN.
+    swagger: { cdn: "/docs/assets/swagger-ui-bundle.js", theme: "/docs/assets/swagger-ui.css", autoDarkMode: false },
+    exclude: { paths: [/^\/docs/] },
+    documentation: {
+      info: {
+        title: "Agentic search API",
+        version: API_VERSION,
+        description:
+          "A self-hostable agentic search service, wire-compatible with Critique Labs' public API. Authenticate every call (except discovery, health and docs) with the `X-API-Key` header.",
+      },
+      components: {
+        securitySchemes: { [SECURITY_SCHEME]: { type: "apiKey", in: "header", name: "X-API-Key" } },
+      },
+      tags: [
+        { name: "Account", description: "The caller's account and API keys." },
+        { name: "Discovery", description: "How agents integrate with this service." },
+        { name: "Operations", description: "Health and readiness." },
+      ],
+    },
+  });
+}
+
+const DOCS_ASSETS: Record<string, string> = {
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "swagger-ui.css": "text/css; charset=utf-8",
+};
+
+/** The docs page's own script and stylesheet, served from node_modules. */
+export function docsAssets() {
+  return new Elysia().get("/docs/assets/:file", ({ params }) => {
+    const type = DOCS_ASSETS[params.file];
+    if (!type) throw notFound("asset");
+    const file = Bun.file(fileURLToPath(import.meta.resolve(`swagger-ui-dist/${params.file}`)));
+    return new Response(file, { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * Per-request bookkeeping shared by the hooks that run before a route is
+ * known (parse errors, 404s) and after the response: the request id (also
+ * returned as X-Request-Id), the start time, the caller once authenticated,
+ * and the tokens the call used. Kept in a WeakMap keyed by the Request so it
+ * exists from the very first hook and is freed with the request.
+ */
+import { Elysia } from "elysia";
+import type { Caller } from "../accounts/caller.ts";
+import { newId } from "../ids.ts";
+import type { Logger } from "../log.ts";
+import { toErrorOutcome } from "./errors.ts";
+
+export interface RequestMeta {
+  id: string;
+  startedAt: number;
+  caller?: Caller;
+  tokens: number;
+  errorCode?: string;
+}
+
+const metas = new WeakMap<Request, RequestMeta>();
+const INCOMING_ID = /^[A-Za-z0-9._:-]{8,64}$/;
+
+export function requestMeta(request: Request): RequestMeta {
+  let meta = metas.get(request);
+  if (!meta) {
+    const incoming = request.headers.get("x-request-id");
+    meta = { id: incoming && INCOMING_ID.test(incoming) ? incoming : newId("req"), startedAt: performance.now(), tokens: 0 };
+    metas.set(request, meta);
+  }
+  return meta;
+}
+
+function statusNumber(status: unknown): number {
+  return typeof status === "number" ? status : 200;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  route: string;
+  status: number;
+  meta: RequestMeta;
+}
+
+/** Request ids, error mapping and the access log, for the whole app. */
+export function requestContext(log: Logger, onFinished: (entry: RequestLogEntry) => void = () => {}) {
+  return new Elysia({ name: "request-context" })
+    .onRequest(({ request, set }) => {
+      set.headers["x-request-id"] = requestMeta(request).id;
+    })
+    .onError({ as: "global" }, ({ error, request, set }) => {
+      const meta = requestMeta(request);
+      const outcome = toErrorOutcome(error, meta.id);
+      if (outcome.internal !== undefined) log.error("unhandled error", { request_id: meta.id, error: outcome.internal });
+      meta.errorCode = typeof outcome.body.error === "string" ? outcome.body.error : outcome.status === 422 ? "validation_failed" : undefined;
+      set.status = outcome.status;
+      set.headers["x-request-id"] = meta.id;
+      Object.assign(set.headers, outcome.headers);
+      return outcome.body;
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set, route, path }) => {
+      const meta = requestMeta(request);
+      const entry: RequestLogEntry = { method: request.method, path, route: route || path, status: statusNumber(set.status), meta };
+      log.info("request", {
+        request_id: meta.id,
+        method: entry.method,
+        path: entry.path,
+        status: entry.status,
+        ms: Math.round((performance.now() - meta.startedAt) * 10) / 10,
+        account_id: meta.caller?.accountId,
+        key_id: meta.caller?.keyId,
+        error: meta.errorCode,
+      });
+      onFinished(entry);
+    });
+}

@@ -1,0 +1,28 @@
+/**
+ * Prefixed, time-sortable public ids (`acct_…`, `key_…`, `req_…`): the prefix
+ * says what an id is, the time part keeps them in creation order in indexes
+ * and logs. 10 characters of milliseconds, 16 of randomness (80 bits).
+ */
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lowercase
+
+export type IdPrefix = "acct" | "key" | "req" | "api" | "ver" | "pub" | "sess" | "user";
+
+export function newId(prefix: IdPrefix, now = Date.now()): string {
+  let time = "";
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let random = "";
+  for (const byte of bytes) random += ALPHABET[byte & 31];
+  return `${prefix}_${time}${random}`;
+}
+
+const ID_SHAPE = /^[a-z]{2,5}_[0-9a-hjkmnp-tv-z]{26}$/;
+
+/** A cheap shape check before a lookup: a malformed id cannot exist, so it is a 404 without a query. */
+export function looksLikeId(prefix: IdPrefix, value: string): boolean {
+  return value.startsWith(`${prefix}_`) && ID_SHAPE.test(value);
+}

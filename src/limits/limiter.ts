@@ -1,0 +1,122 @@
+/**
+ * The rate limiter every authenticated call passes: one bucket per API key,
+ * sized by the account's plan. It wraps a store with a short deadline and a
+ * circuit breaker. When the store fails, RATE_LIMIT_FAIL_MODE decides:
+ * `open` keeps admitting against a per-process bucket, `closed` refuses with
+ * 503. One log line when an outage starts and one when it ends; one probe at
+ * a time goes back to the store so recovery needs no restart.
+ */
+import type { Clock } from "../clock.ts";
+import { ServiceError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { BucketPolicy, Decision } from "./bucket.ts";
+import type { MemoryStore } from "./memory-store.ts";
+import type { InFlightGauge } from "./peak-load.ts";
+import type { Plan } from "./plans.ts";
+import type { BucketStore, StoreName } from "./store.ts";
+
+export interface LimitOutcome extends Decision {
+  plan: Plan;
+  /** True when the store was unreachable and the per-process fallback decided. */
+  degraded: boolean;
+}
+
+export interface LimiterSettings {
+  failMode: "open" | "closed";
+  timeoutMs: number;
+  keyPrefix: string;
+  peakInflightThreshold: number;
+  peakFreeRefillFactor: number;
+}
+
+export interface LimiterStatus {
+  store: StoreName;
+  healthy: boolean;
+  failMode: "open" | "closed";
+  outageSince: string | null;
+}
+
+const PROBE_INTERVAL_MS = 500;
+
+class StoreTimeout extends Error {
+  constructor(ms: number) {
+    super(`rate limit store did not answer within ${ms} ms`);
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeout(ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export class RateLimiter {
+  private outage: { since: number; nextProbeAt: number } | null = null;
+  private probing = false;
+
+  constructor(
+    private readonly store: BucketStore,
+    private readonly fallback: MemoryStore,
+    private readonly settings: LimiterSettings,
+    private readonly deps: { clock: Clock; log: Logger; load: InFlightGauge },
+  ) {}
+
+  policyFor(plan: Plan): BucketPolicy {
+    const perSecond = plan.perMinute / 60;
+    const slowed = plan.name === "free" && this.deps.load.value >= this.settings.peakInflightThreshold;
+    return { capacity: plan.perMinute, refillPerSecond: slowed ? perSecond * this.settings.peakFreeRefillFactor : perSecond };
+  }
+
+  /** Takes one token from the key's bucket. Throws 503 only in closed mode during an outage. */
+  async check(keyId: string, plan: Plan): Promise<LimitOutcome> {
+    // The limit is part of the key: a plan change starts a fresh bucket of the new size at once.
+    const key = `${this.settings.keyPrefix}rl:${keyId}:${plan.perMinute}`;
+    const policy = this.policyFor(plan);
+    if (this.store === this.fallback) return { ...this.fallback.takeNow(key, policy), plan, degraded: false };
+
+    const now = this.deps.clock.now();
+    if (this.outage && (now < this.outage.nextProbeAt || this.probing)) return this.degraded(key, policy, plan);
+    const probe = this.outage !== null;
+    if (probe) this.probing = true;
+    try {
+      const decision = await withTimeout(this.store.take(key, policy), this.settings.timeoutMs);
+      if (this.outage) {
+        this.deps.log.info("rate limit store recovered", { store: this.store.name, outage_ms: this.deps.clock.now() - this.outage.since });
+        this.outage = null;
+      }
+      return { ...decision, plan, degraded: false };
+    } catch (error) {
+      if (!this.outage) {
+        this.outage = { since: now, nextProbeAt: 0 };
+        this.deps.log.warn(`rate limit store unreachable; failing ${this.settings.failMode}`, { store: this.store.name, error });
+      }
+      this.outage.nextProbeAt = this.deps.clock.now() + PROBE_INTERVAL_MS;
+      return this.degraded(key, policy, plan);
+    } finally {
+      if (probe) this.probing = false;
+    }
+  }
+
+  private degraded(key: string, policy: BucketPolicy, plan: Plan): LimitOutcome {
+    if (this.settings.failMode === "closed") {
+      throw new ServiceError("rate_limiter_unavailable", "rate limiting is temporarily unavailable, try again in 1 second", { retryAfterSeconds: 1 });
+    }
+    return { ...this.fallback.takeNow(key, policy), plan, degraded: true };
+  }
+
+  status(): LimiterStatus {
+    return {
+      store: this.store.name,
+      healthy: this.outage === null,
+      failMode: this.settings.failMode,
+      outageSince: this.outage ? new Date(this.outage.since).toISOString() : null,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+    if (this.fallback !== this.store) await this.fallback.close();
+  }
+}

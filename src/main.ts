@@ -1,0 +1,91 @@
+/**
+ * The process: parse the environment, open and migrate the database, create
+ * the first account on an empty one, wire the limiter, listen, and on
+ * SIGTERM drain in-flight requests (bounded) before closing the pools.
+ */
+import { openDatabase } from "../db/client.ts";
+import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
+import { migrateDatabase } from "../db/migrate.ts";
+import { bootstrapFirstAccount } from "./accounts/service.ts";
+import { buildApp } from "./app.ts";
+import { systemClock } from "./clock.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { KEY_ENV } from "./discovery/guide.ts";
+import { InFlightGauge } from "./limits/peak-load.ts";
+import { createRateLimiter } from "./limits/wiring.ts";
+import { createLogger } from "./log.ts";
+import { UsageRecorder } from "./usage/recorder.ts";
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+let config: Config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (error instanceof ConfigError) fail(`cannot start: ${error.message}`);
+  throw error;
+}
+
+const log = createLogger({ level: config.logLevel });
+const clock = systemClock;
+
+const database = await openDatabase(
+  config.database.url ? { kind: "postgres", url: config.database.url, poolMax: config.database.poolMax } : { kind: "pglite", dataDir: config.dataDir, role: "server" },
+).catch((error: unknown) => {
+  if (error instanceof EmbeddedDatabaseBusy) {
+    fail(`cannot start: ${error.message}. Only one process can use the embedded database; stop the other one, or set DATABASE_URL to use Postgres.`);
+  }
+  throw error;
+});
+await migrateDatabase(database, config.database.url);
+
+const load = new InFlightGauge();
+const limiter = await createRateLimiter(config.rateLimit, { clock, log, load });
+const usage = new UsageRecorder(database.db, log);
+let draining = false;
+const app = buildApp({ database, limiter, usage, clock, log, load }, config, { draining: () => draining });
+app.listen({ port: config.port, hostname: config.host });
+const server = app.server!;
+const localUrl = `http://${["0.0.0.0", "::", "[::]"].includes(config.host) ? "localhost" : config.host}:${server.port}`;
+log.info("listening", { url: localUrl, database: database.description, rate_limit_store: limiter.status().store });
+
+const first = await bootstrapFirstAccount({ db: database.db, clock });
+if (first) {
+  // The one time a key is printed: the operator needs it to make the first call. It is not a log line.
+  process.stdout.write(
+    [
+      "",
+      `First start: created the account "local" (${first.account.id}) and its API key.`,
+      "The key is shown only this once; store it now:",
+      "",
+      `  export ${KEY_ENV}=${first.secret}`,
+      "",
+      "Try it:",
+      `  curl -sS ${localUrl}/v1/account -H "X-API-Key: $${KEY_ENV}"`,
+      "",
+    ].join("\n") + "\n",
+  );
+}
+
+async function shutdown(signal: string): Promise<void> {
+  if (draining) return;
+  draining = true;
+  log.info("draining", { signal, timeout_ms: config.shutdownTimeoutMs });
+  const finished = server.stop(false).then(() => "drained" as const);
+  const deadline = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), config.shutdownTimeoutMs).unref());
+  if ((await Promise.race([finished, deadline])) === "timeout") {
+    log.warn("shutdown deadline passed; closing remaining connections");
+    await server.stop(true);
+  }
+  await usage.close();
+  await limiter.close();
+  await database.close();
+  log.info("stopped");
+  process.exit(0);
+}
+
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
