@@ -5,6 +5,7 @@
  */
 import { Elysia } from "elysia";
 import type { DatabaseHandle } from "../db/client.ts";
+import type { KeyCache } from "./accounts/key-cache.ts";
 import { accountRoutes } from "./accounts/routes.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -26,6 +27,8 @@ export interface AppDeps {
   clock: Clock;
   log: Logger;
   load: InFlightGauge;
+  /** Shared with every verb that changes keys or balances in this process, so they evict at once. */
+  keyCache: KeyCache;
 }
 
 export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds">;
@@ -36,7 +39,7 @@ export interface AppState {
 }
 
 export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
-  const accounts = { db: deps.database.db, clock: deps.clock };
+  const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache };
   const auth = { accounts, limiter: deps.limiter };
   // Discovery lists the app's own routes, read once the app is composed.
   let listed: RouteInfo[] = [];

@@ -30,6 +30,12 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_KEY_PREFIX: Type.String({ default: "as:", description: "Prefix of every rate-limit key in Redis (lets several deployments share one Redis)." }),
   PEAK_INFLIGHT_THRESHOLD: Type.Integer({ minimum: 1, default: 200, description: "In-flight research calls per instance above which free-plan buckets refill more slowly." }),
   PEAK_FREE_REFILL_FACTOR: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.25, description: "Free-plan refill rate multiplier while over PEAK_INFLIGHT_THRESHOLD. Paid plans are never slowed." }),
+  AUTH_CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 2_000,
+    description: "How long a key lookup is reused in one process. Revocations and credit made elsewhere (CLI, another instance) apply within this time; 0 turns the cache off.",
+  }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 10_485_760, description: "Largest request body accepted (base64 images need room); larger gets 413." }),
   IDLE_TIMEOUT_SECONDS: Type.Integer({ minimum: 10, maximum: 255, default: 120, description: "Seconds a connection may stay silent. Must exceed the longest research run." }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 15_000, description: "On SIGTERM, how long in-flight requests may run before they are cut." }),
@@ -54,6 +60,7 @@ export interface Config {
     readonly peakInflightThreshold: number;
     readonly peakFreeRefillFactor: number;
   };
+  readonly authCacheTtlMs: number;
   readonly maxBodyBytes: number;
   readonly idleTimeoutSeconds: number;
   readonly shutdownTimeoutMs: number;
@@ -130,6 +137,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       peakInflightThreshold: env.PEAK_INFLIGHT_THRESHOLD,
       peakFreeRefillFactor: env.PEAK_FREE_REFILL_FACTOR,
     },
+    authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
     maxBodyBytes: env.MAX_BODY_BYTES,
     idleTimeoutSeconds: env.IDLE_TIMEOUT_SECONDS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

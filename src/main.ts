@@ -6,6 +6,7 @@
 import { openDatabase } from "../db/client.ts";
 import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
 import { migrateDatabase } from "../db/migrate.ts";
+import { KeyCache } from "./accounts/key-cache.ts";
 import { bootstrapFirstAccount } from "./accounts/service.ts";
 import { buildApp } from "./app.ts";
 import { systemClock } from "./clock.ts";
@@ -46,7 +47,8 @@ const load = new InFlightGauge();
 const limiter = await createRateLimiter(config.rateLimit, { clock, log, load });
 const usage = new UsageRecorder(database.db, log);
 let draining = false;
-const app = buildApp({ database, limiter, usage, clock, log, load }, config, { draining: () => draining });
+const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
+const app = buildApp({ database, limiter, usage, clock, log, load, keyCache }, config, { draining: () => draining });
 app.listen({ port: config.port, hostname: config.host });
 const server = app.server!;
 const localUrl = `http://${["0.0.0.0", "::", "[::]"].includes(config.host) ? "localhost" : config.host}:${server.port}`;

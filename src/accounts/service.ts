@@ -9,12 +9,15 @@ import { invalid, notFound, ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { ENTERPRISE_MAX_PER_MINUTE, ENTERPRISE_MIN_PER_MINUTE, planFor } from "../limits/plans.ts";
 import type { Caller } from "./caller.ts";
+import type { KeyCache, KeyLookup } from "./key-cache.ts";
 import { generateApiKey, hashApiKey, parseApiKey, sameHash } from "./keys.ts";
 import * as q from "./queries.ts";
 
 export interface AccountsContext {
   db: Database;
   clock: Clock;
+  /** The server's lookup cache; the CLI runs without one. */
+  keyCache?: KeyCache;
 }
 
 export const MICROS_PER_DOLLAR = 1_000_000;
@@ -85,6 +88,7 @@ export async function createKey(ctx: AccountsContext, accountId: string, name: s
 export async function revokeKey(ctx: AccountsContext, accountId: string, keyId: string): Promise<q.ApiKeyRow> {
   const key = await q.revokeKey(ctx.db, accountId, keyId, new Date(ctx.clock.now()));
   if (!key) throw notFound("key");
+  ctx.keyCache?.forgetKey(keyId);
   return key;
 }
 
@@ -94,6 +98,7 @@ export async function addCredit(ctx: AccountsContext, accountId: string, dollars
   }
   const account = await q.addCredit(ctx.db, accountId, dollarsToMicros(dollars), new Date(ctx.clock.now()));
   if (!account) throw notFound("account");
+  ctx.keyCache?.forgetAccount(accountId);
   return account;
 }
 
@@ -102,15 +107,24 @@ export function unauthorized(): ServiceError {
   return new ServiceError("unauthorized", "missing or invalid API key (send it in the X-API-Key header)");
 }
 
+async function lookupKey(ctx: AccountsContext, prefix: string): Promise<KeyLookup | null> {
+  const cached = ctx.keyCache?.get(prefix);
+  if (cached) return cached;
+  const found = await q.findKeyForAuth(ctx.db, prefix);
+  if (found) ctx.keyCache?.set(prefix, found);
+  return found;
+}
+
 /** The caller behind an X-API-Key value, or the 401 error. Last use is written at most once a minute. */
 export async function authenticate(ctx: AccountsContext, presented: string | null | undefined): Promise<Caller> {
   if (!presented) throw unauthorized();
   const parsed = parseApiKey(presented.trim());
   if (!parsed) throw unauthorized();
-  const [found, hash] = await Promise.all([q.findKeyForAuth(ctx.db, parsed.prefix), hashApiKey(presented.trim())]);
+  const [found, hash] = await Promise.all([lookupKey(ctx, parsed.prefix), hashApiKey(presented.trim())]);
   if (!found || !sameHash(found.key.hash, hash) || found.key.revokedAt !== null) throw unauthorized();
   const now = ctx.clock.now();
   if (!found.key.lastUsedAt || now - found.key.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS) {
+    found.key.lastUsedAt = new Date(now); // the cached row too, so the next call does not write again
     void q.touchKey(ctx.db, found.key.id, new Date(now), TOUCH_INTERVAL_MS).catch(() => {});
   }
   return {

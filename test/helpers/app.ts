@@ -1,0 +1,124 @@
+/**
+ * Starts the real app (buildApp) on loopback over a test database and the
+ * configured limiter store, and gives tests a few conveniences: accounts
+ * created through the real service, captured log lines, and stop().
+ */
+import type { Database } from "../../db/client.ts";
+import { KeyCache } from "../../src/accounts/key-cache.ts";
+import { createAccount, type AccountsContext } from "../../src/accounts/service.ts";
+import { buildApp } from "../../src/app.ts";
+import { systemClock, type Clock } from "../../src/clock.ts";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { RateLimiter } from "../../src/limits/limiter.ts";
+import { MemoryStore } from "../../src/limits/memory-store.ts";
+import { InFlightGauge } from "../../src/limits/peak-load.ts";
+import { RedisStore } from "../../src/limits/redis-store.ts";
+import type { BucketStore } from "../../src/limits/store.ts";
+import { createLogger } from "../../src/log.ts";
+import { UsageRecorder } from "../../src/usage/recorder.ts";
+import type { TestDatabase } from "./database.ts";
+import { TEST_REDIS_URL } from "./env.ts";
+import { clearPrefix, uniquePrefix } from "./redis.ts";
+
+export interface TestAppOptions {
+  /** "redis" needs TEST_REDIS_URL; the default is redis when it is set, else memory. */
+  store?: "memory" | "redis" | ((clock: Clock) => BucketStore);
+  env?: Record<string, string>;
+  clock?: Clock;
+  load?: InFlightGauge;
+  keyPrefix?: string;
+}
+
+export interface TestAccount {
+  accountId: string;
+  keyId: string;
+  apiKey: string;
+}
+
+export interface TestApp {
+  url: string;
+  db: Database;
+  /** The app's own accounts context (its key cache included): verbs called here evict like the routes' do. */
+  accounts: AccountsContext;
+  config: Config;
+  clock: Clock;
+  limiter: RateLimiter;
+  usage: UsageRecorder;
+  load: InFlightGauge;
+  logs: string[];
+  keyPrefix: string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  account(input?: { name?: string; credit?: number; limit?: number }): Promise<TestAccount>;
+  stop(): Promise<void>;
+}
+
+export async function startTestApp(database: TestDatabase, options: TestAppOptions = {}): Promise<TestApp> {
+  const keyPrefix = options.keyPrefix ?? uniquePrefix("app");
+  const config = loadConfig({ LOG_LEVEL: "info", RATE_LIMIT_KEY_PREFIX: keyPrefix, ...options.env });
+  const clock = options.clock ?? systemClock;
+  const logs: string[] = [];
+  const log = createLogger({ level: "debug", sink: (line) => logs.push(line) });
+  const load = options.load ?? new InFlightGauge();
+  const fallback = new MemoryStore(clock);
+  const choice = options.store ?? (TEST_REDIS_URL ? "redis" : "memory");
+  let store: BucketStore = fallback;
+  if (choice === "redis") {
+    if (!TEST_REDIS_URL) throw new Error("this test needs TEST_REDIS_URL");
+    store = new RedisStore(TEST_REDIS_URL);
+  } else if (typeof choice === "function") store = choice(clock);
+  await store.init?.().catch(() => {});
+  const limiter = new RateLimiter(store, fallback, config.rateLimit, { clock, log, load });
+  const usage = new UsageRecorder(database.handle.db, log);
+  const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
+  const accounts: AccountsContext = { db: database.handle.db, clock, keyCache };
+  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache }, config);
+  app.listen({ port: 0, hostname: "127.0.0.1" });
+  const url = `http://127.0.0.1:${app.server!.port}`;
+  return {
+    url,
+    db: database.handle.db,
+    accounts,
+    config,
+    clock,
+    limiter,
+    usage,
+    load,
+    logs,
+    keyPrefix,
+    fetch: (path, init) => fetch(`${url}${path}`, init),
+    async account(input = {}) {
+      const created = await createAccount(
+        accounts,
+        { name: input.name ?? "test", creditDollars: input.credit, customRateLimit: input.limit ?? null },
+      );
+      return { accountId: created.account.id, keyId: created.key.id, apiKey: created.secret };
+    },
+    async stop() {
+      await app.stop(true);
+      await usage.close();
+      await limiter.close();
+      if (choice === "redis") await clearPrefix(keyPrefix);
+    },
+  };
+}
+
+/** Sends `count` requests with at most `concurrency` in flight; returns the statuses in order. */
+export async function burst(count: number, concurrency: number, send: (i: number) => Promise<Response>): Promise<number[]> {
+  const statuses = new Array<number>(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const response = await send(i);
+      await response.arrayBuffer();
+      statuses[i] = response.status;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return statuses;
+}
+
+export const countOf = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
+
+/** A response's JSON body, loosely typed: tests assert its shape. */
+export const jsonOf = async (response: Response | Promise<Response>): Promise<any> => (await response).json();
