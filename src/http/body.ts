@@ -7,6 +7,7 @@
  */
 import { Elysia } from "elysia";
 import { InvalidInput, ServiceError } from "../errors.ts";
+import { requestMeta } from "./request-context.ts";
 import { jsonErrorOffset } from "./validation-detail.ts";
 
 export function tooLarge(maxBytes: number): ServiceError {
@@ -43,18 +44,23 @@ export async function readCappedText(body: ReadableStream<Uint8Array> | null, ma
 
 const isJsonType = (contentType: string) => contentType === "" || contentType === "application/json" || contentType.endsWith("+json");
 
+function parseBody(text: string, contentType: string): unknown {
+  if (text.trim() === "") return null;
+  if (!isJsonType(contentType)) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new InvalidInput([{ loc: ["body", jsonErrorOffset(text)], msg: "JSON decode error", type: "json_invalid" }]);
+  }
+}
+
 export function bodyParser(maxBytes: number) {
   return new Elysia({ name: "body-parser" }).onParse({ as: "global" }, async ({ request }) => {
     const declared = Number(request.headers.get("content-length") ?? "0");
     if (declared > maxBytes) throw tooLarge(maxBytes);
     const text = await readCappedText(request.body, maxBytes);
-    if (text.trim() === "") return null;
-    const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    if (!isJsonType(contentType)) return text;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new InvalidInput([{ loc: ["body", jsonErrorOffset(text)], msg: "JSON decode error", type: "json_invalid" }]);
-    }
+    const value = parseBody(text, (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase());
+    requestMeta(request).rawBody = { value };
+    return value;
   });
 }

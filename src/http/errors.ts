@@ -45,7 +45,14 @@ export function validationOutcome(issues: ValidationIssue[]): ErrorOutcome {
   return { status: 422, body: { detail: issues }, headers: {} };
 }
 
-export function toErrorOutcome(error: unknown, requestId: string): ErrorOutcome {
+/**
+ * `rawBody` is the body as our parser produced it: Elysia may normalise the
+ * value before validating (an array becomes `{}`), and the 422 must describe
+ * what the caller sent.
+ */
+export function toErrorOutcome(error: unknown, requestId: string, rawBody?: { value: unknown }): ErrorOutcome {
+  // Elysia wraps whatever a parse hook throws (our 413 and json_invalid) in a ParseError.
+  if (error instanceof ParseError && error.cause instanceof ServiceError) return toErrorOutcome(error.cause, requestId);
   if (error instanceof InvalidInput) return validationOutcome(error.issues);
   if (error instanceof ServiceError) {
     const headers: Record<string, string> = {};
@@ -55,7 +62,8 @@ export function toErrorOutcome(error: unknown, requestId: string): ErrorOutcome 
   if (error instanceof ValidationError) {
     const root = LOCATION[error.type] ?? error.type;
     const schema = (error.validator as { schema?: unknown })?.schema ?? error.validator;
-    let issues = validationIssues(schema, error.value, [root]);
+    const value = error.type === "body" && rawBody ? rawBody.value : error.value;
+    let issues = validationIssues(schema, value, [root]);
     if (issues.length === 0) issues = [{ loc: [root], msg: "Input is not valid", type: "value_error" }];
     return validationOutcome(issues);
   }

@@ -17,6 +17,8 @@ export interface RequestMeta {
   caller?: Caller;
   tokens: number;
   errorCode?: string;
+  /** The body as parsed, before Elysia normalises it: what a 422 must describe. */
+  rawBody?: { value: unknown };
 }
 
 const metas = new WeakMap<Request, RequestMeta>();
@@ -52,7 +54,7 @@ export function requestContext(log: Logger, onFinished: (entry: RequestLogEntry)
     })
     .onError({ as: "global" }, ({ error, request, set }) => {
       const meta = requestMeta(request);
-      const outcome = toErrorOutcome(error, meta.id);
+      const outcome = toErrorOutcome(error, meta.id, meta.rawBody);
       if (outcome.internal !== undefined) log.error("unhandled error", { request_id: meta.id, error: outcome.internal });
       meta.errorCode = typeof outcome.body.error === "string" ? outcome.body.error : outcome.status === 422 ? "validation_failed" : undefined;
       set.status = outcome.status;

@@ -24,7 +24,8 @@ export function validationIssues(schema: unknown, value: unknown, root: Loc): Va
 
 function walk(schema: Schema, value: unknown, loc: Loc, out: ValidationIssue[], isRoot = false): void {
   if (out.length >= MAX_ISSUES || !schema || typeof schema !== "object") return;
-  if (value === undefined) {
+  // An absent or `null` body is "missing" to FastAPI, as is an absent field.
+  if (value === undefined || (isRoot && value === null && schema.type === "object")) {
     out.push({ loc, msg: "Field required", type: "missing" });
     return;
   }
