@@ -1,0 +1,177 @@
+/**
+ * The entry points as an operator runs them: first start, the CLI beside a
+ * running server, a bad environment, and a graceful shutdown.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { jsonOf } from "../helpers/app.ts";
+import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { TEST_DATABASE_URL } from "../helpers/env.ts";
+import { runCli, startServer, waitForOutput } from "../helpers/process.ts";
+
+const dirs: string[] = [];
+const databases: TestDatabase[] = [];
+afterAll(async () => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  for (const database of databases) await database.drop();
+});
+
+/** A data folder, and on the Postgres pass a fresh empty database too. */
+async function freshEnvironment(): Promise<Record<string, string>> {
+  const dir = mkdtempSync(join(tmpdir(), "as-data-"));
+  dirs.push(dir);
+  const env: Record<string, string> = { DATA_DIR: dir, LOG_LEVEL: "info" };
+  if (TEST_DATABASE_URL) {
+    const database = await freshDatabase();
+    databases.push(database);
+    env.DATABASE_URL = database.url!;
+  }
+  return env;
+}
+
+const KEY_LINE = /export CRITIQUE_API_KEY=(sk_live_[0-9A-Za-z]{46})/;
+
+describe("the first start", () => {
+  test("creates a `local` account, prints its key once with a curl line, and the key works; a restart prints nothing", async () => {
+    const env = await freshEnvironment();
+    const server = await startServer(env);
+    try {
+      const [, key] = await waitForOutput(server, KEY_LINE);
+      expect(server.output()).toContain(`curl -sS ${server.url}/v1/account -H "X-API-Key: $CRITIQUE_API_KEY"`);
+      const account = await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": key! } });
+      expect(account.status).toBe(200);
+      expect(await jsonOf(account)).toMatchObject({ name: "local", plan: "free", rate_limit_per_minute: 10 });
+      // The banner is not a log line: no JSON record carries the key.
+      const logLines = server.output().split("\n").filter((l) => l.startsWith("{"));
+      expect(logLines.some((l) => l.includes(key!))).toBe(false);
+      expect(await server.stop()).toBe(0);
+
+      const again = await startServer(env);
+      try {
+        await Bun.sleep(300);
+        expect(again.output()).not.toMatch(KEY_LINE);
+        expect((await fetch(`${again.url}/v1/account`, { headers: { "X-API-Key": key! } })).status).toBe(200);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      if (server.child.exitCode === null) await server.stop();
+    }
+  });
+});
+
+describe("the CLI beside a running server", () => {
+  test(TEST_DATABASE_URL ? "on Postgres, creates an account whose key the server accepts at once" : "on the embedded database, refuses clearly and leaves it intact", async () => {
+    const env = await freshEnvironment();
+    const server = await startServer(env);
+    try {
+      const [, firstKey] = await waitForOutput(server, KEY_LINE);
+      const result = await runCli(["accounts", "create", "--name", "second", "--json"], env);
+      if (TEST_DATABASE_URL) {
+        expect(result.code).toBe(0);
+        const created = JSON.parse(result.stdout);
+        expect(Object.keys(created).sort()).toEqual(["account_id", "api_key"]);
+        const response = await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": created.api_key } });
+        expect(await jsonOf(response)).toMatchObject({ id: created.account_id, name: "second" });
+      } else {
+        expect(result.code).toBe(3);
+        expect(result.stdout).toBe("");
+        expect(result.stderr).toContain("is held by the running server");
+        expect(result.stderr).toContain("/v1/keys");
+        // The server still owns a healthy database.
+        expect((await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": firstKey! } })).status).toBe(200);
+        expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("on a stopped embedded database, every command works and --json prints only the JSON", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "as-cli-"));
+    dirs.push(dir);
+    const env = { DATA_DIR: dir };
+    const created = await runCli(["accounts", "create", "--name", "acme", "--credit", "25", "--json"], env);
+    expect(created.code).toBe(0);
+    const { account_id, api_key } = JSON.parse(created.stdout);
+    expect(api_key).toMatch(/^sk_live_/);
+
+    const key = await runCli(["keys", "create", "--account", account_id, "--json"], env);
+    const { key_id } = JSON.parse(key.stdout);
+    expect((await runCli(["keys", "revoke", key_id], env)).stdout).toContain("revoked");
+    const list = JSON.parse((await runCli(["keys", "list", "--account", account_id, "--json"], env)).stdout);
+    expect(list.find((k: { id: string }) => k.id === key_id).revoked_at).not.toBeNull();
+    expect(JSON.stringify(list)).not.toContain(api_key);
+
+    const credit = await runCli(["credit", "add", "--account", account_id, "--amount", "5"], env);
+    expect(credit.stdout).toContain("balance $30.00, plan Pro");
+    const enterprise = await runCli(["accounts", "create", "--name", "big", "--limit", "6000", "--json"], env);
+    expect(enterprise.code).toBe(0);
+    const tooSmall = await runCli(["accounts", "create", "--name", "small", "--limit", "50"], env);
+    expect(tooSmall.code).toBe(1);
+    expect(tooSmall.stderr).toContain("5000");
+    const accounts = JSON.parse((await runCli(["accounts", "list", "--json"], env)).stdout);
+    expect(accounts.map((a: { plan: string }) => a.plan).sort()).toEqual(["enterprise", "pro"]);
+    const unknown = await runCli(["keys", "revoke", "key_01m81vxjpee6ta28c6edpbkmfh"], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("not found");
+    const bad = await runCli(["frobnicate"], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("Usage:");
+  });
+});
+
+describe("a bad environment stops the start with a message naming the variable", () => {
+  for (const [name, value] of [
+    ["PORT", "abc"],
+    ["RATE_LIMIT_FAIL_MODE", "sometimes"],
+    ["DATABASE_URL", "mysql://x"],
+    ["LOG_LEVEL", "loud"],
+  ] as const) {
+    test(`${name}=${value}`, async () => {
+      const child = Bun.spawn([process.execPath, "src/main.ts"], {
+        cwd: new URL("../..", import.meta.url).pathname,
+        env: { PATH: process.env.PATH ?? "", [name]: value, DATA_DIR: "/nonexistent/never-created" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(name);
+      expect(stderr).toContain("cannot start");
+    });
+  }
+});
+
+describe("graceful shutdown", () => {
+  test("SIGTERM lets an in-flight request finish, then the process exits 0", async () => {
+    const env = await freshEnvironment();
+    const server = await startServer({ ...env, SHUTDOWN_TIMEOUT_MS: "10000" });
+    const [, key] = await waitForOutput(server, KEY_LINE);
+    // A request whose body is still arriving when SIGTERM comes.
+    let finish!: () => void;
+    const release = new Promise<void>((resolve) => (finish = resolve));
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name": "in-fli'));
+        await release;
+        controller.enqueue(new TextEncoder().encode('ght"}'));
+        controller.close();
+      },
+    });
+    const inflight = fetch(`${server.url}/v1/keys`, { method: "POST", body, headers: { "X-API-Key": key!, "content-type": "application/json" } });
+    await Bun.sleep(300);
+    server.child.kill("SIGTERM");
+    await waitForOutput(server, /"msg":"draining"/);
+    await Bun.sleep(300);
+    finish();
+    const response = await inflight;
+    expect(response.status).toBe(201);
+    expect((await jsonOf(response)).name).toBe("in-flight");
+    expect(await server.child.exited).toBe(0);
+    expect(server.output()).toContain('"msg":"stopped"');
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+});
