@@ -7,9 +7,10 @@ const HOST_SHAPE = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/
 /** The base URL callers should use: PUBLIC_BASE_URL, else this request's own scheme and Host. */
 export function baseUrlOf(request: Request, publicBaseUrl: string | undefined): string {
   if (publicBaseUrl) return publicBaseUrl;
-  const url = new URL(request.url);
-  const host = request.headers.get("host") ?? url.host;
-  return `${url.protocol}//${HOST_SHAPE.test(host) ? host : url.host}`;
+  // Never `new URL(request.url)`: a malformed Host makes request.url unparsable.
+  const scheme = request.url.startsWith("https:") ? "https" : "http";
+  const host = request.headers.get("host");
+  return `${scheme}://${host && HOST_SHAPE.test(host) ? host : "localhost"}`;
 }
 
 const Recipe = t.Object({ install: t.String(), invoke: t.String() });

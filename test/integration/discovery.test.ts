@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
+import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+
+let database: TestDatabase;
+let app: TestApp;
+let configured: TestApp;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  app = await startTestApp(database);
+  configured = await startTestApp(database, { env: { PUBLIC_BASE_URL: "https://search.example.com/" } });
+});
+afterAll(async () => {
+  await app.stop();
+  await configured.stop();
+  await database.drop();
+});
+
+describe("GET /v1/agent-integration", () => {
+  test("answers without a key, with a prompt, per-tool clients and resource links", async () => {
+    const response = await app.fetch("/v1/agent-integration");
+    expect(response.status).toBe(200);
+    const body = await jsonOf(response);
+    expect(body.base_url).toBe(app.url);
+    expect(body.auth).toEqual({ header: "X-API-Key", env_var: "CRITIQUE_API_KEY" });
+    for (const topic of ["X-API-Key", "429", "Retry-After", "422", "/v1/account", "back-off", "Streaming"]) expect(body.prompt).toContain(topic);
+    expect(Object.keys(body.clients).sort()).toEqual(["claude_code", "codex", "curl", "cursor", "javascript", "python"]);
+    for (const recipe of Object.values(body.clients) as { install: string; invoke: string }[]) {
+      expect(recipe.install.length).toBeGreaterThan(0);
+      expect(recipe.invoke.length).toBeGreaterThan(0);
+    }
+    expect(body.clients.curl.invoke).toContain("$CRITIQUE_API_KEY");
+    expect(body.clients.python.invoke).toContain('os.environ["CRITIQUE_API_KEY"]');
+    expect(body.clients.javascript.invoke).toContain("process.env.CRITIQUE_API_KEY");
+    expect(body.resources).toEqual({ openapi: `${app.url}/openapi.json`, docs: `${app.url}/docs` });
+  });
+
+  test("never inlines a key", async () => {
+    const { apiKey } = await app.account();
+    const text = await (await app.fetch("/v1/agent-integration", { headers: { "X-API-Key": apiKey } })).text();
+    expect(text).not.toContain(apiKey);
+    expect(text).not.toMatch(/sk_live_[0-9A-Za-z]{8}/);
+  });
+
+  test("lists the app's own routes, authenticated ones marked", async () => {
+    const body = await jsonOf(app.fetch("/v1/agent-integration"));
+    const account = body.routes.find((r: { path: string }) => r.path === "/v1/account");
+    expect(account).toMatchObject({ method: "GET", authenticated: true });
+    expect(body.routes.find((r: { path: string }) => r.path === "/v1/agent-integration")).toMatchObject({ authenticated: false });
+    expect(body.routes.some((r: { path: string }) => r.path === "/v1/keys/{key_id}")).toBe(true);
+  });
+
+  test("takes its base URL from the request's Host, or from PUBLIC_BASE_URL when set", async () => {
+    const viaHost = await jsonOf(app.fetch("/v1/agent-integration", { headers: { Host: "api.local:8080" } }));
+    expect(viaHost.base_url).toBe("http://api.local:8080");
+    const hostile = await app.fetch("/v1/agent-integration", { headers: { Host: "evil.example/<script>" } });
+    expect(hostile.status).toBe(200);
+    expect((await jsonOf(hostile)).base_url).toBe("http://localhost");
+    const fixed = await jsonOf(configured.fetch("/v1/agent-integration", { headers: { Host: "api.local:8080" } }));
+    expect(fixed.base_url).toBe("https://search.example.com");
+    expect(fixed.clients.curl.invoke).toContain("https://search.example.com/v1/search");
+  });
+});
+
+describe("OpenAPI", () => {
+  test("/openapi.json is version 1.6.0 with the X-API-Key scheme on every authenticated operation", async () => {
+    const response = await app.fetch("/openapi.json");
+    expect(response.status).toBe(200);
+    const doc = await jsonOf(response);
+    expect(doc.info.version).toBe("1.6.0");
+    expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: "apiKey", in: "header", name: "X-API-Key" });
+    const publicPaths = new Set(["/v1/agent-integration", "/healthz", "/readyz"]);
+    let operations = 0;
+    for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, { security?: unknown }>][]) {
+      expect(path.startsWith("/docs")).toBe(false);
+      for (const [method, operation] of Object.entries(item)) {
+        operations++;
+        if (publicPaths.has(path)) expect(operation.security).toBeUndefined();
+        else expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ ApiKeyAuth: [] }] });
+      }
+    }
+    expect(operations).toBeGreaterThanOrEqual(8);
+    expect(doc.paths["/v1/account"].get.responses["200"]).toBeDefined();
+  });
+
+  test("every route the app serves is documented", async () => {
+    const doc = await jsonOf(app.fetch("/openapi.json"));
+    const routes = (await jsonOf(app.fetch("/v1/agent-integration"))).routes as { method: string; path: string }[];
+    for (const route of routes) expect(doc.paths[route.path]?.[route.method.toLowerCase()]).toBeDefined();
+  });
+
+  test("/docs is served with its viewer from this service: no third-party requests", async () => {
+    const response = await app.fetch("/docs");
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(references.length).toBeGreaterThan(0);
+    for (const reference of references) {
+      expect(reference.startsWith("/")).toBe(true);
+      expect((await app.fetch(reference)).status).toBe(200);
+    }
+    expect((await app.fetch("/docs/assets/../../package.json")).status).toBe(404);
+    expect((await app.fetch("/docs/assets/package.json")).status).toBe(404);
+  });
+});
+
+describe("operations", () => {
+  test("/healthz and /readyz answer without a key", async () => {
+    expect(await jsonOf(app.fetch("/healthz"))).toEqual({ status: "ok" });
+    const ready = await app.fetch("/readyz");
+    expect(ready.status).toBe(200);
+    expect(await jsonOf(ready)).toMatchObject({ status: "ready", database: { ok: true }, rate_limit_store: { healthy: true, fail_mode: "open" }, draining: false });
+  });
+});
