@@ -1,0 +1,49 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { ConfigError, describeEnvironment, loadConfig } from "./config.ts";
+
+const problems = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+};
+
+describe("the environment", () => {
+  test("empty gives the embedded defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 3000, dataDir: "./.data", database: { url: undefined }, logLevel: "info", maxBodyBytes: 10_485_760 });
+    expect(config.rateLimit).toMatchObject({ redisUrl: undefined, upstash: undefined, failMode: "open" });
+  });
+
+  test("values are converted to their types", () => {
+    const config = loadConfig({ PORT: "8080", RATE_LIMIT_FAIL_MODE: "closed", PEAK_FREE_REFILL_FACTOR: "0.5", DATABASE_URL: "postgres://u:p@db:5432/x", PUBLIC_BASE_URL: "https://api.example.com/" });
+    expect(config.port).toBe(8080);
+    expect(config.rateLimit.failMode).toBe("closed");
+    expect(config.rateLimit.peakFreeRefillFactor).toBe(0.5);
+    expect(config.publicBaseUrl).toBe("https://api.example.com");
+  });
+
+  test("an empty variable counts as unset", () => {
+    expect(loadConfig({ PORT: "", REDIS_URL: " " }).port).toBe(3000);
+  });
+
+  test("each bad value is named, all at once", () => {
+    const found = problems({ PORT: "70000", LOG_LEVEL: "loud", REDIS_URL: "http://x", RATE_LIMIT_TIMEOUT_MS: "fast" });
+    expect(found.map((p) => p.split(" ")[0])).toEqual(["PORT", "REDIS_URL", "RATE_LIMIT_TIMEOUT_MS", "LOG_LEVEL"]);
+    expect(found[0]).toContain("<= 65535");
+  });
+
+  test("Upstash needs both its URL and token, and excludes REDIS_URL", () => {
+    expect(problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })[0]).toContain("set together");
+    expect(problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t", REDIS_URL: "redis://r" })[0]).toContain("choose one");
+  });
+
+  test("the README documents every variable", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    for (const { name } of describeEnvironment()) expect(readme).toContain(`\`${name}\``);
+  });
+});
