@@ -19,6 +19,7 @@ import { MemoryStore } from "../src/limits/memory-store.ts";
 import { InFlightGauge } from "../src/limits/peak-load.ts";
 import { planFor, type Plan } from "../src/limits/plans.ts";
 import { RedisStore } from "../src/limits/redis-store.ts";
+import { clearPrefix } from "../test/helpers/redis.ts";
 import { printTable, summarize, writeResults, type Row } from "./lib/report.ts";
 
 const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -148,13 +149,7 @@ printTable("Cost of one check, sequential, same run", costRows);
 const path = writeResults("limits", { redisUrl: redisUrl.replace(/:[^:@/]*@/, ":***@"), processes: PROCESSES, admission: admissionRows, roundTrips: { ...roundTrips, perCheck }, cost: costRows });
 console.log(`\nwrote ${path}`);
 
-// Clean up this run's buckets.
-let cursor = "0";
-do {
-  const [next, keys] = (await redis.send("SCAN", [cursor, "MATCH", `${runId}*`, "COUNT", "500"])) as [string, string[]];
-  cursor = next;
-  if (keys.length) await redis.send("DEL", keys);
-} while (cursor !== "0");
+await clearPrefix(runId, redisUrl);
 await limiter.close();
 redis.close();
 const failed = admissionRows.some((r) => !r.ok) || perCheck !== 1;
