@@ -1,0 +1,106 @@
+/**
+ * One security suite over every authenticated operation in the OpenAPI
+ * document, so routes added later are covered without being listed here:
+ * no key, a malformed key, a well-formed unknown key, a revoked key and a
+ * doubled header all get the same 401; another account's ids get the same
+ * 404 as ids that do not exist.
+ *
+ * A new path parameter needs an entry in RESOURCES: how to make one for an
+ * account, so the matrix can point at another account's resource.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { generateApiKey } from "../../src/accounts/keys.ts";
+import { createKey } from "../../src/accounts/service.ts";
+import { jsonOf, startTestApp, type TestAccount, type TestApp } from "../helpers/app.ts";
+import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+
+interface Operation {
+  method: string;
+  path: string;
+}
+
+const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: TestAccount): Promise<string> }> = {
+  key_id: {
+    missing: "key_01m81vxjpee6ta28c6edpbkmfh",
+    create: async (app, owner) => (await createKey(app.accounts, owner.accountId, "matrix")).key.id,
+  },
+};
+
+let database: TestDatabase;
+let app: TestApp;
+let caller: TestAccount;
+let other: TestAccount;
+let revokedKey: string;
+let operations: Operation[];
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  app = await startTestApp(database);
+  caller = await app.account({ name: "caller", limit: 100_000 });
+  other = await app.account({ name: "other", limit: 100_000 });
+  const revoked = await app.account({ name: "revoked" });
+  await app.fetch(`/v1/keys/${revoked.keyId}`, { method: "DELETE", headers: { "X-API-Key": revoked.apiKey } });
+  revokedKey = revoked.apiKey;
+  const doc = await jsonOf(app.fetch("/openapi.json"));
+  operations = [];
+  for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, { security?: unknown[] }>][]) {
+    for (const [method, operation] of Object.entries(item)) if (operation.security?.length) operations.push({ method: method.toUpperCase(), path });
+  }
+});
+afterAll(async () => {
+  await app.stop();
+  await database.drop();
+});
+
+const fill = (path: string, values: Record<string, string>) => path.replace(/\{([^}]+)\}/g, (_, name: string) => values[name] ?? `unknown_${name}`);
+const send = (op: Operation, path: string, headers: Headers | Record<string, string>) =>
+  app.fetch(path, { method: op.method, headers: { "content-type": "application/json", ...Object.fromEntries(new Headers(headers)) }, body: ["GET", "DELETE", "HEAD"].includes(op.method) ? undefined : "{}" });
+
+describe("every authenticated operation", () => {
+  test("the document lists the authenticated operations (the matrix is not empty)", () => {
+    expect(operations.length).toBeGreaterThanOrEqual(5);
+  });
+
+  test("refuses no key, a malformed key, an unknown key, a revoked key and a doubled header with one 401", async () => {
+    const unknown = (await generateApiKey()).secret;
+    for (const op of operations) {
+      const path = fill(op.path, Object.fromEntries(Object.entries(RESOURCES).map(([k, r]) => [k, r.missing])));
+      const doubled = new Headers();
+      doubled.append("X-API-Key", caller.apiKey);
+      doubled.append("X-API-Key", caller.apiKey);
+      const attempts: [string, Headers | Record<string, string>][] = [
+        ["no key", {}],
+        ["malformed", { "X-API-Key": "sk_live_nope" }],
+        ["unknown", { "X-API-Key": unknown }],
+        ["revoked", { "X-API-Key": revokedKey }],
+        ["doubled", doubled],
+      ];
+      for (const [label, headers] of attempts) {
+        const response = await send(op, path, headers);
+        expect({ op: `${op.method} ${op.path}`, label, status: response.status }).toEqual({ op: `${op.method} ${op.path}`, label, status: 401 });
+        expect((await jsonOf(response)).error).toBe("unauthorized");
+      }
+    }
+  });
+
+  test("answers another account's ids exactly like ids that do not exist", async () => {
+    const withParams = operations.filter((op) => op.path.includes("{"));
+    expect(withParams.length).toBeGreaterThan(0);
+    for (const op of withParams) {
+      const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+      for (const name of names) expect({ param: name, known: name in RESOURCES }).toEqual({ param: name, known: true });
+      const foreign: Record<string, string> = {};
+      const missing: Record<string, string> = {};
+      for (const name of names) {
+        foreign[name] = await RESOURCES[name]!.create(app, other);
+        missing[name] = RESOURCES[name]!.missing;
+      }
+      const theirs = await send(op, fill(op.path, foreign), { "X-API-Key": caller.apiKey });
+      const nobodys = await send(op, fill(op.path, missing), { "X-API-Key": caller.apiKey });
+      expect({ op: `${op.method} ${op.path}`, status: theirs.status }).toEqual({ op: `${op.method} ${op.path}`, status: 404 });
+      expect(await jsonOf(theirs)).toEqual(await jsonOf(nobodys));
+    }
+    // The other account's resources are untouched and still its own.
+    expect((await app.fetch("/v1/keys", { headers: { "X-API-Key": other.apiKey } })).status).toBe(200);
+  });
+});
