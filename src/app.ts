@@ -8,6 +8,8 @@ import type { DatabaseHandle } from "../db/client.ts";
 import type { KeyCache } from "./accounts/key-cache.ts";
 import { accountRoutes } from "./accounts/routes.ts";
 import type { Clock } from "./clock.ts";
+import type { SafeFetch } from "./contents/egress/safe-fetch.ts";
+import { contentsRoutes } from "./contents/routes.ts";
 import type { Config } from "./config.ts";
 import type { RouteSummary } from "./discovery/guide.ts";
 import { discoveryRoutes } from "./discovery/routes.ts";
@@ -29,9 +31,11 @@ export interface AppDeps {
   load: InFlightGauge;
   /** Shared with every verb that changes keys or balances in this process, so they evict at once. */
   keyCache: KeyCache;
+  /** The one outbound chokepoint for caller-supplied URLs. */
+  fetcher: SafeFetch;
 }
 
-export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds">;
+export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds">;
 
 export interface AppState {
   /** True once shutdown has begun: /readyz turns 503 so the proxy stops routing here. */
@@ -41,6 +45,7 @@ export interface AppState {
 export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
   const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache };
   const auth = { accounts, limiter: deps.limiter };
+  const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds };
   // Discovery lists the app's own routes, read once the app is composed.
   let listed: RouteInfo[] = [];
   const app = new Elysia({
@@ -69,7 +74,8 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(docsAssets())
     .use(opsRoutes({ database: deps.database, limiter: deps.limiter, draining: state.draining }))
     .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))
-    .use(accountRoutes(auth));
+    .use(accountRoutes(auth))
+    .use(contentsRoutes(auth, contents));
   listed = app.routes;
   return app;
 }

@@ -39,6 +39,22 @@ export const EnvSchema = Type.Object({
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 10_485_760, description: "Largest request body accepted (base64 images need room); larger gets 413." }),
   IDLE_TIMEOUT_SECONDS: Type.Integer({ minimum: 10, maximum: 255, default: 120, description: "Seconds a connection may stay silent. Must exceed the longest research run." }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 15_000, description: "On SIGTERM, how long in-flight requests may run before they are cut." }),
+  FETCH_ALLOW_HOSTS: Type.String({
+    default: "",
+    description: "Comma-separated host:port pairs exempt from the private-address block of page fetching (tests, an operator's internal site). Nothing else is exempt.",
+  }),
+  FETCH_PORTS: Type.String({ pattern: "^\\d{1,5}(,\\d{1,5})*$", default: "80,443", description: "Ports page fetching may connect to (FETCH_ALLOW_HOSTS entries carry their own)." }),
+  FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000, description: "Deadline of one page fetch: DNS, connect, redirects and body." }),
+  FETCH_FIRST_BYTE_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 8_000, description: "Longest wait for a page's response headers." }),
+  FETCH_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 10_485_760, description: "Largest page body read (after decompression); larger fails as fetch_too_large." }),
+  FETCH_MAX_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: "Page fetches in flight per instance." }),
+  FETCH_MAX_PER_HOST: Type.Integer({ minimum: 1, maximum: 64, default: 6, description: "Page fetches in flight per host and port." }),
+  FETCH_USER_AGENT: Type.String({
+    minLength: 1,
+    default: "AgenticSearchBot/0.1 (+https://github.com/agentic-search; reads pages its users ask about)",
+    description: "User-Agent of page fetches.",
+  }),
+  CONTENTS_MAX_AGE_SECONDS: Type.Integer({ minimum: 0, maximum: 31_536_000, default: 86_400, description: "How long a fetched page is reused when a call does not say (max_age_seconds)." }),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -65,7 +81,38 @@ export interface Config {
   readonly idleTimeoutSeconds: number;
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevelName;
+  readonly fetch: {
+    readonly allowHosts: ReadonlySet<string>;
+    readonly allowedPorts: ReadonlySet<number>;
+    readonly timeoutMs: number;
+    readonly firstByteMs: number;
+    readonly maxBytes: number;
+    readonly maxRedirects: number;
+    readonly maxConcurrency: number;
+    readonly maxPerHost: number;
+    readonly userAgent: string;
+  };
+  readonly contentsMaxAgeSeconds: number;
 }
+
+/** `host:port` pairs, lowercase, IPv6 in brackets; throws on an entry without a port. */
+export function parseHostPorts(list: string): Set<string> {
+  const out = new Set<string>();
+  for (const entry of list.split(",").map((s) => s.trim()).filter(Boolean)) {
+    let url: URL;
+    try {
+      url = new URL(`http://${entry}`);
+    } catch {
+      throw new Error(`"${entry}" is not host:port`);
+    }
+    const explicitPort = /:(\d{1,5})$/.exec(entry)?.[1];
+    if (!explicitPort || url.pathname !== "/") throw new Error(`"${entry}" is not host:port`);
+    out.add(`${url.hostname.toLowerCase()}:${Number(explicitPort)}`);
+  }
+  return out;
+}
+
+const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -120,6 +167,16 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
   if (env.REDIS_URL && env.UPSTASH_REDIS_REST_URL) {
     problems.push("REDIS_URL and UPSTASH_REDIS_REST_URL are both set: choose one rate-limit store");
   }
+  let allowHosts = new Set<string>();
+  try {
+    allowHosts = parseHostPorts(env.FETCH_ALLOW_HOSTS);
+  } catch (error) {
+    problems.push(`FETCH_ALLOW_HOSTS: ${(error as Error).message}`);
+  }
+  // fetch() honours these, and a proxy resolves names itself: the SSRF guard's checked address would be bypassed.
+  for (const name of PROXY_VARIABLES) {
+    if (environment[name]) problems.push(`${name} is set: page fetching connects to the addresses it has checked and cannot go through a proxy; unset it`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -142,6 +199,18 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     idleTimeoutSeconds: env.IDLE_TIMEOUT_SECONDS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,
+    fetch: {
+      allowHosts,
+      allowedPorts: new Set(env.FETCH_PORTS.split(",").map(Number)),
+      timeoutMs: env.FETCH_TIMEOUT_MS,
+      firstByteMs: env.FETCH_FIRST_BYTE_MS,
+      maxBytes: env.FETCH_MAX_BYTES,
+      maxRedirects: 5,
+      maxConcurrency: env.FETCH_MAX_CONCURRENCY,
+      maxPerHost: env.FETCH_MAX_PER_HOST,
+      userAgent: env.FETCH_USER_AGENT,
+    },
+    contentsMaxAgeSeconds: env.CONTENTS_MAX_AGE_SECONDS,
   };
 }
 

@@ -6,40 +6,13 @@
  * schema rejects it with FastAPI's "valid dictionary" message.
  */
 import { Elysia } from "elysia";
+import { readAtMost } from "../byte-stream.ts";
 import { InvalidInput, ServiceError } from "../errors.ts";
 import { requestMeta } from "./request-context.ts";
 import { jsonErrorOffset } from "./validation-detail.ts";
 
 export function tooLarge(maxBytes: number): ServiceError {
   return new ServiceError("payload_too_large", `request body is larger than the ${maxBytes} bytes allowed`);
-}
-
-export async function readCappedText(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> {
-  if (!body) return "";
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(maxBytes);
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 const isJsonType = (contentType: string) => contentType === "" || contentType === "application/json" || contentType.endsWith("+json");
@@ -58,7 +31,7 @@ export function bodyParser(maxBytes: number) {
   return new Elysia({ name: "body-parser" }).onParse({ as: "global" }, async ({ request }) => {
     const declared = Number(request.headers.get("content-length") ?? "0");
     if (declared > maxBytes) throw tooLarge(maxBytes);
-    const text = await readCappedText(request.body, maxBytes);
+    const text = new TextDecoder().decode(await readAtMost(request.body, maxBytes, () => tooLarge(maxBytes)));
     const value = parseBody(text, (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase());
     requestMeta(request).rawBody = { value };
     return value;

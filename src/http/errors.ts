@@ -25,7 +25,8 @@ const STATUS: Record<string, number> = {
 
 export function statusFor(code: string): number {
   if (STATUS[code]) return STATUS[code];
-  // Page fetches that fail are the target's fault, not ours or the caller's: 502, or 504 on time.
+  // A target the caller may not reach is the caller's request; a page that fails is the site's: 502, or 504 on time.
+  if (code === "fetch_blocked") return 400;
   if (code === "fetch_timeout") return 504;
   if (code.startsWith("fetch_") || code === "unsupported_content_type") return 502;
   return 500;

@@ -14,6 +14,8 @@ import { MemoryStore } from "../../src/limits/memory-store.ts";
 import { InFlightGauge } from "../../src/limits/peak-load.ts";
 import { RedisStore } from "../../src/limits/redis-store.ts";
 import type { BucketStore } from "../../src/limits/store.ts";
+import { systemResolver, type Resolver } from "../../src/contents/egress/resolver.ts";
+import { SafeFetch } from "../../src/contents/egress/safe-fetch.ts";
 import { createLogger } from "../../src/log.ts";
 import { UsageRecorder } from "../../src/usage/recorder.ts";
 import type { TestDatabase } from "./database.ts";
@@ -27,6 +29,8 @@ export interface TestAppOptions {
   clock?: Clock;
   load?: InFlightGauge;
   keyPrefix?: string;
+  /** DNS answers for page fetching; the default is the system resolver. */
+  resolver?: Resolver;
 }
 
 export interface TestAccount {
@@ -71,7 +75,8 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const usage = new UsageRecorder(database.handle.db, log);
   const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
   const accounts: AccountsContext = { db: database.handle.db, clock, keyCache };
-  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache }, config);
+  const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
+  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher }, config);
   app.listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {

@@ -1,0 +1,99 @@
+/**
+ * The page cache and the local index's storage. Pages are public web
+ * content read on some caller's behalf and shared by every account, so
+ * these queries take no owner: nothing here is private to an account.
+ */
+import { and, desc, eq, inArray, like, or, sql, type SQL } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { pages, passages } from "../../db/schema.ts";
+import type { Passage } from "./passages.ts";
+
+export type PageRow = typeof pages.$inferSelect;
+export type NewPage = typeof pages.$inferInsert;
+
+export async function findPage(db: Database, url: string): Promise<PageRow | null> {
+  const rows = await db.select().from(pages).where(eq(pages.url, url)).limit(1);
+  return rows[0] ?? null;
+}
+
+/** Stores a freshly read page and replaces its passages, in one transaction. */
+export async function savePage(db: Database, page: NewPage, pieces: Passage[]): Promise<PageRow> {
+  return db.transaction(async (tx) => {
+    const { id: _id, url: _url, createdAt: _created, ...changes } = page;
+    const [saved] = await tx.insert(pages).values(page).onConflictDoUpdate({ target: pages.url, set: changes }).returning();
+    await tx.delete(passages).where(eq(passages.pageId, saved!.id));
+    for (let i = 0; i < pieces.length; i += 500) {
+      const batch = pieces.slice(i, i + 500).map((p) => ({ pageId: saved!.id, ordinal: p.ordinal, heading: p.heading, content: p.content }));
+      await tx.insert(passages).values(batch);
+    }
+    return saved!;
+  });
+}
+
+/** A 304: the stored content is still right; only the time and validators move. */
+export async function revalidatePage(db: Database, id: string, at: Date, etag: string | null, lastModified: string | null): Promise<PageRow | null> {
+  const rows = await db
+    .update(pages)
+    .set({ fetchedAt: at, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) })
+    .where(eq(pages.id, id))
+    .returning();
+  return rows[0] ?? null;
+}
+
+export interface PassageHit {
+  pageId: string;
+  url: string;
+  finalUrl: string;
+  title: string | null;
+  siteName: string | null;
+  publishedAt: Date | null;
+  heading: string | null;
+  content: string;
+  ordinal: number;
+  rank: number;
+}
+
+/** Host and URL-prefix conditions, already normalised by the caller. */
+export interface SourceScope {
+  hosts: string[];
+  prefixes: string[];
+}
+
+function scopeCondition(scope: SourceScope): SQL | undefined {
+  const conditions: SQL[] = [];
+  if (scope.hosts.length) {
+    conditions.push(inArray(pages.host, scope.hosts));
+    for (const host of scope.hosts) conditions.push(like(pages.host, `%.${host.replace(/[%_\\]/g, "\\$&")}`));
+  }
+  for (const prefix of scope.prefixes) conditions.push(like(pages.finalUrl, `${prefix.replace(/[%_\\]/g, "\\$&")}%`));
+  return conditions.length ? or(...conditions) : undefined;
+}
+
+export async function searchPassages(db: Database, tsquery: string, options: { scope?: SourceScope; limit: number }): Promise<PassageHit[]> {
+  const query = sql`to_tsquery('simple', ${tsquery})`;
+  const rank = sql<number>`ts_rank_cd(${passages.search}, ${query}, 1)`;
+  const where = and(sql`${passages.search} @@ ${query}`, options.scope ? scopeCondition(options.scope) : undefined);
+  const rows = await db
+    .select({
+      pageId: pages.id,
+      url: pages.url,
+      finalUrl: pages.finalUrl,
+      title: pages.title,
+      siteName: pages.siteName,
+      publishedAt: pages.publishedAt,
+      heading: passages.heading,
+      content: passages.content,
+      ordinal: passages.ordinal,
+      rank,
+    })
+    .from(passages)
+    .innerJoin(pages, eq(passages.pageId, pages.id))
+    .where(where)
+    .orderBy(desc(rank))
+    .limit(options.limit);
+  return rows.map((r) => ({ ...r, rank: Number(r.rank) }));
+}
+
+export async function pagePassages(db: Database, pageId: string): Promise<{ ordinal: number; heading: string | null; content: string }[]> {
+  return db.select({ ordinal: passages.ordinal, heading: passages.heading, content: passages.content }).from(passages).where(eq(passages.pageId, pageId)).orderBy(passages.ordinal);
+}
