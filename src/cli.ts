@@ -12,7 +12,11 @@ import { accountView, addCredit, createAccount, createKey, keyView, revokeKey } 
 import { systemClock } from "./clock.ts";
 import { ConfigError, describeEnvironment, loadConfig, type Config } from "./config.ts";
 import { KEY_ENV } from "./discovery/guide.ts";
+import { indexUrls, progressBar, sitemapUrls } from "./contents/bulk-index.ts";
+import { systemResolver } from "./contents/egress/resolver.ts";
+import { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import { ServiceError } from "./errors.ts";
+import { createLogger } from "./log.ts";
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -26,6 +30,10 @@ Accounts and keys
   keys revoke KEY_ID                 revoke a key at once
   credit add --account ID --amount DOLLARS
                                      add credit (a positive balance is the Pro plan)
+
+Pages
+  index URL... [--sitemap URL] [--concurrency N] [--max-age SECONDS] [--limit N]
+                                     read pages into the page cache and the local index
 
 Database
   db migrate                         apply pending migrations
@@ -83,6 +91,9 @@ async function run(argv: string[]): Promise<number> {
       account: { type: "string" },
       amount: { type: "string" },
       json: { type: "boolean", default: false },
+      sitemap: { type: "string" },
+      concurrency: { type: "string" },
+      "max-age": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -97,12 +108,14 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const known = ["accounts create", "accounts list", "keys create", "keys list", "keys revoke", "credit add", "db migrate"];
-  if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
+  const indexing = group === "index";
+  if (!known.includes(command) && !indexing) throw new UsageError(`unknown command "${command}"`);
 
   const config = loadConfig(process.env);
   const handle = await openForCli(config);
   const ctx = { db: handle.db, clock: systemClock };
   try {
+    if (indexing) return await runIndex(config, handle, [action, ...rest].filter((u): u is string => Boolean(u)), values);
     switch (command) {
       case "db migrate":
         out(`migrations applied (${handle.description})`);
@@ -158,6 +171,36 @@ async function run(argv: string[]): Promise<number> {
     await handle.close();
   }
   return 0;
+}
+
+async function runIndex(
+  config: Config,
+  handle: DatabaseHandle,
+  urls: string[],
+  values: { sitemap?: string; concurrency?: string; "max-age"?: string; limit?: string; json?: boolean },
+): Promise<number> {
+  const log = createLogger({ level: "warn", sink: (line) => process.stderr.write(`${line}\n`) });
+  const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
+  const ctx = { db: handle.db, fetcher, clock: systemClock, log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds };
+  const limit = number(values.limit, "--limit") ?? 1_000;
+  if (values.sitemap) urls.push(...(await sitemapUrls(fetcher, values.sitemap, { limit })));
+  if (urls.length === 0) throw new UsageError("give at least one URL or --sitemap URL");
+  const concurrency = number(values.concurrency, "--concurrency") ?? 8;
+  if (concurrency < 1 || concurrency > 64) throw new UsageError("--concurrency must be from 1 to 64");
+  const tty = process.stderr.isTTY;
+  const summary = await indexUrls(ctx, urls, {
+    concurrency,
+    maxAgeSeconds: number(values["max-age"], "--max-age"),
+    onProgress: (p) => {
+      if (tty) process.stderr.write(`\r${progressBar(p)}`);
+      else if (p.done === p.total || p.done % 25 === 0) process.stderr.write(`${progressBar(p)}\n`);
+    },
+  });
+  if (tty) process.stderr.write("\n");
+  for (const failure of summary.failures) process.stderr.write(`failed: ${failure.url} (${failure.error})\n`);
+  const line = { total: summary.total, indexed: summary.indexed, cached: summary.cached, failed: summary.failed };
+  out(values.json ? JSON.stringify(line) : `indexed ${line.indexed}, already cached ${line.cached}, failed ${line.failed} of ${line.total}`);
+  return summary.failed === summary.total ? 1 : 0;
 }
 
 try {
