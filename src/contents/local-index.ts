@@ -8,6 +8,7 @@
 import type { Database } from "../../db/client.ts";
 import { searchPassages, type SourceScope } from "./queries.ts";
 import { scopeOf } from "./source-scope.ts";
+import { contentTerms } from "../terms.ts";
 
 export interface LocalIndexHit {
   url: string;
@@ -27,26 +28,8 @@ export interface LocalSearchOptions {
   signal?: AbortSignal;
 }
 
-// Words too common to say anything about relevance, in the languages most pages here are in.
-const STOPWORDS = new Set(
-  (
-    "a an and are as at be but by can do does for from has have how i in is it its of on or that the their there these this to was were what when where which who why will with you your " +
-    "der die das und ist im in den dem des ein eine zu mit auf für von nicht sich " +
-    "le la les et est un une des du de en pour dans que qui sur pas " +
-    "el los las y es un una que en por para con del"
-  ).split(" "),
-);
-
 export function queryTerms(text: string, max = 16): string[] {
-  const terms: string[] = [];
-  for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
-    const term = match[0];
-    if (STOPWORDS.has(term) || terms.includes(term)) continue;
-    if (term.length < 2 && !/\p{N}/u.test(term) && !/[^\p{Script=Latin}]/u.test(term)) continue;
-    terms.push(term);
-    if (terms.length >= max) break;
-  }
-  return terms;
+  return contentTerms(text, max);
 }
 
 export function toTsQuery(terms: string[]): string {
