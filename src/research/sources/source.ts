@@ -1,0 +1,39 @@
+/**
+ * A search provider, as the engine sees it: one small interface, one file
+ * per provider. Providers return hits (URL, title, snippet); the engine reads
+ * the pages itself. Domain lists are given to the provider so it can apply
+ * them natively where its API allows; the engine filters the results again.
+ */
+import type { SourceScope } from "../../contents/source-scope.ts";
+
+export interface SearchHit {
+  url: string;
+  title: string;
+  snippet: string;
+  /** ISO 8601 when the provider knows it. */
+  publishedAt?: string | null;
+}
+
+export interface SearchOptions {
+  limit: number;
+  signal: AbortSignal;
+  whitelist?: SourceScope | null;
+  blacklist?: SourceScope | null;
+}
+
+export interface SearchSource {
+  /** Stable name, as in SEARCH_PROVIDERS and in `info.providers`. */
+  readonly name: string;
+  search(query: string, options: SearchOptions): Promise<SearchHit[]>;
+}
+
+/** A provider answered something that is not its wire format: an error, never a crash. */
+export class ProviderError extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+  ) {
+    super(`${provider}: ${message}`);
+    this.name = "ProviderError";
+  }
+}
