@@ -11,6 +11,7 @@
  * article's text is removed by name.
  */
 import { type DomElement, tagOf, walkElements } from "./dom.ts";
+import { isCredit, isFinePrint, isReadAlso } from "./boilerplate-phrases.ts";
 
 /** Tags that hold metadata or widgets, not prose. */
 const NON_PROSE_TAGS = new Set(["figcaption", "time", "form", "label", "fieldset", "address", "button", "nav", "aside", "footer", "small", "sub"]);
@@ -63,6 +64,14 @@ function namedBoilerplate(element: DomElement): boolean {
 }
 
 const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+/** Blocks whose whole text is judged by its words (boilerplate-phrases.ts). */
+const PHRASE_TAGS = new Set(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "div", "span", "strong", "b", "em", "i", "blockquote", "section"]);
+const LIST_TAGS = new Set(["ul", "ol", "div", "section", "p"]);
+
+function linkShare(element: DomElement): number {
+  const length = collapsed(element).length;
+  return length === 0 ? 0 : linkTextLength(element).linkChars / length;
+}
 const LINK_DENSITY_TAGS = new Set(["p", "ul", "ol", "dl", "div", "section", "li", "table"]);
 
 /** Prunes `root` in place. */
@@ -85,6 +94,13 @@ export function pruneArticle(root: DomElement): void {
     }
     if (LINK_DENSITY_TAGS.has(tag) && isLinkDense(element, text)) {
       removals.push(element);
+      return false;
+    }
+    if (text.length <= 300 && PHRASE_TAGS.has(tag) && (isReadAlso(text, element.querySelector("a") !== null) || isCredit(text) || isFinePrint(text))) {
+      removals.push(element);
+      // A "Read more" heading announces the link list after it.
+      const next = element.nextElementSibling;
+      if (HEADINGS.has(tag) && next && LIST_TAGS.has(tagOf(next)) && linkShare(next) > 0.5) removals.push(next);
       return false;
     }
     return true;

@@ -8,6 +8,7 @@ import { baseUrlOf, resolveUrls } from "./urls.ts";
 import { removeBoilerplate } from "./boilerplate.ts";
 import { findMainContent } from "./main-content.ts";
 import { normaliseTables } from "./tables.ts";
+import { findLede, restoreLede } from "./lede.ts";
 import { renderText } from "./render-text.ts";
 import { renderMarkdown } from "./render-markdown.ts";
 import { renderHtml } from "./render-html.ts";
@@ -24,8 +25,10 @@ export function extractHtmlPage(source: string, url: string): ExtractedPage {
   const document = parseDocument(source);
   const metadata = readMetadata(document);
   resolveUrls(document.body, baseUrlOf(document, url));
-  removeBoilerplate(document.body, { byName: false });
+  removeBoilerplate(document.body);
+  const lede = findLede(document, metadata.title);
   const content = findMainContent(document);
+  restoreLede(content.root, lede);
   normaliseTables(content.root);
   return {
     ...metadata,
