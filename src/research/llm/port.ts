@@ -1,0 +1,36 @@
+/**
+ * The language model, as the engine needs it: planning, describing an image,
+ * a streamed grounded answer, and a structured answer. One implementation
+ * (ai-sdk.ts) covers OpenAI-compatible servers and Anthropic; without a
+ * model configured the engine plans and answers extractively.
+ */
+import type { ImageMediaType } from "../image.ts";
+import type { JsonSchema } from "../output-format.ts";
+import type { EvidenceSource, TokenUsage } from "../types.ts";
+
+export interface ImageBytes {
+  data: Uint8Array;
+  mediaType: ImageMediaType;
+}
+
+export interface StreamedAnswer {
+  deltas: AsyncIterable<string>;
+  /** Resolves once the stream has ended. */
+  usage: Promise<TokenUsage>;
+}
+
+export interface LlmPort {
+  readonly model: string;
+  /** Whether images can be given to the model. */
+  readonly vision: boolean;
+  planQueries(prompt: string, signal: AbortSignal): Promise<{ queries: string[]; usage: TokenUsage }>;
+  describeImage(prompt: string, image: ImageBytes, signal: AbortSignal): Promise<{ description: string; usage: TokenUsage }>;
+  streamAnswer(input: { prompt: string; sources: EvidenceSource[]; image?: ImageBytes }, signal: AbortSignal): StreamedAnswer;
+  structuredAnswer(input: { prompt: string; schema: JsonSchema; sources: EvidenceSource[]; repairHint?: string }, signal: AbortSignal): Promise<{ value: unknown; usage: TokenUsage }>;
+}
+
+export const NO_USAGE: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return { prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens, total_tokens: a.total_tokens + b.total_tokens };
+}
