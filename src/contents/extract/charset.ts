@@ -1,9 +1,10 @@
 /**
  * Turns response bytes into text the way a browser would, with one
- * deliberate difference: a declared single-byte charset on bytes that are
- * valid, non-ASCII UTF-8 is taken to be a mislabel (a very common server
- * misconfiguration, and never a sensible Latin-1 text), so the page decodes
- * as UTF-8 instead of as mojibake.
+ * deliberate difference: a declared legacy charset (ISO-8859-1, GBK...) on
+ * bytes that are valid, non-ASCII UTF-8 is taken to be a mislabel (a common
+ * server or template misconfiguration; real legacy text with non-ASCII
+ * characters is practically never valid UTF-8), so the page decodes as
+ * UTF-8 instead of as mojibake.
  *
  * Order of evidence: a byte-order mark (it is in the bytes themselves, and
  * browsers let it override the header), the Content-Type charset, a
@@ -63,9 +64,6 @@ function hasNonAscii(body: Uint8Array): boolean {
   return false;
 }
 
-/** The WHATWG encodings with one byte per character, whose labels servers most often get wrong. */
-const SINGLE_BYTE = /^(windows-125\d|iso-8859-\d+|latin1|l1|ascii|us-ascii|iso_8859-1|cp1252|x-cp1252|iso8859-1)$/i;
-
 export interface DecodedText {
   text: string;
   /** The encoding actually used, as TextDecoder names it. */
@@ -88,7 +86,8 @@ export function decodeBody(body: Uint8Array, contentType: string | null, sniffMa
     // A meta tag cannot honestly declare UTF-16 (the tag itself would not be ASCII); browsers read it as UTF-8.
     const decoder = decoderFor(/^utf-?16/i.test(label) && label === declared[1] ? "utf-8" : label);
     if (!decoder) continue;
-    if (SINGLE_BYTE.test(label) && hasNonAscii(body) && isValidUtf8(body)) break;
+    // Legacy-encoded text that contains non-ASCII is practically never valid UTF-8 by accident.
+    if (decoder.encoding !== "utf-8" && !decoder.encoding.startsWith("utf-16") && hasNonAscii(body) && isValidUtf8(body)) break;
     return { text: decoder.decode(body), encoding: decoder.encoding };
   }
   if (isValidUtf8(body)) return { text: new TextDecoder("utf-8").decode(body), encoding: "utf-8" };

@@ -55,6 +55,28 @@ function objects(root: Json): { [key: string]: Json }[] {
   return out;
 }
 
+/** Word overlap, to tell which of two candidate titles the page's <title> agrees with. */
+function similarity(a: string, b: string): number {
+  const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const x = words(a);
+  const y = words(b);
+  if (x.size === 0 || y.size === 0) return 0;
+  let common = 0;
+  for (const word of x) if (y.has(word)) common++;
+  return common / Math.max(x.size, y.size);
+}
+
+/**
+ * `headline` is the article title, except on sites (Wikipedia) that put a
+ * description there and the title in `name`; the one closer to <title> wins.
+ */
+function pickTitle(node: { [key: string]: Json }, documentTitle: string): string | null {
+  const headline = asString(node.headline);
+  const name = asString(node.name);
+  if (headline && name && headline !== name && similarity(name, documentTitle) > similarity(headline, documentTitle)) return name;
+  return headline ?? name;
+}
+
 export function readJsonLd(document: DomDocument): JsonLdFacts {
   const facts: JsonLdFacts = { title: null, byline: null, siteName: null, datePublished: null, language: null };
   let article: { [key: string]: Json } | null = null;
@@ -75,7 +97,7 @@ export function readJsonLd(document: DomDocument): JsonLdFacts {
     }
   }
   if (article) {
-    facts.title = asString(article.headline) ?? asString(article.name);
+    facts.title = pickTitle(article, document.title ?? "");
     facts.byline = names(article.author) ?? names(article.creator);
     const publisher = article.publisher;
     if (publisher && typeof publisher === "object" && !Array.isArray(publisher)) facts.siteName = asString(publisher.name);

@@ -15,8 +15,9 @@ export interface PageMetadata {
   language: string | null;
 }
 
+/** Trimmed, with line breaks and tabs folded to spaces; spacing the author chose (NBSP, ideographic space) is kept. */
 const clean = (value: string | null | undefined): string | null => {
-  const text = value?.replace(/\s+/g, " ").trim();
+  const text = value?.replace(/[ \t]*[\r\n\t\f\v]+[ \t]*/g, " ").trim();
   return text ? text : null;
 };
 
@@ -43,6 +44,31 @@ const first = (values: Map<string, string>, keys: string[]): string | null => {
   }
   return null;
 };
+
+/** Author fields often hold a profile URL or a social handle instead of a name. */
+const NOT_A_NAME = /^(?:https?:\/\/|www\.|@)/i;
+
+const firstName = (values: Map<string, string>, keys: string[]): string | null => {
+  for (const key of keys) {
+    const value = values.get(key);
+    if (value && !NOT_A_NAME.test(value)) return value;
+  }
+  return null;
+};
+
+/** A date or time glued to a byline in the markup ("By Jane Doe March 3, 2020 10:00 AM"). */
+const TRAILING_DATE = /\s+(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b).*$/i;
+
+/** Trims what bylines are laid out with ("By Jane Doe —", "| Jane Doe", a trailing date); drops implausible ones. */
+function cleanByline(value: string | null): string | null {
+  const text = value
+    ?.replace(/\s+/g, " ")
+    .replace(TRAILING_DATE, "")
+    .replace(/^(?:by|von|par|por|di|door|av|af)\s*:?\s+(?=\S)/i, "")
+    .replace(/^[\s|·•—–-]+|[\s|·•—–,-]+$/g, "")
+    .trim();
+  return text && text.length <= 200 && !NOT_A_NAME.test(text) ? text : null;
+}
 
 const SEPARATOR = / [|\-–—\\/>»·•:]{1,2} /g;
 const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
@@ -125,10 +151,11 @@ export function readMetadata(document: DomDocument): PageMetadata {
   let title = metaTitle ?? (documentTitle ? cleanDocumentTitle(documentTitle, siteName, headings) : null);
   if (!title) title = textOf(document.querySelector("h1"));
 
-  const byline =
+  const byline = cleanByline(
     clean(ld.byline) ??
-    first(meta, ["dc:creator", "dcterm:creator", "dc.creator", "dcterms.creator", "author", "article:author", "parsely-author", "sailthru.author", "byl", "twitter:creator"]) ??
-    markupByline(document);
+      firstName(meta, ["dc:creator", "dcterm:creator", "dc.creator", "dcterms.creator", "author", "article:author", "parsely-author", "sailthru.author", "byl"]) ??
+      markupByline(document),
+  );
   const publishedAt =
     normaliseDate(ld.datePublished) ??
     normaliseDate(first(meta, ["article:published_time", "og:published_time", "parsely-pub-date", "sailthru.date", "datepublished", "date", "dc.date", "dc.date.issued", "dcterms.date", "dcterms.created", "pubdate", "publishdate", "publish-date", "citation_publication_date", "citation_date", "article.published", "published_time"])) ??
@@ -138,5 +165,5 @@ export function readMetadata(document: DomDocument): PageMetadata {
     normaliseLanguage(document.documentElement.getAttribute("xml:lang")) ??
     normaliseLanguage(first(meta, ["content-language", "language", "dc.language", "dcterms.language", "og:locale"])) ??
     normaliseLanguage(ld.language);
-  return { title, byline: byline && byline.length <= 200 ? byline : null, siteName, publishedAt, language };
+  return { title, byline, siteName, publishedAt, language };
 }
