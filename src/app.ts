@@ -10,6 +10,9 @@ import { accountRoutes } from "./accounts/routes.ts";
 import type { Clock } from "./clock.ts";
 import type { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import { contentsRoutes } from "./contents/routes.ts";
+import { engineDeps } from "./research/wiring.ts";
+import { searchRoutes } from "./search/routes.ts";
+import { searchSocket } from "./search/ws.ts";
 import type { Config } from "./config.ts";
 import type { RouteSummary } from "./discovery/guide.ts";
 import { discoveryRoutes } from "./discovery/routes.ts";
@@ -35,7 +38,7 @@ export interface AppDeps {
   fetcher: SafeFetch;
 }
 
-export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds">;
+export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "llm" | "fetch">;
 
 export interface AppState {
   /** True once shutdown has begun: /readyz turns 503 so the proxy stops routing here. */
@@ -46,6 +49,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
   const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache };
   const auth = { accounts, limiter: deps.limiter };
   const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds };
+  const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };
   // Discovery lists the app's own routes, read once the app is composed.
   let listed: RouteInfo[] = [];
   const app = new Elysia({
@@ -54,10 +58,12 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
       maxRequestBodySize: config.maxBodyBytes + 64 * 1024,
       idleTimeout: config.idleTimeoutSeconds,
     },
+    // One small JSON message per search socket (base64 images included); Bun's 16 MB default is far more.
+    websocket: { maxPayloadLength: config.maxBodyBytes, idleTimeout: config.idleTimeoutSeconds, backpressureLimit: 4 * 1024 * 1024 },
   })
     .use(
       requestContext(deps.log, ({ meta, method, route, status }) => {
-        if (!meta.caller) return;
+        if (!meta.caller || meta.usageRecordedLater) return;
         deps.usage.record({
           accountId: meta.caller.accountId,
           apiKeyId: meta.caller.keyId,
@@ -75,7 +81,9 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(opsRoutes({ database: deps.database, limiter: deps.limiter, draining: state.draining }))
     .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))
     .use(accountRoutes(auth))
-    .use(contentsRoutes(auth, contents));
+    .use(contentsRoutes(auth, contents))
+    .use(searchRoutes(auth, face, deps.usage))
+    .use(searchSocket(auth, face, deps.usage, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }));
   listed = app.routes;
   return app;
 }

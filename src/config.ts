@@ -55,6 +55,42 @@ export const EnvSchema = Type.Object({
     description: "User-Agent of page fetches.",
   }),
   CONTENTS_MAX_AGE_SECONDS: Type.Integer({ minimum: 0, maximum: 31_536_000, default: 86_400, description: "How long a fetched page is reused when a call does not say (max_age_seconds)." }),
+  SEARCH_PROVIDERS: Type.String({
+    pattern: "^\\s*(local|searxng|brave|tavily|exa|wikipedia)(\\s*,\\s*(local|searxng|brave|tavily|exa|wikipedia))*\\s*$",
+    default: "local,wikipedia",
+    description: "Comma list of search providers: local, searxng, brave, tavily, exa, wikipedia. Each needs its own settings below.",
+  }),
+  SEARXNG_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "Base URL of a SearXNG instance with the JSON format enabled." })),
+  BRAVE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "Brave Search API key." })),
+  BRAVE_URL: Type.String({ pattern: "^https?://", default: "https://api.search.brave.com", description: "Brave Search API base URL." }),
+  TAVILY_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "Tavily API key." })),
+  TAVILY_URL: Type.String({ pattern: "^https?://", default: "https://api.tavily.com", description: "Tavily API base URL." }),
+  EXA_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "Exa API key." })),
+  EXA_URL: Type.String({ pattern: "^https?://", default: "https://api.exa.ai", description: "Exa API base URL." }),
+  WIKIPEDIA_URL: Type.String({ pattern: "^https?://", default: "https://en.wikipedia.org", description: "The Wikipedia to search (keyless), e.g. https://de.wikipedia.org." }),
+  SEARCH_DEADLINE_MS: Type.Integer({ minimum: 1_000, maximum: 240_000, default: 60_000, description: "A search that takes longer is a 504." }),
+  PROVIDER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 8_000, description: "Longest wait for one search provider call." }),
+  HEDGE_AFTER_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1_500, description: "A provider call without an answer after this long gets one hedged duplicate; the first answer wins." }),
+  SEARCH_HEDGING: Type.Boolean({ default: true, description: "Hedge slow or failed provider calls (true or false)." }),
+  SEARCH_RESULTS_PER_QUERY: Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Hits asked of each provider per query." }),
+  SEARCH_READ_PAGES: Type.Integer({ minimum: 0, maximum: 30, default: 6, description: "Top pages read per search." }),
+  SEARCH_READ_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 30, default: 6, description: "Pages read at once per search." }),
+  SEARCH_READ_BUDGET_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 8_000, description: "Time for reading pages; sources not read by then count by their snippets." }),
+  SEARCH_TOKEN_BUDGET: Type.Integer({ minimum: 200, maximum: 200_000, default: 6_000, description: "Tokens of passages given to the answerer." }),
+  SEARCH_MAX_PASSAGES: Type.Integer({ minimum: 1, maximum: 100, default: 12, description: "Passages given to the answerer." }),
+  IMAGE_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 20_971_520, default: 5_242_880, description: "Largest image accepted (decoded bytes)." }),
+  WS_MAX_SOCKETS_PER_KEY: Type.Integer({ minimum: 1, maximum: 10_000, default: 20, description: "Open search WebSockets per API key." }),
+  LLM_PROVIDER: Type.Optional(
+    Type.Union([Type.Literal("none"), Type.Literal("openai"), Type.Literal("anthropic")], {
+      description: "none, openai (any OpenAI-compatible server) or anthropic. Absent: openai when OPENAI_API_KEY or OPENAI_BASE_URL is set, anthropic when ANTHROPIC_API_KEY is, else none (extractive answers).",
+    }),
+  ),
+  LLM_MODEL: Type.Optional(Type.String({ minLength: 1, description: "Model name, e.g. gpt-4o-mini, llama3.1, claude-sonnet-4-5." })),
+  LLM_VISION: Type.Boolean({ default: false, description: "Whether the model reads images (true or false)." }),
+  OPENAI_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "OpenAI-compatible API base URL (default https://api.openai.com/v1): vLLM, llama.cpp, Ollama, OpenRouter..." })),
+  OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "API key of the OpenAI-compatible server." })),
+  ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "Anthropic API key." })),
+  ANTHROPIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "Anthropic API base URL (default Anthropic's)." })),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -93,7 +129,36 @@ export interface Config {
     readonly userAgent: string;
   };
   readonly contentsMaxAgeSeconds: number;
+  readonly search: {
+    readonly providers: readonly ProviderName[];
+    readonly searxngUrl: string | undefined;
+    readonly brave: { readonly apiKey: string | undefined; readonly url: string };
+    readonly tavily: { readonly apiKey: string | undefined; readonly url: string };
+    readonly exa: { readonly apiKey: string | undefined; readonly url: string };
+    readonly wikipediaUrl: string;
+    readonly deadlineMs: number;
+    readonly providerTimeoutMs: number;
+    readonly hedgeAfterMs: number;
+    readonly hedging: boolean;
+    readonly resultsPerQuery: number;
+    readonly readPages: number;
+    readonly readConcurrency: number;
+    readonly readBudgetMs: number;
+    readonly tokenBudget: number;
+    readonly maxPassages: number;
+    readonly imageMaxBytes: number;
+    readonly maxSocketsPerKey: number;
+  };
+  readonly llm: {
+    readonly provider: "openai" | "anthropic";
+    readonly model: string;
+    readonly baseUrl: string | undefined;
+    readonly apiKey: string | undefined;
+    readonly vision: boolean;
+  } | null;
 }
+
+export type ProviderName = "local" | "searxng" | "brave" | "tavily" | "exa" | "wikipedia";
 
 /** `host:port` pairs, lowercase, IPv6 in brackets; throws on an entry without a port. */
 export function parseHostPorts(list: string): Set<string> {
@@ -173,6 +238,17 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
   } catch (error) {
     problems.push(`FETCH_ALLOW_HOSTS: ${(error as Error).message}`);
   }
+  const providers = [...new Set(env.SEARCH_PROVIDERS.split(",").map((p) => p.trim()))] as ProviderName[];
+  const needs: [ProviderName, string, unknown][] = [
+    ["searxng", "SEARXNG_URL", env.SEARXNG_URL],
+    ["brave", "BRAVE_API_KEY", env.BRAVE_API_KEY],
+    ["tavily", "TAVILY_API_KEY", env.TAVILY_API_KEY],
+    ["exa", "EXA_API_KEY", env.EXA_API_KEY],
+  ];
+  for (const [provider, setting, value] of needs) if (providers.includes(provider) && !value) problems.push(`SEARCH_PROVIDERS includes ${provider}, which needs ${setting}`);
+  const llmProvider = env.LLM_PROVIDER ?? (env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? "openai" : env.ANTHROPIC_API_KEY ? "anthropic" : "none");
+  if (llmProvider !== "none" && !env.LLM_MODEL) problems.push(`LLM_MODEL must name the model when a language model (${llmProvider}) is configured`);
+  if (llmProvider === "anthropic" && !env.ANTHROPIC_API_KEY) problems.push("LLM_PROVIDER anthropic needs ANTHROPIC_API_KEY");
   // fetch() honours these, and a proxy resolves names itself: the SSRF guard's checked address would be bypassed.
   for (const name of PROXY_VARIABLES) {
     if (environment[name]) problems.push(`${name} is set: page fetching connects to the addresses it has checked and cannot go through a proxy; unset it`);
@@ -211,6 +287,36 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       userAgent: env.FETCH_USER_AGENT,
     },
     contentsMaxAgeSeconds: env.CONTENTS_MAX_AGE_SECONDS,
+    search: {
+      providers,
+      searxngUrl: env.SEARXNG_URL,
+      brave: { apiKey: env.BRAVE_API_KEY, url: env.BRAVE_URL },
+      tavily: { apiKey: env.TAVILY_API_KEY, url: env.TAVILY_URL },
+      exa: { apiKey: env.EXA_API_KEY, url: env.EXA_URL },
+      wikipediaUrl: env.WIKIPEDIA_URL,
+      deadlineMs: env.SEARCH_DEADLINE_MS,
+      providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
+      hedgeAfterMs: env.HEDGE_AFTER_MS,
+      hedging: env.SEARCH_HEDGING,
+      resultsPerQuery: env.SEARCH_RESULTS_PER_QUERY,
+      readPages: env.SEARCH_READ_PAGES,
+      readConcurrency: env.SEARCH_READ_CONCURRENCY,
+      readBudgetMs: env.SEARCH_READ_BUDGET_MS,
+      tokenBudget: env.SEARCH_TOKEN_BUDGET,
+      maxPassages: env.SEARCH_MAX_PASSAGES,
+      imageMaxBytes: env.IMAGE_MAX_BYTES,
+      maxSocketsPerKey: env.WS_MAX_SOCKETS_PER_KEY,
+    },
+    llm:
+      llmProvider === "none"
+        ? null
+        : {
+            provider: llmProvider,
+            model: env.LLM_MODEL!,
+            baseUrl: llmProvider === "openai" ? env.OPENAI_BASE_URL : env.ANTHROPIC_BASE_URL,
+            apiKey: llmProvider === "openai" ? env.OPENAI_API_KEY : env.ANTHROPIC_API_KEY,
+            vision: env.LLM_VISION,
+          },
   };
 }
 

@@ -81,3 +81,10 @@ export function toErrorOutcome(error: unknown, requestId: string, rawBody?: { va
     internal: error,
   };
 }
+
+/** A safe, human message for a stream's `error` event: our errors say what happened, anything else says nothing. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof InvalidInput) return error.issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; ");
+  if (error instanceof ServiceError) return error.message;
+  return "internal error";
+}

@@ -32,6 +32,7 @@ export function openapiDocs() {
       },
       tags: [
         { name: "Account", description: "The caller's account and API keys." },
+        { name: "Search", description: "Agentic search: a prompt in, a cited answer out (JSON, server-sent events, or the WebSocket at /v1/ws/search)." },
         { name: "Contents", description: "Read a page's main content, through the SSRF guard and the page cache." },
         { name: "Discovery", description: "How agents integrate with this service." },
         { name: "Operations", description: "Health and readiness." },

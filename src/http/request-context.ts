@@ -19,6 +19,8 @@ export interface RequestMeta {
   errorCode?: string;
   /** The body as parsed, before Elysia normalises it: what a 422 must describe. */
   rawBody?: { value: unknown };
+  /** Set by streaming faces, which record their own usage when the stream ends. */
+  usageRecordedLater?: boolean;
 }
 
 const metas = new WeakMap<Request, RequestMeta>();

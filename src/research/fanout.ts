@@ -1,0 +1,151 @@
+/**
+ * Fan out: every query to every provider in parallel. Each call has its own
+ * timeout inside the run's deadline, one hedged retry (a second identical
+ * call when the first is slow or fails; the first answer wins and the other
+ * is aborted), and its provider's circuit breaker. Hits are merged by
+ * reciprocal rank fusion under a canonical URL and filtered by the domain
+ * lists. A failing provider degrades the answer; it never fails the run.
+ */
+import { inScope } from "../contents/source-scope.ts";
+import type { SourceScope } from "../contents/queries.ts";
+import type { CircuitBreaker } from "./breaker.ts";
+import { canonicalUrl } from "./canonical-url.ts";
+import type { SearchHit, SearchSource } from "./sources/source.ts";
+
+export interface FanoutSettings {
+  providerTimeoutMs: number;
+  /** Start the hedge after this long without an answer. */
+  hedgeAfterMs: number;
+  resultsPerQuery: number;
+  hedging: boolean;
+}
+
+export interface ProviderReport {
+  name: string;
+  calls: number;
+  succeeded: number;
+  failed: number;
+  hedges: number;
+  skipped_by_breaker: number;
+  errors: string[];
+}
+
+export interface MergedHit extends SearchHit {
+  key: string;
+  score: number;
+  providers: string[];
+}
+
+class Hedged extends Error {}
+
+async function hedgedSearch(
+  source: SearchSource,
+  query: string,
+  options: { limit: number; whitelist: SourceScope | null; blacklist: SourceScope | null },
+  settings: FanoutSettings,
+  signal: AbortSignal,
+  report: ProviderReport,
+): Promise<SearchHit[]> {
+  const attempts: AbortController[] = [];
+  const attempt = () => {
+    const controller = new AbortController();
+    attempts.push(controller);
+    const attemptSignal = AbortSignal.any([signal, controller.signal, AbortSignal.timeout(settings.providerTimeoutMs)]);
+    return source.search(query, { ...options, signal: attemptSignal });
+  };
+  try {
+    return await new Promise<SearchHit[]>((resolve, reject) => {
+      let pending = 0;
+      let lastError: unknown;
+      let hedged = false;
+      const launch = () => {
+        pending++;
+        attempt().then(resolve, (error: unknown) => {
+          lastError = error;
+          pending--;
+          if (!hedged && settings.hedging && !signal.aborted) hedge();
+          else if (pending === 0) reject(lastError);
+        });
+      };
+      const hedge = () => {
+        if (hedged) return;
+        hedged = true;
+        clearTimeout(timer);
+        report.hedges++;
+        launch();
+      };
+      const timer = settings.hedging ? setTimeout(hedge, settings.hedgeAfterMs) : undefined;
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+      launch();
+    });
+  } finally {
+    // The loser (or everything, on abort) is cancelled: adapters cancel their bodies on abort.
+    for (const controller of attempts) controller.abort(new Hedged("superseded"));
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof DOMException && error.name === "TimeoutError") return "timed out";
+  return error instanceof Error ? error.message.slice(0, 200) : "failed";
+}
+
+export async function fanOut(
+  sources: SearchSource[],
+  queries: string[],
+  scopes: { whitelist: SourceScope | null; blacklist: SourceScope | null },
+  settings: FanoutSettings,
+  breakers: Map<string, CircuitBreaker>,
+  signal: AbortSignal,
+): Promise<{ hits: MergedHit[]; reports: ProviderReport[] }> {
+  const reports = new Map(sources.map((s) => [s.name, { name: s.name, calls: 0, succeeded: 0, failed: 0, hedges: 0, skipped_by_breaker: 0, errors: [] } as ProviderReport]));
+  const lists: { provider: string; hits: SearchHit[] }[] = [];
+  await Promise.all(
+    sources.flatMap((source) =>
+      queries.map(async (query) => {
+        const report = reports.get(source.name)!;
+        const breaker = breakers.get(source.name);
+        if (breaker && !breaker.allow()) {
+          report.skipped_by_breaker++;
+          return;
+        }
+        report.calls++;
+        try {
+          const hits = await hedgedSearch(source, query, { limit: settings.resultsPerQuery, ...scopes }, settings, signal, report);
+          breaker?.succeeded();
+          report.succeeded++;
+          lists.push({ provider: source.name, hits });
+        } catch (error) {
+          if (signal.aborted) throw signal.reason;
+          breaker?.failed();
+          report.failed++;
+          if (report.errors.length < 5) report.errors.push(describe(error));
+        }
+      }),
+    ),
+  );
+  return { hits: mergeHits(lists, scopes), reports: [...reports.values()] };
+}
+
+/** Reciprocal rank fusion over every (query, provider) list, one entry per canonical URL. */
+export function mergeHits(lists: { provider: string; hits: SearchHit[] }[], scopes: { whitelist: SourceScope | null; blacklist: SourceScope | null }): MergedHit[] {
+  const merged = new Map<string, MergedHit>();
+  for (const { provider, hits } of lists) {
+    hits.forEach((hit, rank) => {
+      if (scopes.whitelist && !inScope(hit.url, scopes.whitelist)) return;
+      if (scopes.blacklist && inScope(hit.url, scopes.blacklist)) return;
+      const key = canonicalUrl(hit.url);
+      if (!key) return;
+      const score = 1 / (60 + rank);
+      const existing = merged.get(key);
+      if (!existing) {
+        merged.set(key, { ...hit, key, score, providers: [provider] });
+        return;
+      }
+      existing.score += score;
+      if (!existing.providers.includes(provider)) existing.providers.push(provider);
+      if (hit.snippet.length > existing.snippet.length) existing.snippet = hit.snippet;
+      if (!existing.title && hit.title) existing.title = hit.title;
+    });
+  }
+  return [...merged.values()].sort((a, b) => b.score - a.score);
+}

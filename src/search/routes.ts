@@ -1,0 +1,82 @@
+/**
+ * POST /v1/search: Critique's JSON face of the research run, and the same
+ * events as server-sent events when the caller asks for text/event-stream.
+ */
+import { Elysia } from "elysia";
+import { errorMessage } from "../http/errors.ts";
+import { authenticated, type AuthDeps } from "../http/auth.ts";
+import { secured } from "../http/openapi.ts";
+import { requestMeta } from "../http/request-context.ts";
+import type { UsageRecorder } from "../usage/recorder.ts";
+import { SearchRequestBody, SearchResponseBody } from "./model.ts";
+import { checkSearchBody, collect, startRun, type RunEvents, type SearchFaceDeps } from "./run.ts";
+
+const HEARTBEAT_MS = 15_000;
+
+export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageRecorder) {
+  return new Elysia({ prefix: "/v1" }).use(authenticated(auth)).post(
+    "/search",
+    async ({ body, request, caller, server }) => {
+      const checked = checkSearchBody(face, body);
+      const events = await startRun(face, checked, request.signal);
+      const meta = requestMeta(request);
+      if (!(request.headers.get("accept") ?? "").includes("text/event-stream")) {
+        const result = await collect(events);
+        meta.tokens = result.info.token_usage.total_tokens;
+        return { ...result, info: result.info as unknown as Record<string, unknown> };
+      }
+      // The stream outlives this handler: it records its own usage when it ends.
+      meta.usageRecordedLater = true;
+      server?.timeout(request, 0);
+      const record = (status: number, tokens: number) =>
+        usage.record({ accountId: caller.accountId, apiKeyId: caller.keyId, route: "POST /v1/search (stream)", status, tokens, requestId: meta.id, createdAt: new Date() });
+      const stream = new Response(sseStream(events, record), {
+        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "x-request-id": meta.id },
+      });
+      // The schema types the JSON answer; a Response passes through Elysia untouched.
+      return stream as unknown as Awaited<ReturnType<typeof collect>> & { info: Record<string, unknown> };
+    },
+    {
+      body: SearchRequestBody,
+      response: { 200: SearchResponseBody },
+      detail: secured({
+        tags: ["Search"],
+        summary: "Research a prompt: search, read, and answer with cited sources",
+        description:
+          "Answers with `{response, context, info}`. `[n]` markers in the response cite context entry n. With `Accept: text/event-stream` the same run streams as server-sent events (`context`, `response` deltas, `error`), each `data:` a JSON `{type, content}`. A run longer than the service deadline is a 504.",
+      }),
+    },
+  );
+}
+
+function sseStream(events: RunEvents, record: (status: number, tokens: number) => void): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (type: string, content: unknown) => controller.enqueue(encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, content })}\n\n`));
+      // Comments keep proxies and idle timers from closing a quiet stream.
+      heartbeat = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
+      try {
+        for (;;) {
+          const next = await events.next();
+          if (next.done) {
+            record(200, next.value.token_usage.total_tokens);
+            break;
+          }
+          send(next.value.type, next.value.content);
+        }
+      } catch (error) {
+        send("error", errorMessage(error));
+        record(500, 0);
+      } finally {
+        clearInterval(heartbeat);
+        controller.close();
+      }
+    },
+    async cancel() {
+      clearInterval(heartbeat);
+      await events.return(undefined as never).catch(() => {});
+    },
+  });
+}

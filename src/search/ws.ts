@@ -1,0 +1,140 @@
+/**
+ * GET /v1/ws/search on Bun's WebSockets. The upgrade is authenticated and
+ * rate limited like any call: a missing or bad key refuses the upgrade with
+ * 401 (429 when limited). Browsers, which cannot set headers, send the key as
+ * the subprotocol pair `x-api-key, <key>`; the server answers `x-api-key`.
+ * The client sends one JSON message with the search body; the server sends
+ * `{type, content}` messages (context, response deltas, or error) and closes
+ * normally when the run ends. There is no "done" frame: clients read until
+ * close. An invalid message gets one error, then the close.
+ */
+import { Value } from "@sinclair/typebox/value";
+import { Elysia } from "elysia";
+import type { Caller } from "../accounts/caller.ts";
+import { InvalidInput, ServiceError } from "../errors.ts";
+import { authenticated, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
+import { errorMessage } from "../http/errors.ts";
+import { requestMeta } from "../http/request-context.ts";
+import { validationIssues } from "../http/validation-detail.ts";
+import type { Logger } from "../log.ts";
+import type { SearchBody } from "../research/request.ts";
+import type { UsageRecorder } from "../usage/recorder.ts";
+import { SearchRequestBody } from "./model.ts";
+import { checkSearchBody, startRun, type SearchFaceDeps } from "./run.ts";
+
+const FIRST_MESSAGE_TIMEOUT_MS = 30_000;
+const BACKPRESSURE_BYTES = 1 << 20;
+
+interface RawSocket {
+  send(data: string): number;
+  close(code?: number, reason?: string): void;
+  getBufferedAmount(): number;
+}
+
+interface SocketState {
+  caller: Caller;
+  requestId: string;
+  started: boolean;
+  controller: AbortController;
+  idle: ReturnType<typeof setTimeout> | undefined;
+}
+
+export interface SocketLimits {
+  maxSocketsPerKey: number;
+}
+
+export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageRecorder, log: Logger, limits: SocketLimits) {
+  const openPerKey = new Map<string, number>();
+  const states = new WeakMap<object, SocketState>();
+
+  const send = async (socket: RawSocket, signal: AbortSignal, type: string, content: unknown) => {
+    // Honour backpressure: a slow reader slows the run instead of growing our buffers.
+    while (socket.getBufferedAmount() > BACKPRESSURE_BYTES && !signal.aborted) await Bun.sleep(5);
+    if (socket.send(JSON.stringify({ type, content })) === 0) throw new ServiceError("bad_request", "the socket closed");
+  };
+
+  const run = async (socket: RawSocket, state: SocketState, message: unknown) => {
+    const signal = state.controller.signal;
+    let status = 200;
+    let tokens = 0;
+    try {
+      const body = typeof message === "string" ? parseJson(message) : message;
+      if (!Value.Check(SearchRequestBody, body)) throw new InvalidInput(validationIssues(SearchRequestBody, body, ["body"]));
+      const events = await startRun(face, checkSearchBody(face, body as SearchBody), signal);
+      for (;;) {
+        const next = await events.next();
+        if (next.done) {
+          tokens = next.value.token_usage.total_tokens;
+          break;
+        }
+        await send(socket, signal, next.value.type, next.value.content);
+      }
+    } catch (error) {
+      status = error instanceof InvalidInput ? 422 : error instanceof ServiceError && error.code === "deadline_exceeded" ? 504 : 500;
+      if (!(error instanceof ServiceError)) log.error("search socket failed", { request_id: state.requestId, error });
+      if (!signal.aborted || status === 504) await send(socket, signal, "error", errorMessage(error)).catch(() => {});
+    } finally {
+      usage.record({ accountId: state.caller.accountId, apiKeyId: state.caller.keyId, route: "WS /v1/ws/search", status, tokens, requestId: state.requestId, createdAt: new Date() });
+      socket.close(1000, status === 200 ? "done" : "error");
+    }
+  };
+
+  return new Elysia()
+    .use(authenticated(auth))
+    .ws("/v1/ws/search", {
+      beforeHandle({ caller, request }) {
+        if ((openPerKey.get(caller.keyId) ?? 0) >= limits.maxSocketsPerKey) {
+          throw new ServiceError("rate_limited", `at most ${limits.maxSocketsPerKey} open search sockets per key`, { retryAfterSeconds: 5 });
+        }
+        requestMeta(request).usageRecordedLater = true;
+      },
+      upgrade({ request, set }) {
+        const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+        if (offered.includes(KEY_SUBPROTOCOL)) set.headers["sec-websocket-protocol"] = KEY_SUBPROTOCOL;
+      },
+      open(ws) {
+        const { caller, request } = ws.data as unknown as { caller: Caller; request: Request };
+        openPerKey.set(caller.keyId, (openPerKey.get(caller.keyId) ?? 0) + 1);
+        const raw = ws.raw as unknown as RawSocket;
+        const state: SocketState = { caller, requestId: requestMeta(request).id, started: false, controller: new AbortController(), idle: undefined };
+        state.idle = setTimeout(() => {
+          void send(raw, state.controller.signal, "error", "no search message received in time").catch(() => {});
+          raw.close(1000, "idle");
+        }, FIRST_MESSAGE_TIMEOUT_MS);
+        states.set(ws.raw, state);
+      },
+      message(ws, message) {
+        const state = states.get(ws.raw);
+        if (!state) return;
+        const raw = ws.raw as unknown as RawSocket;
+        clearTimeout(state.idle);
+        if (state.started) {
+          // One search per connection: a second message ends it.
+          state.controller.abort(new ServiceError("bad_request", "one search per connection"));
+          return;
+        }
+        state.started = true;
+        void run(raw, state, message);
+      },
+      close(ws) {
+        const state = states.get(ws.raw);
+        if (!state) return;
+        clearTimeout(state.idle);
+        if (!state.started) {
+          usage.record({ accountId: state.caller.accountId, apiKeyId: state.caller.keyId, route: "WS /v1/ws/search", status: 400, tokens: 0, requestId: state.requestId, createdAt: new Date() });
+        }
+        state.controller.abort(new ServiceError("bad_request", "the client closed the socket"));
+        const open = (openPerKey.get(state.caller.keyId) ?? 1) - 1;
+        if (open <= 0) openPerKey.delete(state.caller.keyId);
+        else openPerKey.set(state.caller.keyId, open);
+      },
+    });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new InvalidInput([{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);
+  }
+}
