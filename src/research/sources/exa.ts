@@ -1,0 +1,61 @@
+/**
+ * Exa's search (`POST /search`, key in x-api-key), asking for highlights so
+ * each hit comes with the passages Exa found relevant. A whitelist goes as
+ * includeDomains; otherwise a blacklist goes as excludeDomains. Never both:
+ * the two lists together have been refused by Exa's API, and the blacklist
+ * is applied to the results here anyway.
+ */
+import { Type } from "@sinclair/typebox";
+import { activeScope, blacklistHosts, finishHits, isoDate, plainText, whitelistHosts } from "./hits.ts";
+import { endpoint, expectShape, fetchJson, fittingItems } from "./http.ts";
+import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
+
+export interface ExaSettings {
+  apiKey: string;
+  baseUrl?: string;
+}
+
+const MAX_RESULTS = 100;
+const MAX_DOMAINS = 1_200;
+
+const Answer = Type.Object({ results: Type.Array(Type.Unknown()) });
+const Result = Type.Object({
+  url: Type.String(),
+  title: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  publishedDate: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  text: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  highlights: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
+});
+
+export class ExaSource implements SearchSource {
+  readonly name = "exa";
+  private readonly baseUrl: string;
+
+  constructor(private readonly settings: ExaSettings) {
+    this.baseUrl = settings.baseUrl ?? "https://api.exa.ai";
+  }
+
+  async search(query: string, options: SearchOptions): Promise<SearchHit[]> {
+    options.signal.throwIfAborted();
+    if (options.limit <= 0) return [];
+    const include = whitelistHosts(activeScope(options.whitelist));
+    const exclude = blacklistHosts(activeScope(options.blacklist)).slice(0, MAX_DOMAINS);
+    const domains = include.length ? (include.length <= MAX_DOMAINS ? { includeDomains: include } : {}) : exclude.length ? { excludeDomains: exclude } : {};
+    const body = await fetchJson({
+      provider: this.name,
+      url: endpoint(this.baseUrl, "search"),
+      method: "POST",
+      signal: options.signal,
+      headers: { "x-api-key": this.settings.apiKey },
+      json: { query, numResults: Math.min(options.limit, MAX_RESULTS), type: "auto", ...domains, contents: { highlights: true } },
+    });
+    const answer = expectShape(this.name, Answer, body);
+    const hits = fittingItems(this.name, Result, answer.results).map((result) => ({
+      url: result.url,
+      title: plainText(result.title),
+      snippet: plainText(result.highlights?.length ? result.highlights.join(" … ") : result.text),
+      publishedAt: isoDate(result.publishedDate),
+    }));
+    return finishHits(hits, options);
+  }
+}
