@@ -18,6 +18,7 @@ import { WikipediaSource } from "../../src/research/sources/wikipedia.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startBravePeer } from "../helpers/peers/brave.ts";
 import { startExaPeer } from "../helpers/peers/exa.ts";
+import { startCanary } from "../helpers/peers/pages.ts";
 import type { PeerAnswers, PeerFault, PeerHit } from "../helpers/peers/provider-peer.ts";
 import { startSearxngPeer } from "../helpers/peers/searxng.ts";
 import { startTavilyPeer } from "../helpers/peers/tavily.ts";
@@ -110,6 +111,18 @@ describe("results come back as title, URL, a snippet without markup, and a date 
     expect(wikiHit!.snippet).toBe(bridges[1]!.snippet);
   });
 
+  for (const c of cases) {
+    test(`${c.name}: nothing found is an empty list, not an error`, async () => {
+      c.peer.setAnswers({ "no such thing": [] });
+      expect(await c.source.search("no such thing", options())).toEqual([]);
+    });
+  }
+
+  test("exa takes the snippet from the text when a result has no highlights, and the host when it has no title", async () => {
+    exa.setAnswers({ bridges: [{ title: "", url: "https://bridges.example.org/x", snippet: "", raw: { title: null, highlights: null, text: "Full <b>text</b> of the page." } }] });
+    expect(await sourceOf("exa").search("bridges", options())).toEqual([{ url: "https://bridges.example.org/x", title: "bridges.example.org", snippet: "Full text of the page.", publishedAt: null }]);
+  });
+
   test("wikipedia links a page by its key, encoded as MediaWiki links it", async () => {
     wikipedia.setAnswers({ "rock bands": [{ title: "AC/DC (band)", url: "", snippet: "Australian rock band" }, { title: "Café", url: "", snippet: "x", raw: { key: "Café:Crème?" } }] });
     const hits = await new WikipediaSource({ baseUrl: wikipedia.url }).search("rock bands", options());
@@ -171,9 +184,9 @@ describe("a result list of the wrong shape is a ProviderError; one odd item is d
     expect((await sourceOf("searxng").search("crossings", options())).map((h) => h.title)).toEqual(["Good"]);
   });
 
-  for (const c of webCases) {
+  for (const c of cases) {
     test(`${c.name}: a list where no item has the expected fields is a ProviderError`, async () => {
-      c.peer.setAnswers({ crossings: [{ title: "A", url: "https://a.example/", snippet: "", raw: { url: 42 } }] });
+      c.peer.setAnswers({ crossings: [{ title: "A", url: "https://a.example/", snippet: "", raw: { url: 42, key: 42 } }] });
       const { error } = await rejection(() => c.source.search("crossings", options()));
       expect(error).toBeInstanceOf(ProviderError);
       expect(error.message).toBe(`${c.name}: answered results of an unexpected shape`);
@@ -217,6 +230,22 @@ describe("keys travel in the provider's header only; a refused key is the provid
       expect(`${error.message} ${error.stack}`).not.toContain(wrongKey);
     });
   }
+
+  test("a keyed provider's redirect is not followed, so its key never reaches another host", async () => {
+    const canary = startCanary();
+    const redirector = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null, { status: 307, headers: { location: `http://127.0.0.1:${canary.port}/steal` } }) });
+    const base = `http://127.0.0.1:${redirector.port}`;
+    try {
+      for (const source of [new BraveSource({ apiKey: "k1", baseUrl: base }), new TavilySource({ apiKey: "k2", baseUrl: base }), new ExaSource({ apiKey: "k3", baseUrl: base })]) {
+        const { error } = await rejection(() => source.search("bridges", options()));
+        expect(error.message).toBe(`${source.name}: answered HTTP 307`);
+      }
+      expect(canary.requests()).toBe(0);
+    } finally {
+      redirector.stop(true);
+      canary.stop();
+    }
+  });
 
   test("searxng: an instance without the JSON format enabled (its 403) is a ProviderError", async () => {
     const { error } = await rejection(() => new SearxngSource({ baseUrl: searxngWithoutJson.url }).search("bridges", options()));
