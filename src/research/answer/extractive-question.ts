@@ -1,0 +1,147 @@
+/**
+ * What kind of thing a question asks for, read from its question words in
+ * English, German, French and Spanish, and whether a sentence holds such a
+ * thing. A sentence that shares the question's terms and also holds a year
+ * for "when" or a name for "who" is far more likely to answer it than one
+ * that only repeats the topic.
+ */
+import { isStopword, words } from "../../terms.ts";
+import { queryTerms, sameTerm } from "./extractive-evidence.ts";
+import { withSynonyms } from "./extractive-synonyms.ts";
+import { dateSpans, hasDate, nameSpans, numberMentions, type Span } from "./typed-values.ts";
+
+export type AnswerKind = "number" | "measure" | "date" | "person" | "place" | "yesno" | "definition" | "list";
+
+const ASKS: [AnswerKind, RegExp][] = [
+  ["number", /(?<![\p{L}])(?:how (?:many|much)|number of|wie viele?|combien|cu[aá]nt[oa]s?|quant[oa]s?|population|price|cost)(?![\p{L}])/iu],
+  [
+    "measure",
+    /(?<![\p{L}])(?:how (?:tall|high|big|large|long|far|old|heavy|deep|wide)|wie (?:hoch|groß|gross|lang|weit|alt|schwer|tief|breit)|quelle (?:est la )?(?:hauteur|taille|longueur)|combien mesure|qué (?:altura|tamaño)|height|length|altitude|höhe|hauteur|altura)(?![\p{L}])/iu,
+  ],
+  ["date", /(?<![\p{L}])(?:when|what (?:year|date)|which year|since when|wann|welchem jahr|seit wann|quand|quelle année|en quelle année|cuándo|qué año)(?![\p{L}])/iu],
+  ["person", /(?:^|[^\p{L}])(?:who|whom|whose|wer|wem|wen|qui|quién|quiénes)(?![\p{L}])/iu],
+  ["place", /(?:^|[^\p{L}])(?:where|wo|woher|où|dónde)(?![\p{L}])/iu],
+  ["yesno", /^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|should|ist|sind|war|hat|haben|kann|gibt|est-ce|es|son|puede)(?![\p{L}])/iu],
+  ["definition", /^\s*(?:(?:what|who) (?:is|are|was|were)|was (?:ist|sind)|qu['’]est-ce que|que sont|qué (?:es|son)|quién es)(?![\p{L}])/iu],
+  ["list", /^\s*(?:which \p{L}+ (?:are|were)|what are the|list|name the|welche \p{L}+ (?:sind|waren)|quels sont|quelles sont|cuáles son)(?![\p{L}])/iu],
+];
+
+/** What the question asks, as the answerer uses it. */
+export interface Question {
+  /** The prompt's own terms: BM25 at full weight. */
+  terms: string[];
+  /** The planned queries' terms and the table's synonyms: BM25 at half weight. */
+  extra: string[];
+  /** Terms that are not the subject's name: what is asked about the subject. */
+  predicate: string[];
+  /** The subject's words, and its names as phrases. */
+  subject: string[];
+  phrases: string[][];
+  kinds: Set<AnswerKind>;
+}
+
+export function readQuestion(prompt: string, queries: string[] = []): Question {
+  const terms = queryTerms(prompt);
+  const fromQueries = queryTerms(queries.join(" "));
+  const extra = withSynonyms([...terms, ...fromQueries]).filter((t) => !terms.some((q) => sameTerm(q, t)));
+  const subject = [...new Set([...subjectWords(prompt), ...queries.flatMap(subjectWords)])];
+  const predicate = [...terms, ...extra].filter((t) => !subject.some((w) => sameTerm(w, t)));
+  const phrases = [...subjectPhrases(prompt), ...queries.flatMap((q) => subjectPhrases(q))];
+  return { terms, extra, predicate, subject, phrases, kinds: answerKinds(prompt) };
+}
+
+export function answerKinds(prompt: string): Set<AnswerKind> {
+  const kinds = new Set<AnswerKind>();
+  for (const [kind, pattern] of ASKS) if (pattern.test(prompt)) kinds.add(kind);
+  // "Who is the CEO" asks for a person even without "who": role words do it too.
+  if (/(?<![\p{L}])(?:founder|ceo|president|author|inventor|architect|designer|creator|director|chairman|gründer|fondateur|fundador)(?![\p{L}])/iu.test(prompt)) kinds.add("person");
+  if (kinds.has("measure")) kinds.add("number");
+  return kinds;
+}
+
+/**
+ * The question's named words: capitalised words after its first word, and
+ * words in quotes. If the sources mention none of them, they are about
+ * something else, however many ordinary words they share with the question.
+ */
+export function subjectWords(prompt: string): string[] {
+  const out = new Set<string>();
+  const tokens = [...prompt.matchAll(/[\p{L}\p{N}]+/gu)];
+  tokens.forEach((m, i) => {
+    const before = prompt.slice(0, m.index).trimEnd();
+    const opensSentence = i === 0 || /[.!?:]$/.test(before);
+    if (!opensSentence && /^\p{Lu}/u.test(m[0]) && !isStopword(m[0].toLowerCase())) out.add(m[0].toLowerCase());
+  });
+  for (const q of prompt.matchAll(/["“„«]([^"”“»]{2,60})["”“»]/gu)) for (const w of words(q[1]!)) if (!isStopword(w)) out.add(w);
+  return [...out];
+}
+
+const PLACE_CUE = /(?:^|[^\p{L}])(?:in|at|near|from|à|au|en|bei|im|nahe)\s+\p{Lu}/u;
+const NUMBER_WORDS = /(?<![\p{L}])(?:two|three|four|five|six|seven|eight|nine|ten|twelve|dozen|hundred|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|deux|trois|quatre|cinq|sept|huit|neuf|dix|dos|tres|cuatro|cinco)(?![\p{L}])/iu;
+const COPULA = /^(?:is|are|was|were|refers|means|describes|ist|sind|war|bezeichnet|est|sont|désigne|es|son)$/;
+const ENUMERATION = /[^,]+,[^,]+(?:,\s*|\s+)(?:and|or|und|oder|et|ou|y|o)\s/u;
+
+/** Names in a sentence that are not the question's own subject (an answer to "who", not its topic). */
+export function answerNames(sentence: string, subject: string[]): Span[] {
+  return nameSpans(sentence).filter((span) => !words(span.text).every((w) => subject.includes(w)));
+}
+
+/** How many of the asked-for kinds the sentence holds (0 when none). */
+export function kindFit(question: Question, sentence: string): number {
+  const { kinds } = question;
+  let fit = 0;
+  const numbers = kinds.has("number") || kinds.has("measure") ? numberMentions(sentence) : [];
+  if (kinds.has("number") && (numbers.some((n) => !n.isYear) || NUMBER_WORDS.test(sentence))) fit++;
+  if (kinds.has("measure") && numbers.some((n) => n.unit !== null)) fit++;
+  if (kinds.has("date") && hasDate(sentence)) fit += dateSpans(sentence).length ? 1.2 : 1;
+  if (kinds.has("person") && answerNames(sentence, question.subject).length) fit++;
+  if (kinds.has("place") && PLACE_CUE.test(sentence)) fit++;
+  if (kinds.has("definition") && definesTerm(sentence, question.terms)) fit += 1.5;
+  if (kinds.has("list") && (ENUMERATION.test(sentence) || nameSpans(sentence, 1).filter((n) => !question.subject.includes(n.text.toLowerCase())).length >= 2)) {
+    fit += statesDirectly(sentence, question.terms) ? 1.5 : 1;
+  }
+  return fit;
+}
+
+/** "Photosynthesis is the process...": the sentence opens on a question term, then a copula. */
+function definesTerm(sentence: string, terms: string[]): boolean {
+  const head = words(sentence).slice(0, 8);
+  const first = head.findIndex((w) => !isStopword(w));
+  return first >= 0 && terms.some((t) => sameTerm(t, head[first]!)) && head.slice(first + 1).some((w) => COPULA.test(w));
+}
+
+/** "The gas giants are Jupiter and Saturn", "Jupiter and Saturn are gas giants": a question term right beside a copula. */
+function statesDirectly(sentence: string, terms: string[]): boolean {
+  const all = words(sentence);
+  return all.some((w, i) => COPULA.test(w) && [all[i - 1], all[i + 1], all[i + 2]].some((n) => n !== undefined && terms.some((t) => sameTerm(t, n))));
+}
+
+/** The question's named things as lowercase word lists ("Eiffel Tower" → ["eiffel", "tower"]). */
+export function subjectPhrases(text: string): string[][] {
+  return nameSpans(text, 1).map((span) => words(span.text).filter((w) => !isStopword(w))).filter((p) => p.length > 0);
+}
+
+/**
+ * Whether a text names a namesake of the question's subject rather than the
+ * subject itself: "Tokyo Tower" for "Eiffel Tower" (same last word, another
+ * first) or "Acme Markets" for "Acme Corp" (same first word, another last),
+ * and never the subject itself. Such sentences share the question's words
+ * but answer another question. "Gustave Eiffel" is no namesake of "Eiffel
+ * Tower": the words do not line up.
+ */
+export function namesAnotherSubject(text: string, phrases: string[][]): boolean {
+  const multi = phrases.filter((p) => p.length >= 2);
+  if (multi.length === 0) return false;
+  let namesOther = false;
+  for (const span of nameSpans(text, 1)) {
+    const spanWords = words(span.text).filter((w) => !isStopword(w));
+    for (const phrase of multi) {
+      if (spanWords.length >= phrase.length && phrase.every((w) => spanWords.some((s) => sameTerm(s, w)))) return false;
+      if (spanWords.length < 2) continue;
+      const sameFirst = sameTerm(spanWords[0]!, phrase[0]!);
+      const sameLast = sameTerm(spanWords[spanWords.length - 1]!, phrase[phrase.length - 1]!);
+      if (sameFirst !== sameLast) namesOther = true;
+    }
+  }
+  return namesOther;
+}

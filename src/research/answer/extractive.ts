@@ -1,0 +1,150 @@
+/**
+ * The answerer used when no LLM is configured: it answers with sentences
+ * quoted verbatim from the ranked passages, each followed by the [n] of every
+ * source that contains it word for word. It never writes a sentence of its
+ * own except to say, plainly, that the sources do not answer the question.
+ *
+ * A sentence's score is BM25 against the question's terms (and, at half
+ * weight, the planned queries' terms), scaled by how many of the question's
+ * terms it covers, by how much of the question its passage is about, by the
+ * passage's own rank, and boosted when it holds the kind of thing asked for
+ * (a year for "when", a name for "who", a number for "how many").
+ */
+import type { EvidenceSource } from "../types.ts";
+import { SentenceIndex, sameTerm, termsOf, type EvidenceSentence } from "./extractive-evidence.ts";
+import { kindFit, namesAnotherSubject, readQuestion, type Question } from "./extractive-question.ts";
+import { isStopword } from "../../terms.ts";
+
+export interface ExtractiveAnswer {
+  /** The answer text: sentences taken from the passages, each followed by its citation marker [n]. */
+  text: string;
+  /** For each cited source id, the exact sentences used from it (each one a substring of one of that source's passages). */
+  citations: Map<number, string[]>;
+}
+
+const DEFAULT_MAX_SENTENCES = 5;
+/** A sentence joins the answer only if it scores at least this share of the best one: concise over exhaustive. */
+const KEEP_RATIO = 0.5;
+/** Sentences sharing this share of their terms say the same thing. */
+const DUPLICATE_JACCARD = 0.6;
+
+const NO_ANSWER: Record<string, string> = {
+  en: "I could not find sources that answer this question.",
+  de: "Ich konnte keine Quellen finden, die diese Frage beantworten.",
+  fr: "Je n'ai pas trouvé de sources qui répondent à cette question.",
+  es: "No encontré fuentes que respondan a esta pregunta.",
+};
+
+export function composeAnswer(input: { prompt: string; queries?: string[]; sources: EvidenceSource[]; maxSentences?: number }): ExtractiveAnswer {
+  const none = { text: NO_ANSWER[language(input.prompt)]!, citations: new Map<number, string[]>() };
+  const index = new SentenceIndex(input.sources);
+  const question = readQuestion(input.prompt, input.queries);
+  if (index.sentences.length === 0 || question.terms.length + question.extra.length === 0) return none;
+  // Sources that never name what the question is about, or never speak of what
+  // is asked about it, do not answer it, whatever other words they share.
+  if (question.subject.length && !question.subject.some((w) => index.mentions(w))) return none;
+  if (question.predicate.length && !question.predicate.some((w) => index.mentions(w))) return none;
+
+  const scored = scoreSentences(index, question);
+  const order = index.sentences.map((_, i) => i).filter((i) => scored[i]!.score > 0).sort((a, b) => scored[b]!.score - scored[a]!.score);
+  if (order.length === 0) return none;
+  const best = scored[order[0]!]!.score;
+  const max = Math.max(1, input.maxSentences ?? DEFAULT_MAX_SENTENCES);
+  const chosen: EvidenceSentence[] = [];
+  const chosenTerms: Set<string>[] = [];
+  for (const i of order) {
+    if (chosen.length >= max || scored[i]!.score < best * KEEP_RATIO) break;
+    // After the best sentence, only sentences that say something about what was asked, of the kind asked.
+    if (chosen.length > 0 && !scored[i]!.answers) continue;
+    const sentence = index.sentences[i]!;
+    const own = contentSet(sentence.text);
+    if (chosenTerms.some((t) => jaccard(t, own) >= DUPLICATE_JACCARD)) continue;
+    chosen.push(sentence);
+    chosenTerms.push(own);
+  }
+
+  const citations = new Map<number, string[]>();
+  const parts = chosen.map((sentence) => {
+    // The same sentence, word for word, in other sources is cited once with all of them: "[1][3]".
+    const ids = input.sources.filter((s) => s.id === sentence.sourceId || s.passages.some((p) => p.text.includes(sentence.text))).map((s) => s.id);
+    for (const id of ids) citations.set(id, [...(citations.get(id) ?? []), sentence.text]);
+    return `${sentence.text} ${ids.map((id) => `[${id}]`).join("")}`;
+  });
+  return { text: parts.join(" "), citations };
+}
+
+interface Scored {
+  score: number;
+  /** Whether the sentence speaks of what was asked (a predicate term) and holds the kind asked for. */
+  answers: boolean;
+}
+
+function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
+  const main = index.bm25(question.terms);
+  const side = index.bm25(question.extra);
+  const all = [...question.terms, ...question.extra];
+  const coverageOf = question.terms.length ? question.terms : question.extra;
+  const askedKind = [...question.kinds].some((k) => k !== "yesno");
+  // A definition's later sentences may explain without defining again.
+  const kindRequired = [...question.kinds].some((k) => k !== "yesno" && k !== "definition");
+  const passageCoverage = new Map<string, number>();
+  const titles = new Map<number, boolean>();
+  return index.sentences.map((sentence, i) => {
+    const relevance = main[i]! + 0.5 * side[i]!;
+    if (relevance <= 0) return { score: 0, answers: false };
+    const coverage = index.matched(coverageOf, sentence).length / coverageOf.length;
+    const key = `${sentence.sourceId}:${sentence.passage}`;
+    if (!passageCoverage.has(key)) passageCoverage.set(key, index.passageCoverage(all, sentence));
+    const context = passageCoverage.get(key)!;
+    let score = relevance * (0.5 + coverage) * (0.7 + 0.3 * context) * (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore)));
+    const fit = kindFit(question, sentence.text);
+    score *= askedKind ? (fit > 0 ? 1 + 0.6 * fit : 0.5) : 1;
+    const predicate = question.predicate.length === 0 || index.matched(question.predicate, sentence).length > 0;
+    if (!predicate) score *= 0.3;
+    // A namesake ("Tokyo Tower" for "Eiffel Tower") in the sentence, or in the title of a
+    // source that never names the subject, marks an answer to another question.
+    if (!titles.has(sentence.sourceId)) titles.set(sentence.sourceId, namesAnotherSubject(index.title(sentence.sourceId), question.phrases));
+    if (namesAnotherSubject(sentence.text, question.phrases)) score *= 0.4;
+    if (titles.get(sentence.sourceId) && !namesSubject(sentence.text, question.phrases)) score *= 0.3;
+    if (question.subject.length && index.passageCoverage(question.subject, sentence) === 0) score *= 0.4;
+    return { score: score * shapeFactor(sentence.text), answers: predicate && (!kindRequired || fit > 0) };
+  });
+}
+
+function namesSubject(text: string, phrases: string[][]): boolean {
+  const own = termsOf(text);
+  return phrases.some((p) => p.every((w) => own.some((t) => sameTerm(t, w))));
+}
+
+/** Questions, headings and fragments rarely answer anything; run-ons make poor answers. */
+function shapeFactor(text: string): number {
+  const count = text.split(/\s+/).length;
+  let factor = 1;
+  if (/\?["'”’)]*$/u.test(text)) factor *= 0.3;
+  if (count < 4 && !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(text)) factor *= 0.4;
+  if (count > 60) factor *= 0.6;
+  return factor;
+}
+
+function contentSet(text: string): Set<string> {
+  return new Set(termsOf(text).filter((t) => !isStopword(t)));
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const x of a) if (b.has(x)) shared++;
+  return shared / (a.size + b.size - shared);
+}
+
+// The no-answer sentence is the one line we write ourselves, so it is written in the question's language.
+function language(prompt: string): keyof typeof NO_ANSWER {
+  const hits = { de: 0, fr: 0, es: 0 };
+  for (const w of prompt.toLowerCase().match(/[\p{L}]+/gu) ?? []) {
+    if (/^(?:der|die|das|und|ist|wurde|wann|wer|wie|welche|nicht|ein|eine|hat|gibt|von|mit)$/.test(w)) hits.de++;
+    if (/^(?:le|la|les|est|quand|qui|combien|quelle|quel|une|des|du|et|où|été)$/.test(w)) hits.fr++;
+    if (/^(?:el|los|las|es|cuándo|quién|cuántos|qué|una|del|y|fue|dónde)$/.test(w)) hits.es++;
+  }
+  const [lang, count] = Object.entries(hits).sort((a, b) => b[1] - a[1])[0]!;
+  return count >= 2 ? (lang as keyof typeof NO_ANSWER) : "en";
+}
