@@ -57,7 +57,7 @@ describe("the WebSocket", () => {
   });
 
   test("a bad or missing key refuses the upgrade with 401", async () => {
-    for (const headers of [{}, { "X-API-Key": "sk_live_wrong" }]) {
+    for (const headers of [{}, { "X-API-Key": "sk_live_wrong" }] as Record<string, string>[]) {
       const refused = await rawUpgrade(wsUrl, headers);
       expect(refused.status).toBe(401);
       expect(JSON.parse(refused.body).error).toBe("unauthorized");
