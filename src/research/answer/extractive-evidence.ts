@@ -75,12 +75,14 @@ export class SentenceIndex {
   private readonly passageTerms = new Map<string, Set<string>>();
   private readonly vocabulary = new Set<string>();
   private readonly titles = new Map<number, string>();
+  private readonly headings = new Map<string, string>();
 
   constructor(sources: EvidenceSource[]) {
     for (const source of sources) {
       source.passages.forEach((passage, p) => {
         const context = new Set(termsOf(`${source.title} ${passage.heading ?? ""} ${passage.text}`));
         this.passageTerms.set(`${source.id}:${p}`, context);
+        if (passage.heading) this.headings.set(`${source.id}:${p}`, passage.heading);
         splitSentences(passage.text).forEach((text, position) => {
           const terms = termsOf(text);
           for (const t of terms) this.vocabulary.add(t);
@@ -128,6 +130,10 @@ export class SentenceIndex {
 
   title(sourceId: number): string {
     return this.titles.get(sourceId) ?? "";
+  }
+
+  heading(sentence: EvidenceSentence): string {
+    return this.headings.get(`${sentence.sourceId}:${sentence.passage}`) ?? "";
   }
 
   /** Whether any word of the sources matches the term. */

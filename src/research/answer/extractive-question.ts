@@ -77,7 +77,6 @@ export function subjectWords(prompt: string): string[] {
 }
 
 const PLACE_CUE = /(?:^|[^\p{L}])(?:in|at|near|from|à|au|en|bei|im|nahe)\s+\p{Lu}/u;
-const NUMBER_WORDS = /(?<![\p{L}])(?:two|three|four|five|six|seven|eight|nine|ten|twelve|dozen|hundred|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|deux|trois|quatre|cinq|sept|huit|neuf|dix|dos|tres|cuatro|cinco)(?![\p{L}])/iu;
 const COPULA = /^(?:is|are|was|were|refers|means|describes|ist|sind|war|bezeichnet|est|sont|désigne|es|son)$/;
 const ENUMERATION = /[^,]+,[^,]+(?:,\s*|\s+)(?:and|or|und|oder|et|ou|y|o)\s/u;
 
@@ -91,7 +90,7 @@ export function kindFit(question: Question, sentence: string): number {
   const { kinds } = question;
   let fit = 0;
   const numbers = kinds.has("number") || kinds.has("measure") ? numberMentions(sentence) : [];
-  if (kinds.has("number") && (numbers.some((n) => !n.isYear) || NUMBER_WORDS.test(sentence))) fit++;
+  if (kinds.has("number") && numbers.some((n) => !n.isYear)) fit++;
   if (kinds.has("measure") && numbers.some((n) => n.unit !== null)) fit++;
   if (kinds.has("date") && hasDate(sentence)) fit += dateSpans(sentence).length ? 1.2 : 1;
   if (kinds.has("person") && answerNames(sentence, question.subject).length) fit++;

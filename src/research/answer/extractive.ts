@@ -84,7 +84,6 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
   const side = index.bm25(question.extra);
   const all = [...question.terms, ...question.extra];
   const coverageOf = question.terms.length ? question.terms : question.extra;
-  const askedKind = [...question.kinds].some((k) => k !== "yesno");
   // A definition's later sentences may explain without defining again.
   const kindRequired = [...question.kinds].some((k) => k !== "yesno" && k !== "definition");
   const passageCoverage = new Map<string, number>();
@@ -98,7 +97,7 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
     const context = passageCoverage.get(key)!;
     let score = relevance * (0.5 + coverage) * (0.7 + 0.3 * context) * (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore)));
     const fit = kindFit(question, sentence.text);
-    score *= askedKind ? (fit > 0 ? 1 + 0.6 * fit : 0.5) : 1;
+    score *= fit > 0 ? 1 + 0.6 * fit : kindRequired ? 0.5 : 1;
     const predicate = question.predicate.length === 0 || index.matched(question.predicate, sentence).length > 0;
     if (!predicate) score *= 0.3;
     // A namesake ("Tokyo Tower" for "Eiffel Tower") in the sentence, or in the title of a

@@ -20,7 +20,18 @@ export interface NumberMention extends Span {
   isMoney: boolean;
   /** A unit of measure right after the number ("330 metres", "1,063 ft"). */
   unit: string | null;
+  /** Spelled out: "eight planets". */
+  isWord: boolean;
 }
+
+// Counts spelled out; "one"/"ein"/"un" are left out, being far more often pronouns or articles.
+const NUMBER_WORDS: Record<string, number> = {
+  two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, dozen: 12,
+  zwei: 2, drei: 3, vier: 4, fünf: 5, sechs: 6, sieben: 7, acht: 8, neun: 9, zehn: 10, zwölf: 12,
+  deux: 2, trois: 3, quatre: 4, cinq: 5, sept: 7, huit: 8, neuf: 9, dix: 10, douze: 12,
+  dos: 2, tres: 3, cuatro: 4, cinco: 5, seis: 6, siete: 7, ocho: 8, nueve: 9, diez: 10, doce: 12,
+};
+const NUMBER_WORD = new RegExp(`(?<![\\p{L}])(${Object.keys(NUMBER_WORDS).join("|")})(?![\\p{L}])`, "giu");
 
 const MONTH_NAMES =
   "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|" +
@@ -77,9 +88,14 @@ export function numberMentions(text: string): NumberMention[] {
       isPercent: Boolean(percent),
       isMoney: currency,
       unit: (unit ?? (shortScale && !prefix ? shortScale : null))?.toLowerCase() ?? null,
+      isWord: false,
     });
   }
-  return out;
+  for (const m of text.matchAll(NUMBER_WORD)) {
+    const value = NUMBER_WORDS[m[1]!.toLowerCase()]!;
+    out.push({ text: m[0], index: m.index, end: m.index + m[0].length, value, isYear: false, isPercent: false, isMoney: false, unit: null, isWord: true });
+  }
+  return out.sort((a, b) => a.index - b.index);
 }
 
 function parseDigits(digits: string): number {

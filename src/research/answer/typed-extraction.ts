@@ -1,0 +1,148 @@
+/**
+ * Fills an `output_format` without an LLM: every field by typed extraction
+ * from the ranked passages (see typed-fields for how a field's sentences are
+ * found, typed-scalars / typed-strings / typed-lists for how a value is read
+ * from them). A field nothing supports is null, never a guess, and the result
+ * is checked against the schema before it leaves: a field that would not
+ * conform becomes null.
+ */
+import { conforms, type JsonSchema, type OutputShape } from "../output-format.ts";
+import type { EvidenceSource } from "../types.ts";
+import { SentenceIndex, type EvidenceSentence } from "./extractive-evidence.ts";
+import { subjectPhrases, subjectWords } from "./extractive-question.ts";
+import { fieldQuery, FieldSearch, hasTerm, nameWords, type Evidence, type FieldQuery } from "./typed-fields.ts";
+import { extractItems, itemEvidence, type Item } from "./typed-lists.ts";
+import { extractBoolean, extractNumber, mentionFit, type Found } from "./typed-scalars.ts";
+import { extractString } from "./typed-strings.ts";
+import { nameSpans, numberMentions } from "./typed-values.ts";
+
+type Citations = Map<number, string[]>;
+
+interface Scope {
+  search: FieldSearch;
+  index: SentenceIndex;
+  subject: string[];
+  phrases: string[][];
+  /** Set inside one list item: the evidence is that item's own text. */
+  item?: { item: Item; evidence: Evidence[] };
+}
+
+const MAX_OBJECTS = 20;
+// Sub-fields that hold the item's own name: products: [{name, price}].
+const ITEM_NAME = /^(?:name|title|label|item|product|model|brand)$/;
+
+export function fillOutputFormat(input: { prompt: string; shape: { [field: string]: OutputShape }; schema: JsonSchema; sources: EvidenceSource[] }): {
+  value: Record<string, unknown>;
+  citations: Map<number, string[]>;
+} {
+  const index = new SentenceIndex(input.sources);
+  const scope: Scope = { search: new FieldSearch(index, input.prompt), index, subject: subjectWords(input.prompt), phrases: subjectPhrases(input.prompt) };
+  const properties = (input.schema.properties ?? {}) as Record<string, JsonSchema>;
+  const value: Record<string, unknown> = {};
+  const citations: Citations = new Map();
+  for (const name of Object.keys(properties)) {
+    const shape = input.shape[name];
+    const own: Citations = new Map();
+    const filled = shape === undefined ? null : fill(shape, [name], scope, own);
+    // The schema is the contract: a value that would break it is dropped, not sent.
+    value[name] = filled !== null && conforms(properties[name]!, filled) ? filled : null;
+    if (value[name] !== null) for (const [id, sentences] of own) for (const s of sentences) cite(citations, id, s);
+  }
+  if (!conforms(input.schema, value)) throw new Error("typed extraction built a value outside its own schema");
+  return { value, citations };
+}
+
+function fill(shape: OutputShape, path: string[], scope: Scope, cites: Citations): unknown {
+  const field = fieldQuery(path);
+  if (typeof shape === "string") return scalar(shape, field, scope, cites);
+  if (Array.isArray(shape)) return list(shape[0], field, scope, cites);
+  const out: Record<string, unknown> = {};
+  for (const [name, child] of Object.entries(shape)) out[name] = fill(child, [...path, name], scope, cites);
+  return out;
+}
+
+function evidenceFor(field: FieldQuery, scope: Scope): Evidence[] {
+  if (!scope.item) return scope.search.rank(field);
+  // Inside an item, its stretches that name the field come first; the others may still hold a bare "$20".
+  return [...scope.item.evidence].sort((a, b) => Number(hasTerm(b.text, field.terms)) - Number(hasTerm(a.text, field.terms)));
+}
+
+function scalar(type: string, field: FieldQuery, scope: Scope, cites: Citations): unknown {
+  if (scope.item && type === "string" && field.leaf.length === 1 && ITEM_NAME.test(field.leaf[0]!)) {
+    return record({ value: scope.item.item.text, sentences: [scope.item.item.sentence] }, cites);
+  }
+  if (!scope.item && field.path.length === 1 && field.leaf.every((w) => ITEM_NAME.test(w)) && type === "string") return record(subjectName(scope), cites);
+  const evidence = evidenceFor(field, scope);
+  switch (type) {
+    case "integer":
+    case "number":
+      return record(extractNumber(field, evidence, type === "integer", Boolean(scope.item)), cites);
+    case "boolean":
+      return record(extractBoolean(field, evidence, { mentioned: (t) => scope.index.mentions(t), subject: scope.subject }), cites);
+    case "string":
+      return record(extractString(field, evidence, scope.subject), cites);
+    case "array":
+      return list("string", field, scope, cites);
+  }
+  return null;
+}
+
+function list(itemShape: OutputShape, field: FieldQuery, scope: Scope, cites: Citations): unknown {
+  const evidence = evidenceFor(field, scope);
+  if (itemShape === "integer" || itemShape === "number") return numbers(field, evidence, itemShape === "integer", cites);
+  if (typeof itemShape === "string" && itemShape !== "string") return null; // lists of yes/no or of lists: nothing to read them from
+  if (Array.isArray(itemShape)) return null;
+  const items = extractItems(field, evidence, scope.index);
+  if (items.length === 0) return null;
+  if (itemShape === "string") {
+    for (const item of items) cite(cites, item.sentence.sourceId, item.sentence.text);
+    return items.map((i) => i.text);
+  }
+  return items.slice(0, MAX_OBJECTS).map((item) => {
+    const inner: Scope = { ...scope, item: { item, evidence: itemEvidence(item, items, scope.index) } };
+    const out: Record<string, unknown> = {};
+    for (const [name, child] of Object.entries(itemShape)) out[name] = fill(child, [...field.path, name], inner, cites);
+    return out;
+  });
+}
+
+/** A list of numbers: every distinct number of the field's kind in its best sentences. */
+function numbers(field: FieldQuery, evidence: Evidence[], integer: boolean, cites: Citations): number[] | null {
+  const out: number[] = [];
+  const best = evidence[0]?.score ?? 0;
+  for (const ev of evidence) {
+    if (ev.score < best * 0.5) break;
+    for (const m of numberMentions(ev.text)) {
+      if ((integer && !Number.isInteger(m.value)) || mentionFit(field, m) < 1 || out.includes(m.value)) continue;
+      out.push(m.value);
+      cite(cites, ev.sentence.sourceId, ev.sentence.text);
+    }
+  }
+  return out.length ? out : null;
+}
+
+/** The subject as the sources spell it ("Acme Corporation" for "Acme Corp"): the longest name holding all its words. */
+function subjectName(scope: Scope): Found<string> | null {
+  const phrase = scope.phrases[0];
+  if (!phrase) return null;
+  let pick: { text: string; sentence: EvidenceSentence } | null = null;
+  for (const sentence of scope.index.sentences) {
+    for (const span of nameSpans(sentence.text, 1)) {
+      const own = nameWords(span.text);
+      if (phrase.every((w) => own.some((o) => o.startsWith(w) || w.startsWith(o))) && (!pick || span.text.length > pick.text.length)) pick = { text: span.text, sentence };
+    }
+  }
+  return pick ? { value: pick.text, sentences: [pick.sentence] } : null;
+}
+
+function record<T>(found: Found<T> | null, cites: Citations): T | null {
+  if (!found) return null;
+  for (const s of found.sentences) cite(cites, s.sourceId, s.text);
+  return found.value;
+}
+
+function cite(cites: Citations, id: number, sentence: string): void {
+  const list = cites.get(id) ?? [];
+  if (!list.includes(sentence)) list.push(sentence);
+  cites.set(id, list);
+}

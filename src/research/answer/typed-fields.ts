@@ -1,0 +1,132 @@
+/**
+ * How typed extraction reads a field and finds the sentences that speak of
+ * it. A field's name is its question: "founded_year" asks "founded year",
+ * "headquarters.city" asks about the headquarters' city. Sentences are
+ * ranked by BM25 against the field's words (the leaf at full weight, its
+ * parents and synonyms at half) plus a little of the prompt, which names the
+ * subject; sentences about a namesake of the subject are pushed down.
+ */
+import { isStopword } from "../../terms.ts";
+import { queryTerms, sameTerm, termsOf, type EvidenceSentence, type SentenceIndex } from "./extractive-evidence.ts";
+import { namesAnotherSubject, subjectPhrases, subjectWords } from "./extractive-question.ts";
+import { withSynonyms } from "./extractive-synonyms.ts";
+
+export interface FieldQuery {
+  /** Field names from the root to this field: ["headquarters", "city"]. */
+  path: string[];
+  /** Words of the leaf name, and of the whole path. */
+  leaf: string[];
+  words: string[];
+  /** Terms to search with: leaf words first, then parents' words and synonyms. */
+  terms: string[];
+}
+
+/** A stretch of a sentence to extract from, with how strongly it speaks of the field. */
+export interface Evidence {
+  sentence: EvidenceSentence;
+  /** The part of the sentence to look in, and where it starts in the sentence. */
+  text: string;
+  start: number;
+  score: number;
+}
+
+/** "founded_year" → ["founded", "year"]; "foundedYear" and "Founded Year" alike. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2")
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+}
+
+// Field-name words that shape the value but never appear beside it in prose.
+const NAME_NOISE = new Set("is has have can does did uses use list of per the a an value text name names number num count total amount".split(" "));
+
+export function fieldQuery(path: string[]): FieldQuery {
+  const leaf = nameWords(path[path.length - 1] ?? "");
+  const words = path.flatMap(nameWords);
+  const meaningful = (w: string[]) => w.filter((x) => !NAME_NOISE.has(x) && !isStopword(x) && (x.length > 1 || /\d/.test(x)));
+  const leafTerms = meaningful(leaf);
+  const terms = withSynonyms([...leafTerms, ...meaningful(words)].filter((t, i, all) => all.findIndex((o) => sameTerm(o, t)) === i));
+  return { path, leaf, words, terms };
+}
+
+export class FieldSearch {
+  private readonly promptScores: number[];
+  private readonly phrases: string[][];
+  private readonly subject: string[];
+  private readonly titleNamesake = new Map<number, boolean>();
+
+  constructor(
+    readonly index: SentenceIndex,
+    prompt: string,
+  ) {
+    this.promptScores = index.bm25(queryTerms(prompt));
+    const best = Math.max(...this.promptScores, 0) || 1;
+    this.promptScores = this.promptScores.map((s) => s / best);
+    this.phrases = subjectPhrases(prompt);
+    this.subject = subjectWords(prompt);
+  }
+
+  /** Sentences that mention the field's terms, best first, at most `limit`. */
+  rank(field: FieldQuery, limit = 12): Evidence[] {
+    if (field.terms.length === 0) return [];
+    const isLeaf = (t: string) => field.leaf.some((l) => sameTerm(l, t));
+    const leafTerms = field.terms.some(isLeaf) ? field.terms.filter(isLeaf) : field.terms;
+    const otherTerms = field.terms.filter((t) => !leafTerms.includes(t));
+    const leafScores = this.index.bm25(leafTerms);
+    const otherScores = this.index.bm25(otherTerms);
+    const best = Math.max(...leafScores.map((s, i) => s + 0.5 * otherScores[i]!), 0) || 1;
+    const out: Evidence[] = [];
+    this.index.sentences.forEach((sentence, i) => {
+      const own = (leafScores[i]! + 0.5 * otherScores[i]!) / best;
+      if (own <= 0) return;
+      let score = own + 0.3 * this.promptScores[i]!;
+      score *= 0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore));
+      score *= this.subjectFactor(sentence);
+      out.push({ sentence, text: sentence.text, start: 0, score });
+    });
+    return out.sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  /** Sentences about a namesake ("Acme Markets" for "Acme Corp"), or from a page that never names the subject, count less. */
+  private subjectFactor(sentence: EvidenceSentence): number {
+    let factor = 1;
+    if (namesAnotherSubject(sentence.text, this.phrases)) factor *= 0.3;
+    if (!this.titleNamesake.has(sentence.sourceId)) this.titleNamesake.set(sentence.sourceId, namesAnotherSubject(this.index.title(sentence.sourceId), this.phrases));
+    const namesSubject = this.phrases.some((p) => p.every((w) => sentence.terms.some((t) => sameTerm(t, w))));
+    if (this.titleNamesake.get(sentence.sourceId) && !namesSubject) factor *= 0.3;
+    if (this.subject.length && this.index.passageCoverage(this.subject, sentence) === 0) factor *= 0.5;
+    return factor;
+  }
+}
+
+/** Offsets in `text` of words matching any of the terms. */
+export function termOffsets(text: string, terms: string[]): number[] {
+  const out: number[] = [];
+  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+    const lower = m[0].toLowerCase();
+    if (terms.some((t) => sameTerm(t, lower))) out.push(m.index);
+  }
+  return out;
+}
+
+/**
+ * Closeness of a span to the nearest field word, from 1 (beside it) towards
+ * 0 (far or absent), counted in the characters between them: "26 Meter hoch
+ * und 65,5 Meter breit" puts 26 beside "hoch", not 65,5.
+ */
+export function proximity(text: string, span: { index: number; end: number }, terms: string[]): number {
+  let gap = Infinity;
+  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+    if (!terms.some((t) => sameTerm(t, m[0].toLowerCase()))) continue;
+    const end = m.index + m[0].length;
+    gap = Math.min(gap, end <= span.index ? span.index - end : m.index >= span.end ? m.index - span.end : 0);
+  }
+  return gap === Infinity ? 0.25 : 1 / (1 + gap / 18);
+}
+
+export function hasTerm(text: string, terms: string[]): boolean {
+  return termsOf(text).some((w) => terms.some((t) => sameTerm(t, w)));
+}

@@ -1,0 +1,166 @@
+/**
+ * List items for array fields: the lines of a list whose heading or
+ * introduction names the field ("Products and prices", "Our products:"),
+ * and enumerations in sentences that name it ("Its products include rocket
+ * skates, anvils and giant magnets, which..."). Items from every source are
+ * merged, the same item in another inflection only once ("Anvil" / "anvils").
+ */
+import { isStopword, words } from "../../terms.ts";
+import { sameTerm, type EvidenceSentence, type SentenceIndex } from "./extractive-evidence.ts";
+import { hasTerm, termOffsets, type Evidence, type FieldQuery } from "./typed-fields.ts";
+
+export interface Item {
+  text: string;
+  /** Where the item was found: its list line or enumerating sentence. */
+  sentence: EvidenceSentence;
+}
+
+const MAX_ITEMS = 30;
+const MAX_ITEM_WORDS = 6;
+// Words after which a sentence lists things: "include", "such as", "sells", ":".
+const LIST_CUE = /(?:^|[\s(])(?:include|includes|included|including|such as|like|are|were|sells|sell|sold|makes|offers|produces|consists? of|comprises?|namely|umfassen|umfasst|sind|wie|comme|notamment|sont|incluent|incluyen|como|son)(?![\p{L}])|:/giu;
+// Where an enumeration's last item ends: a relative clause, a parenthesis, the sentence's end.
+const LIST_END = /,?\s+(?:which|that|who|whose|where|while|because|although|though|since|but|die|der|das|qui|que|où|cuyo)\s|[;.!?()[\]]|\s[–—]\s/iu;
+const SPLIT = /\s*,\s*(?:and\s+|or\s+|und\s+|et\s+|y\s+)?|\s+(?:and|or|as well as|und|oder|sowie|et|ou|y|o)\s+/iu;
+const TAIL = /\s+(?:through|via|in|on|at|for|from|to|with|by|during|across|under|worldwide|online)(?:\s.*)?$/iu;
+const DETERMINER = /^(?:the|a|an|its|their|our|his|her|also|der|die|das|den|dem|ein|eine|le|la|les|l['’]|des|du|un|une|el|los|las|unos|unas)\s+/iu;
+
+/** The field's list items, best sources first, deduplicated across sources. */
+export function extractItems(field: FieldQuery, evidence: Evidence[], index: SentenceIndex): Item[] {
+  const items: Item[] = [];
+  const add = (text: string, sentence: EvidenceSentence) => {
+    if (items.length < MAX_ITEMS && !items.some((i) => sameItem(i.text, text))) items.push({ text, sentence });
+  };
+  const best = evidence[0]?.score ?? 0;
+  for (const ev of evidence) {
+    if (ev.score < best * 0.3) break;
+    for (const text of enumeration(ev.text, field)) add(text, ev.sentence);
+  }
+  for (const line of listLines(index, field)) add(line.text, line.sentence);
+  return items;
+}
+
+/**
+ * Items enumerated after the field's words and a list cue ("products include
+ * A, B and C"), or before a copula and the field's words ("Uranus and
+ * Neptune are ice giants"); none unless there are at least two.
+ */
+export function enumeration(text: string, field: FieldQuery): string[] {
+  for (const at of anchors(text, field)) {
+    const after = itemsAfter(text, at);
+    if (after.length >= 2) return after;
+    const before = itemsBefore(text, at);
+    if (before.length >= 2) return before;
+  }
+  return [];
+}
+
+/** Where the field is named: all of its own words in a row, or for a one-word field also a synonym ("sells" for products). */
+function anchors(text: string, field: FieldQuery): number[] {
+  const own = field.leaf.filter((w) => !isStopword(w) && w.length > 1);
+  const phrase = mentionAt(text, own.join(" "));
+  if (own.length > 1) return phrase >= 0 ? [phrase] : [];
+  return termOffsets(text, field.terms);
+}
+
+function itemsAfter(text: string, at: number): string[] {
+  const cue = [...text.matchAll(LIST_CUE)].find((m) => m.index + m[0].length > at);
+  if (!cue) return [];
+  let rest = text.slice(cue.index + cue[0].length);
+  const end = LIST_END.exec(rest);
+  if (end) rest = rest.slice(0, end.index);
+  return split(rest);
+}
+
+const COPULA_BEFORE = /\s(?:are|were|sind|waren|sont|étaient|son|eran)\s+(?:\p{Ll}+\s+){0,2}$/u;
+const CLAUSE_START = /^.*(?:[,;:]\s*(?:while|whereas|but|and|während|aber|tandis que|mais|mientras)?\s+|\s(?:while|whereas|but|während|aber|tandis que|mais|mientras)\s+)/isu;
+
+function itemsBefore(text: string, at: number): string[] {
+  const head = text.slice(0, at);
+  const copula = COPULA_BEFORE.exec(head);
+  if (!copula) return [];
+  const clause = head.slice(0, copula.index);
+  return split(clause.replace(CLAUSE_START, ""));
+}
+
+function split(run: string): string[] {
+  const parts = run.split(SPLIT).map(cleanItem).filter((p): p is string => p !== null);
+  return parts.length >= 2 ? parts : [];
+}
+
+function cleanItem(raw: string): string | null {
+  let item = raw.trim().replace(DETERMINER, "").replace(DETERMINER, "");
+  if (words(item).length > 2) item = item.replace(TAIL, "");
+  item = item.replace(/[\s.,;:!?]+$/u, "").trim();
+  const count = words(item).length;
+  if (count === 0 || count > MAX_ITEM_WORDS || words(item).every((w) => isStopword(w))) return null;
+  return item;
+}
+
+/** Runs of two or more short lines without final punctuation, in a passage or after an intro that names the field. */
+function listLines(index: SentenceIndex, field: FieldQuery): Item[] {
+  const out: Item[] = [];
+  const sentences = index.sentences;
+  for (let i = 0; i < sentences.length; ) {
+    let j = i;
+    while (j < sentences.length && isListLine(sentences[j]!) && sameParagraphRun(sentences[i]!, sentences[j]!, j - i)) j++;
+    if (j - i >= 2) {
+      const intro = i > 0 && sentences[i - 1]!.passage === sentences[i]!.passage && sentences[i - 1]!.sourceId === sentences[i]!.sourceId ? sentences[i - 1]!.text : "";
+      const context = `${index.heading(sentences[i]!)} ${intro}`;
+      if (hasTerm(context, field.terms)) {
+        for (const s of sentences.slice(i, j)) {
+          const head = cleanItem(s.text.split(/\s*(?::|\s[–—-]\s|\()/u)[0] ?? "");
+          if (head) out.push({ text: head, sentence: s });
+        }
+      }
+    }
+    i = Math.max(j, i + 1);
+  }
+  return out;
+}
+
+function isListLine(s: EvidenceSentence): boolean {
+  return words(s.text).length <= 8 && !/[.!?。:]$/u.test(s.text);
+}
+
+function sameParagraphRun(first: EvidenceSentence, current: EvidenceSentence, offset: number): boolean {
+  return current.sourceId === first.sourceId && current.passage === first.passage && current.position === first.position + offset;
+}
+
+/** Two names for one item: the same words up to inflection ("Giant magnet" / "giant magnets"). */
+export function sameItem(a: string, b: string): boolean {
+  const x = words(a.replace(/\([^)]*\)/g, ""));
+  const y = words(b.replace(/\([^)]*\)/g, ""));
+  return x.length === y.length && x.every((w, i) => sameTerm(w, y[i]!));
+}
+
+/** Where the item's words appear in a row in the text, from `from` on; -1 when they do not. */
+export function mentionAt(text: string, item: string, from = 0): number {
+  const wanted = words(item.replace(/\([^)]*\)/g, ""));
+  if (wanted.length === 0) return -1;
+  const tokens = [...text.matchAll(/[\p{L}\p{N}]+/gu)].filter((t) => t.index >= from);
+  for (let i = 0; i + wanted.length <= tokens.length; i++) {
+    if (wanted.every((w, k) => sameTerm(w, tokens[i + k]![0].toLowerCase()))) return tokens[i]!.index;
+  }
+  return -1;
+}
+
+/**
+ * The stretches of text about one item: every sentence that mentions it, from
+ * the mention up to the next other item's mention, so that in "rocket skates
+ * cost $49.99 and the anvil $20" each item keeps its own price.
+ */
+export function itemEvidence(item: Item, items: Item[], index: SentenceIndex): Evidence[] {
+  const out: Evidence[] = [];
+  for (const sentence of index.sentences) {
+    const at = mentionAt(sentence.text, item.text);
+    if (at < 0) continue;
+    const next = items
+      .filter((other) => other !== item)
+      .map((other) => mentionAt(sentence.text, other.text, at + 1))
+      .filter((o) => o > at);
+    const end = next.length ? Math.min(...next) : sentence.text.length;
+    out.push({ sentence, text: sentence.text.slice(at, end), start: at, score: sentence === item.sentence ? 1 : 0.8 });
+  }
+  return out;
+}

@@ -1,0 +1,167 @@
+/**
+ * Numbers and yes/no values for typed extraction. A number is chosen among
+ * every number in the field's best sentences by what the field's name says
+ * it is (a year, money, a percentage, a measure, a count) and by how close it
+ * sits to the field's words; a yes/no by whether the statement about the
+ * field's words, or their opposite ("private" for "public"), is negated.
+ */
+import type { EvidenceSentence } from "./extractive-evidence.ts";
+import { hasTerm, termOffsets, proximity, type Evidence, type FieldQuery } from "./typed-fields.ts";
+import { words } from "../../terms.ts";
+import { dateSpans, isNegated, nameSpans, numberMentions, type NumberMention } from "./typed-values.ts";
+
+export interface Found<T> {
+  value: T;
+  /** The sentences the value was read from. */
+  sentences: EvidenceSentence[];
+}
+
+type NumberKind = "year" | "money" | "percent" | "measure" | "count";
+
+const YEAR_WORDS =
+  /^(?:year|founded|founding|established|built|completed|completion|opened|opening|launched|released|born|incorporated|started|created|inception|since|jahr|baujahr|gründung|gegründet|fertiggestellt|eröffnet|erbaut|gebaut|année|achevée|construite|fondée|año)$/;
+const NOT_YEAR = /^(?:per|each|annual|annually|yearly|average|avg|count|number|visitors|revenue|users|employees)$/;
+const MONEY_WORDS = /^(?:price|prices|cost|costs|revenue|revenues|salary|funding|valuation|budget|income|sales|fee|fees|worth|capital|profit|earnings|spend|spending|usd|eur|dollars|euros|preis|umsatz|prix)$/;
+const PERCENT_WORDS = /^(?:percent|percentage|pct|share|rate|ratio|margin|growth)$/;
+const MEASURE_WORDS = /^(?:height|tall|length|long|width|wide|depth|deep|weight|heavy|area|distance|size|elevation|altitude|diameter|span|speed|m|km|cm|mm|ft|feet|metres|meters|miles|kg|tons|tonnes|höhe|hauteur)$/;
+const UNIT_GROUPS = [
+  ["m", "metre", "metres", "meter", "meters", "mètre", "mètres", "metro", "metros"],
+  ["km", "kilometres", "kilometers"],
+  ["cm"],
+  ["mm"],
+  ["ft", "feet", "foot"],
+  ["mi", "miles", "mile"],
+  ["kg", "kilograms"],
+  ["tons", "tonnes", "tonnen"],
+];
+
+/** What the field's number is, from its own name first ("revenue_growth_percent" is a percentage), then its parents'. */
+function numberKind(field: FieldQuery): NumberKind {
+  for (const words of [field.leaf, field.words]) {
+    if (words.some((w) => YEAR_WORDS.test(w)) && !field.words.some((w) => NOT_YEAR.test(w))) return "year";
+    if (words.some((w) => PERCENT_WORDS.test(w))) return "percent";
+    if (words.some((w) => MONEY_WORDS.test(w))) return "money";
+    if (words.some((w) => MEASURE_WORDS.test(w))) return "measure";
+  }
+  return "count";
+}
+
+/** How well a number fits what the field is: 0 rules it out. */
+function fit(kind: NumberKind, m: NumberMention, unitHint: string[] | undefined): number {
+  if (kind === "year") return m.isYear ? 1 : 0;
+  if (m.isYear) return 0.05; // "in 1948" is rarely the count, price or size asked for
+  if (m.isWord && kind !== "count") return 0.1;
+  switch (kind) {
+    case "money":
+      return m.isMoney ? 2 : m.isPercent ? 0.1 : 0.4;
+    case "percent":
+      return m.isPercent ? 2 : 0.2;
+    case "measure":
+      if (!m.unit) return m.isMoney || m.isPercent ? 0.1 : 0.4;
+      if (!unitHint) return 2;
+      return unitHint.includes(m.unit) ? 3 : 0.5;
+    case "count":
+      if (m.isWord) return 0.8;
+      if (m.isMoney || m.isPercent) return 0.3;
+      return m.unit ? 0.5 : 1;
+  }
+}
+
+/** How well a number in the text fits the field (0: not at all, 1 and more: a good fit). */
+export function mentionFit(field: FieldQuery, m: NumberMention): number {
+  return fit(numberKind(field), m, UNIT_GROUPS.find((g) => field.words.some((w) => g.includes(w))));
+}
+
+/**
+ * The field's number: the best fitting, closest number in the best
+ * sentences. `anchored` evidence (an item's own stretch of text) prefers the
+ * first number in it instead of the one nearest the field's words.
+ */
+export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: boolean, anchored = false): Found<number> | null {
+  const kind = numberKind(field);
+  const unitHint = UNIT_GROUPS.find((g) => field.words.some((w) => g.includes(w)));
+  const scored: { value: number; score: number; evidence: Evidence }[] = [];
+  for (const ev of evidence) {
+    const dates = dateSpans(ev.text);
+    for (const m of numberMentions(ev.text)) {
+      if (integer && !Number.isInteger(m.value)) continue;
+      if (kind !== "year" && dates.some((d) => m.index >= d.index && m.index < d.end)) continue; // the 31 of "31 March"
+      let f = fit(kind, m, unitHint);
+      if (f === 0) continue;
+      if (/\([^)]*$/.test(ev.text.slice(0, m.index))) f *= 0.5; // "(1,083 ft)": a conversion of the number before
+      const near = anchored ? 1 / (1 + m.index / 40) : proximity(ev.text, m, field.terms);
+      scored.push({ value: m.value, score: ev.score * f * near, evidence: ev });
+    }
+  }
+  if (scored.length === 0) return null;
+  scored.sort((a, b) => b.score - a.score);
+  const value = scored[0]!.value;
+  // Every sentence among the candidates that states the same value supports it.
+  const sentences = [...new Set(scored.filter((s) => s.value === value && s.score >= scored[0]!.score * 0.3).map((s) => s.evidence.sentence))];
+  return { value, sentences };
+}
+
+// Words that say what a yes/no field is about but rarely stand in the sentence that settles it.
+const VERB_CUES = new Set("supports support supported uses use offers offer allows allow provides provide includes include has have is are can does enabled available".split(" "));
+const ANTONYMS: Record<string, string[]> = {
+  public: ["private", "privately"],
+  free: ["paid", "commercial"],
+  open: ["closed", "proprietary"],
+  active: ["inactive", "defunct", "dissolved"],
+  listed: ["delisted", "unlisted"],
+  available: ["unavailable", "discontinued"],
+  profitable: ["unprofitable", "loss"],
+  online: ["offline"],
+};
+
+/** The stretch around `at` up to the nearest clause break: where a "not" still applies. */
+function clauseAround(text: string, at: number): string {
+  const breaks = /[;:,]|\s(?:but|while|whereas|although|though|however|aber|doch|mais|pero)\s/giu;
+  let start = 0;
+  let end = text.length;
+  for (const m of text.matchAll(breaks)) {
+    if (m.index < at) start = m.index + m[0].length;
+    else {
+      end = m.index;
+      break;
+    }
+  }
+  return text.slice(start, end);
+}
+
+/** The field's yes/no: what the best sentences about its words (or their opposites) affirm. */
+export function extractBoolean(field: FieldQuery, evidence: Evidence[], context: { mentioned: (term: string) => boolean; subject: string[] }): Found<boolean> | null {
+  const leaf = field.leaf.filter((w) => !VERB_CUES.has(w));
+  // "free_tier": "tier" appears nowhere, so "free" alone decides; a field none of whose words appear has no answer.
+  const core = (leaf.length ? leaf : field.leaf).filter(context.mentioned);
+  const opposites = core.flatMap((w) => ANTONYMS[w] ?? []);
+  if (core.length === 0) return null;
+  const votes: { value: boolean; score: number; evidence: Evidence }[] = [];
+  for (const ev of evidence.slice(0, 6)) {
+    const direct = core.every((c) => hasTerm(ev.text, [c]));
+    const opposite = !direct && opposites.some((a) => hasTerm(ev.text, [a]));
+    if (!direct && !opposite) continue;
+    const at = termOffsets(ev.text, direct ? core : opposites)[0] ?? 0;
+    const clause = clauseAround(ev.text, at);
+    if (aboutAnother(ev.text, clause, context.subject)) continue;
+    const negated = isNegated(clause);
+    votes.push({ value: direct ? !negated : negated, score: ev.score, evidence: ev });
+  }
+  if (votes.length === 0) return null;
+  const weight = (v: boolean) => votes.filter((x) => x.value === v).reduce((s, x) => s + x.score, 0);
+  // The best sentence decides unless the others clearly outweigh it.
+  const value = weight(!votes[0]!.value) > 2 * weight(votes[0]!.value) ? !votes[0]!.value : votes[0]!.value;
+  return { value, sentences: [...new Set(votes.filter((v) => v.value === value).slice(0, 3).map((v) => v.evidence.sentence))] };
+}
+
+/**
+ * "Unlike Nimbus DB, its rival Cirrus is open source": the clause that holds
+ * the field's words names someone else while the subject stands outside it.
+ */
+function aboutAnother(sentence: string, clause: string, subject: string[]): boolean {
+  if (subject.length === 0) return false;
+  const names = (text: string) => nameSpans(text, 1).map((s) => words(s.text));
+  const isSubject = (name: string[]) => name.some((w) => subject.includes(w));
+  const inClause = names(clause);
+  return inClause.length > 0 && !inClause.some(isSubject) && names(sentence).some(isSubject);
+}
