@@ -14,7 +14,11 @@ export function textToMarkdown(text: string): string {
   return text.replace(/\r\n?/g, "\n").replace(/[ \t]+$/gm, "").trim();
 }
 
-const fenceFor = (code: string) => "`".repeat(Math.max(3, ...Array.from(code.matchAll(/`{3,}/g), (m) => m[0].length + 1)));
+function fenceFor(code: string): string {
+  let length = 3;
+  for (const match of code.matchAll(/`{3,}/g)) length = Math.max(length, match[0].length + 1);
+  return "`".repeat(length);
+}
 
 const emptyMetadata = { title: null, byline: null, siteName: null, publishedAt: null, language: null };
 

@@ -40,14 +40,28 @@ function codeText(pre: DomElement): string {
 }
 
 function fence(code: string): string {
-  const longest = Math.max(2, ...Array.from(code.matchAll(/^`{3,}/gm), (m) => m[0].length));
+  let longest = 2;
+  for (const match of code.matchAll(/^`{3,}/gm)) longest = Math.max(longest, match[0].length);
   return "`".repeat(longest + 1);
 }
 
 const escapeCell = (content: string) => content.trim().replace(/\n+/g, "<br>").replace(/\|/g, "\\|") || " ";
 
-function columnCount(table: DomElement): number {
-  return Math.max(1, ...ownRows(table).map((row) => ownCells(row).reduce((n, cell) => n + Math.max(1, Number(cell.getAttribute("colspan")) || 1), 0)));
+const rowWidth = (row: DomElement) => ownCells(row).reduce((n, cell) => n + Math.max(1, Number(cell.getAttribute("colspan")) || 1), 0);
+
+/** Per table: its header row and its width, computed once (per row it would be quadratic). */
+const tableShapes = new WeakMap<DomElement, { headerRow: DomElement | null; columns: number }>();
+
+function shapeOf(table: DomElement): { headerRow: DomElement | null; columns: number } {
+  let shape = tableShapes.get(table);
+  if (!shape) {
+    const rows = ownRows(table);
+    let columns = 1;
+    for (const row of rows) columns = Math.max(columns, rowWidth(row));
+    shape = { headerRow: rows[0] ?? null, columns };
+    tableShapes.set(table, shape);
+  }
+  return shape;
 }
 
 function enclosingTable(element: DomElement): DomElement | null {
@@ -108,12 +122,10 @@ function createService(): TurndownService {
       const row = asElement(node);
       const table = enclosingTable(row);
       if (!table) return content;
-      const rows = ownRows(table);
-      const columns = columnCount(table);
+      const { headerRow, columns } = shapeOf(table);
       // GFM rows must all be as wide as the header.
-      const width = ownCells(row).reduce((n, cell) => n + Math.max(1, Number(cell.getAttribute("colspan")) || 1), 0);
-      const padded = content.trim() + "   |".repeat(Math.max(0, columns - width));
-      const separator = rows[0] === row ? `\n|${" --- |".repeat(columns)}` : "";
+      const padded = content.trim() + "   |".repeat(Math.max(0, columns - rowWidth(row)));
+      const separator = headerRow === row ? `\n|${" --- |".repeat(columns)}` : "";
       return `\n${padded}${separator}`;
     },
   });

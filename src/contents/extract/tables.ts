@@ -33,7 +33,8 @@ export function isDataTable(table: DomElement): boolean {
   if (role === "presentation" || role === "none" || table.getAttribute("datatable") === "0") return false;
   if (Array.from(table.getElementsByTagName("table")).length > 0) return false;
   const rows = ownRows(table);
-  const columns = Math.max(0, ...rows.map((row) => ownCells(row).reduce((n, cell) => n + Math.max(1, Number(cell.getAttribute("colspan")) || 1), 0)));
+  let columns = 0;
+  for (const row of rows) columns = Math.max(columns, ownCells(row).reduce((n, cell) => n + Math.max(1, Number(cell.getAttribute("colspan")) || 1), 0));
   if (rows.length === 0 || columns === 0) return false;
   if (table.getAttribute("summary") || table.querySelector("caption, thead, th, colgroup")) return columns > 1 || rows.length > 1;
   if (rows.length === 1 || columns === 1) return false;

@@ -1,0 +1,106 @@
+import { describe, expect, test } from "bun:test";
+import { ServiceError } from "../../errors.ts";
+import { extractDocument } from "./index.ts";
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+/**
+ * A one-page PDF with `sentence` in Helvetica. The cross-reference table
+ * holds each object's real byte offset, which pdf.js checks.
+ */
+function onePagePdf(sentence: string, info: { title: string; author: string }): Uint8Array {
+  const literal = (text: string) => `(${text.replace(/[\\()]/g, (c) => `\\${c}`)})`;
+  const stream = `BT /F1 18 Tf 72 720 Td ${literal(sentence)} Tj ET`;
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    `<< /Title ${literal(info.title)} /Author ${literal(info.author)} /CreationDate (D:20200102030405Z) >>`,
+  ];
+  let pdf = "%PDF-1.4\n";
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(pdf.length);
+    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = pdf.length;
+  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
+  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return encode(pdf);
+}
+
+const SENTENCE = "Extraction reads this sentence from a tiny PDF.";
+const ARTICLE = `<!doctype html><html><head><title>Not a PDF</title></head><body><article><h1>Not a PDF</h1><p>${"This page is HTML even though the server called it a PDF. ".repeat(6)}</p><p>${"A second paragraph keeps the article long enough. ".repeat(6)}</p></article></body></html>`;
+
+describe("the body's bytes decide its type, not the header alone", () => {
+  test("an HTML page served as application/pdf is extracted as HTML", async () => {
+    const doc = await extractDocument({ body: encode(ARTICLE), contentType: "application/pdf", url: "https://example.com/report.pdf" });
+    expect(doc.contentType).toBe("text/html");
+    expect(doc.title).toBe("Not a PDF");
+    expect(doc.text).toContain("This page is HTML even though the server called it a PDF.");
+  });
+
+  test("a PDF served as application/octet-stream is extracted as PDF, with its metadata", async () => {
+    const body = onePagePdf(SENTENCE, { title: "Tiny Report", author: "Ada Lovelace" });
+    const doc = await extractDocument({ body, contentType: "application/octet-stream", url: "https://example.com/download?id=7" });
+    expect(doc).toMatchObject({ contentType: "application/pdf", title: "Tiny Report", byline: "Ada Lovelace", publishedAt: "2020-01-02T03:04:05.000Z" });
+    expect(doc.text).toBe(SENTENCE);
+    expect(doc.markdown).toBe(SENTENCE);
+    expect(doc.html).toContain(SENTENCE);
+    // pdf.js gets a copy: the caller's buffer is not detached.
+    expect(body.byteLength).toBeGreaterThan(0);
+  });
+
+  test("a PDF served as text/html is still a PDF (magic bytes win)", async () => {
+    const doc = await extractDocument({ body: onePagePdf(SENTENCE, { title: "T", author: "A" }), contentType: "text/html", url: "https://example.com/" });
+    expect(doc.contentType).toBe("application/pdf");
+  });
+
+  test("image/png bytes throw unsupported_content_type", async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+    const attempt = extractDocument({ body: png, contentType: "image/png", url: "https://example.com/a.png" });
+    await expect(attempt).rejects.toBeInstanceOf(ServiceError);
+    await expect(attempt).rejects.toMatchObject({ code: "unsupported_content_type", message: expect.stringContaining("image/png") });
+  });
+
+  test("PNG bytes behind a text/html header, and opaque binary, are refused too", async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    await expect(extractDocument({ body: png, contentType: "text/html", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
+    const binary = new Uint8Array(256).map((_, i) => i);
+    await expect(extractDocument({ body: binary, contentType: "application/octet-stream", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
+    await expect(extractDocument({ body: encode("PK\u0003\u0004zip"), contentType: "application/zip", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
+  });
+});
+
+describe("text and JSON pass through", () => {
+  test("JSON is pretty-printed, fenced in markdown and escaped in HTML", async () => {
+    const doc = await extractDocument({ body: encode('{"name":"<b>x</b>","see":"https://example.org/a"}'), contentType: "application/json; charset=utf-8", url: "https://api.example.com/x" });
+    expect(doc.contentType).toBe("application/json");
+    expect(doc.text).toBe('{\n  "name": "<b>x</b>",\n  "see": "https://example.org/a"\n}');
+    expect(doc.markdown).toBe("```json\n" + doc.text + "\n```");
+    expect(doc.html).toStartWith('<pre><code class="language-json">{\n  &quot;name&quot;: &quot;&lt;b&gt;x&lt;/b&gt;&quot;');
+    expect(doc.links).toEqual(["https://example.org/a"]);
+  });
+
+  test("JSON behind an opaque type is recognised; broken JSON stays text", async () => {
+    expect((await extractDocument({ body: encode('[1, 2]'), contentType: null, url: "https://x.example/" })).contentType).toBe("application/json");
+    const broken = await extractDocument({ body: encode('{"a": '), contentType: "application/json", url: "https://x.example/" });
+    expect(broken).toMatchObject({ contentType: "text/plain", text: '{"a":' });
+  });
+
+  test("plain text stays text, markdown stays markdown", async () => {
+    const text = await extractDocument({ body: encode("Line one.\r\n\r\nLine <two> & more.\n"), contentType: "text/plain", url: "https://x.example/a.txt" });
+    expect(text).toMatchObject({ contentType: "text/plain", text: "Line one.\n\nLine <two> & more.", markdown: "Line one.\n\nLine <two> & more.", html: "<pre>Line one.\n\nLine &lt;two&gt; &amp; more.</pre>", title: null });
+    const markdown = await extractDocument({ body: encode("# Read me\n\nSome *text*."), contentType: "text/markdown", url: "https://x.example/README.md" });
+    expect(markdown).toMatchObject({ contentType: "text/markdown", title: "Read me", markdown: "# Read me\n\nSome *text*." });
+  });
+
+  test("an empty body is empty text, not an error", async () => {
+    const doc = await extractDocument({ body: new Uint8Array(0), contentType: null, url: "https://x.example/" });
+    expect(doc).toMatchObject({ contentType: "text/plain", text: "", markdown: "", html: "", links: [] });
+    const html = await extractDocument({ body: new Uint8Array(0), contentType: "text/html", url: "https://x.example/" });
+    expect(html).toMatchObject({ contentType: "text/html", text: "", title: null });
+  });
+});
