@@ -7,7 +7,6 @@
  * is matched by character pairs.
  */
 import { contentTerms, isStopword, words } from "../../terms.ts";
-import { bm25Scores } from "../rank.ts";
 import type { EvidenceSource } from "../types.ts";
 import { splitSentences } from "./sentences.ts";
 
@@ -17,8 +16,9 @@ export interface EvidenceSentence {
   passage: number;
   position: number;
   text: string;
-  /** Lowercase terms of the sentence (CJK as character pairs). */
+  /** Lowercase terms of the sentence (CJK as character pairs), in order, and how often each occurs. */
   terms: string[];
+  termCounts: ReadonlyMap<string, number>;
   /** The passage's own rank from 0 to 1. */
   passageScore: number;
 }
@@ -57,75 +57,107 @@ export function queryTerms(text: string, max = 48): string[] {
 /**
  * Whether two lowercase terms are the same word up to inflection: equal,
  * a plural, or sharing a prefix of at least three quarters of the shorter
- * one (and four letters). Numbers must be equal.
+ * one (and four letters). Numbers must be equal. Called for every word
+ * against every query term, so it rejects on the first letter before anything else.
  */
 export function sameTerm(a: string, b: string): boolean {
   if (a === b) return true;
-  if (a + "s" === b || b + "s" === a || a + "es" === b || b + "es" === a) return true;
+  if (a.charCodeAt(0) !== b.charCodeAt(0)) return false;
   const min = Math.min(a.length, b.length);
-  if (min < 4 || /\d/.test(a) || /\d/.test(b)) return false;
-  let shared = 0;
-  while (shared < min && a[shared] === b[shared]) shared++;
-  return shared >= Math.max(4, Math.ceil(min * 0.75));
+  let shared = 1;
+  while (shared < min && a.charCodeAt(shared) === b.charCodeAt(shared)) shared++;
+  if (shared === min) {
+    const extra = Math.max(a.length, b.length) - min;
+    const longer = a.length > b.length ? a : b;
+    if ((extra === 1 && longer.endsWith("s")) || (extra === 2 && longer.endsWith("es"))) return true;
+  }
+  return min >= 4 && shared >= Math.max(4, Math.ceil(min * 0.75)) && !/\d/.test(a) && !/\d/.test(b);
 }
+
+// BM25 parameters, as in rank.ts: the same scoring, over sentences instead of passages.
+const K1 = 1.2;
+const B = 0.75;
 
 export class SentenceIndex {
   readonly sentences: EvidenceSentence[] = [];
   /** Terms of each passage with its heading and source title, keyed "source:passage". */
   private readonly passageTerms = new Map<string, Set<string>>();
+  /** For each word, the sentences holding it and how often: BM25 touches only the words a query matches. */
+  private readonly postings = new Map<string, { sentence: number; count: number }[]>();
   private readonly vocabulary = new Set<string>();
+  private readonly matches = new Map<string, string[]>();
   private readonly titles = new Map<number, string>();
   private readonly headings = new Map<string, string>();
+  private readonly averageLength: number;
 
   constructor(sources: EvidenceSource[]) {
     for (const source of sources) {
+      const titleTerms = termsOf(source.title);
       source.passages.forEach((passage, p) => {
-        const context = new Set(termsOf(`${source.title} ${passage.heading ?? ""} ${passage.text}`));
-        this.passageTerms.set(`${source.id}:${p}`, context);
-        if (passage.heading) this.headings.set(`${source.id}:${p}`, passage.heading);
+        const context = new Set([...titleTerms, ...termsOf(passage.heading ?? "")]);
         splitSentences(passage.text).forEach((text, position) => {
           const terms = termsOf(text);
-          for (const t of terms) this.vocabulary.add(t);
-          this.sentences.push({ sourceId: source.id, passage: p, position, text, terms, passageScore: passage.score });
+          const termCounts = new Map<string, number>();
+          for (const t of terms) {
+            termCounts.set(t, (termCounts.get(t) ?? 0) + 1);
+            context.add(t);
+          }
+          this.add({ sourceId: source.id, passage: p, position, text, terms, termCounts, passageScore: passage.score });
         });
+        this.passageTerms.set(`${source.id}:${p}`, context);
+        for (const t of context) this.vocabulary.add(t);
+        if (passage.heading) this.headings.set(`${source.id}:${p}`, passage.heading);
       });
-      for (const t of termsOf(source.title)) this.vocabulary.add(t);
+      for (const t of titleTerms) this.vocabulary.add(t);
       this.titles.set(source.id, source.title);
+    }
+    this.averageLength = this.sentences.reduce((n, s) => n + s.terms.length, 0) / (this.sentences.length || 1) || 1;
+  }
+
+  private add(sentence: EvidenceSentence): void {
+    const id = this.sentences.length;
+    this.sentences.push(sentence);
+    for (const [term, count] of sentence.termCounts) {
+      const list = this.postings.get(term);
+      if (list) list.push({ sentence: id, count });
+      else this.postings.set(term, [{ sentence: id, count }]);
     }
   }
 
-  /** For each word of the index, the query term it stands for, if any. */
-  private lexicon(query: string[]): Map<string, string> {
-    const map = new Map<string, string>();
-    for (const word of this.vocabulary) {
-      const term = query.find((q) => sameTerm(q, word));
-      if (term) map.set(word, term);
+  /** The words of the sources that match a term (see sameTerm), computed once per term. */
+  wordsMatching(term: string): string[] {
+    let found = this.matches.get(term);
+    if (!found) {
+      found = [];
+      for (const word of this.vocabulary) if (sameTerm(term, word)) found.push(word);
+      this.matches.set(term, found);
     }
-    return map;
+    return found;
   }
 
   /** BM25 of every sentence against the query terms, matched loosely. */
   bm25(query: string[]): number[] {
-    if (query.length === 0) return this.sentences.map(() => 0);
-    const lexicon = this.lexicon(query);
-    return bm25Scores(query, this.sentences.map((s) => s.terms.map((t) => lexicon.get(t) ?? t)));
+    const n = this.sentences.length;
+    const scores: number[] = new Array(n).fill(0);
+    for (const q of query) {
+      const tf = new Map<number, number>();
+      for (const word of this.wordsMatching(q)) for (const p of this.postings.get(word) ?? []) tf.set(p.sentence, (tf.get(p.sentence) ?? 0) + p.count);
+      const idf = Math.log(1 + (n - tf.size + 0.5) / (tf.size + 0.5));
+      for (const [i, f] of tf) scores[i]! += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * this.sentences[i]!.terms.length) / this.averageLength));
+    }
+    return scores;
   }
 
   /** Which of the query terms a sentence contains. */
   matched(query: string[], sentence: EvidenceSentence): string[] {
-    return query.filter((q) => sentence.terms.some((t) => sameTerm(q, t)));
+    return query.filter((q) => this.wordsMatching(q).some((w) => sentence.termCounts.has(w)));
   }
 
   /** Share of the query terms found in the sentence's passage, heading or source title. */
   passageCoverage(query: string[], sentence: EvidenceSentence): number {
     if (query.length === 0) return 0;
     const context = this.passageTerms.get(`${sentence.sourceId}:${sentence.passage}`) ?? new Set<string>();
-    let found = 0;
-    for (const q of query) {
-      if (context.has(q)) found++;
-      else for (const t of context) if (sameTerm(q, t)) { found++; break; }
-    }
-    return found / query.length;
+    return query.filter((q) => this.wordsMatching(q).some((w) => context.has(w))).length / query.length;
   }
 
   title(sourceId: number): string {
@@ -136,10 +168,15 @@ export class SentenceIndex {
     return this.headings.get(`${sentence.sourceId}:${sentence.passage}`) ?? "";
   }
 
+  /** The sentences holding a word that matches the term. */
+  sentencesWith(term: string): EvidenceSentence[] {
+    const ids = new Set<number>();
+    for (const word of this.wordsMatching(term)) for (const p of this.postings.get(word) ?? []) ids.add(p.sentence);
+    return [...ids].sort((a, b) => a - b).map((i) => this.sentences[i]!);
+  }
+
   /** Whether any word of the sources matches the term. */
   mentions(term: string): boolean {
-    if (this.vocabulary.has(term)) return true;
-    for (const word of this.vocabulary) if (sameTerm(term, word)) return true;
-    return false;
+    return this.wordsMatching(term).length > 0;
   }
 }

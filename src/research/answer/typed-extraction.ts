@@ -98,8 +98,9 @@ function list(itemShape: OutputShape, field: FieldQuery, scope: Scope, cites: Ci
     for (const item of items) cite(cites, item.sentence.sourceId, item.sentence.text);
     return items.map((i) => i.text);
   }
+  const stretches = itemEvidence(items, scope.index);
   return items.slice(0, MAX_OBJECTS).map((item) => {
-    const inner: Scope = { ...scope, item: { item, evidence: itemEvidence(item, items, scope.index) } };
+    const inner: Scope = { ...scope, item: { item, evidence: stretches.get(item) ?? [] } };
     const out: Record<string, unknown> = {};
     for (const [name, child] of Object.entries(itemShape)) out[name] = fill(child, [...field.path, name], inner, cites);
     return out;

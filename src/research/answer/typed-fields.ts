@@ -57,6 +57,8 @@ export class FieldSearch {
   private readonly phrases: string[][];
   private readonly subject: string[];
   private readonly titleNamesake = new Map<number, boolean>();
+  /** Per sentence, once per call: every field asks again. */
+  private readonly factors = new Map<EvidenceSentence, number>();
 
   constructor(
     readonly index: SentenceIndex,
@@ -92,12 +94,15 @@ export class FieldSearch {
 
   /** Sentences about a namesake ("Acme Markets" for "Acme Corp"), or from a page that never names the subject, count less. */
   private subjectFactor(sentence: EvidenceSentence): number {
+    const known = this.factors.get(sentence);
+    if (known !== undefined) return known;
     let factor = 1;
     if (namesAnotherSubject(sentence.text, this.phrases)) factor *= 0.3;
     if (!this.titleNamesake.has(sentence.sourceId)) this.titleNamesake.set(sentence.sourceId, namesAnotherSubject(this.index.title(sentence.sourceId), this.phrases));
     const namesSubject = this.phrases.some((p) => p.every((w) => sentence.terms.some((t) => sameTerm(t, w))));
     if (this.titleNamesake.get(sentence.sourceId) && !namesSubject) factor *= 0.3;
     if (this.subject.length && this.index.passageCoverage(this.subject, sentence) === 0) factor *= 0.5;
+    this.factors.set(sentence, factor);
     return factor;
   }
 }

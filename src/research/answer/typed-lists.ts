@@ -146,21 +146,25 @@ export function mentionAt(text: string, item: string, from = 0): number {
 }
 
 /**
- * The stretches of text about one item: every sentence that mentions it, from
- * the mention up to the next other item's mention, so that in "rocket skates
- * cost $49.99 and the anvil $20" each item keeps its own price.
+ * The stretches of text about each item: every sentence that mentions it,
+ * from the mention up to the next other item's mention, so that in "rocket
+ * skates cost $49.99 and the anvil $20" each item keeps its own price.
  */
-export function itemEvidence(item: Item, items: Item[], index: SentenceIndex): Evidence[] {
-  const out: Evidence[] = [];
-  for (const sentence of index.sentences) {
-    const at = mentionAt(sentence.text, item.text);
-    if (at < 0) continue;
-    const next = items
-      .filter((other) => other !== item)
-      .map((other) => mentionAt(sentence.text, other.text, at + 1))
-      .filter((o) => o > at);
-    const end = next.length ? Math.min(...next) : sentence.text.length;
-    out.push({ sentence, text: sentence.text.slice(at, end), start: at, score: sentence === item.sentence ? 1 : 0.8 });
+export function itemEvidence(items: Item[], index: SentenceIndex): Map<Item, Evidence[]> {
+  const mentions = new Map<EvidenceSentence, { item: Item; at: number }[]>();
+  for (const item of items) {
+    const first = words(item.text.replace(/\([^)]*\)/g, ""))[0];
+    for (const sentence of first ? index.sentencesWith(first) : []) {
+      const at = mentionAt(sentence.text, item.text);
+      if (at >= 0) mentions.set(sentence, [...(mentions.get(sentence) ?? []), { item, at }]);
+    }
+  }
+  const out = new Map<Item, Evidence[]>(items.map((i) => [i, []]));
+  for (const [sentence, found] of mentions) {
+    for (const { item, at } of found) {
+      const end = Math.min(sentence.text.length, ...found.filter((o) => o.at > at).map((o) => o.at));
+      out.get(item)!.push({ sentence, text: sentence.text.slice(at, end), start: at, score: sentence === item.sentence ? 1 : 0.8 });
+    }
   }
   return out;
 }

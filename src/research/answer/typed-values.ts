@@ -169,8 +169,10 @@ export function nameSpans(text: string, minWords = 2): Span[] {
   return out;
 }
 
+const MONTH_WORD = new RegExp(`^(?:${MONTH_NAMES})\\.?$`, "i");
+
 function isMonth(word: string): boolean {
-  return new RegExp(`^(?:${MONTH_NAMES})\\.?$`, "i").test(word);
+  return MONTH_WORD.test(word);
 }
 
 const NEGATIONS =

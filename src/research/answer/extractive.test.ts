@@ -1,0 +1,166 @@
+import { describe, expect, test } from "bun:test";
+import type { EvidenceSource } from "../types.ts";
+import { composeAnswer } from "./extractive.ts";
+import { acme, brandenburgerTor, eiffel, expectGroundedCitations, greatWall, photosynthesis, planets, source, tourEiffel } from "./extractive-fixtures.ts";
+
+/** Answers and checks the grounding every answer must have, then returns it. */
+function answer(prompt: string, sources: EvidenceSource[], extra: { queries?: string[]; maxSentences?: number } = {}) {
+  const result = composeAnswer({ prompt, sources, ...extra });
+  expectGroundedCitations(result, sources);
+  return result;
+}
+
+/** The answer's sentences with the ids each cites, in order. */
+function cited(text: string): { sentence: string; ids: number[] }[] {
+  return [...text.matchAll(/([^\[\]]+?)\s*((?:\[\d+\])+)/g)].map((m) => ({ sentence: m[1]!.trim(), ids: [...m[2]!.matchAll(/\d+/g)].map(Number) }));
+}
+
+const first = (text: string) => cited(text)[0]!;
+
+describe("the best direct answer comes first, cited to a source that says it", () => {
+  test("when: the completion year, not a namesake's", () => {
+    const { text } = answer("When was the Eiffel Tower completed?", eiffel);
+    expect(first(text).sentence).toContain("1889");
+    expect(first(text).sentence).toContain("completed");
+    expect(text).not.toContain("1958");
+  });
+
+  test("how tall, with the subject only in the planned queries", () => {
+    const { text } = answer("How tall is it?", eiffel, { queries: ["Eiffel Tower height"] });
+    expect(first(text).sentence).toContain("330 metres");
+    expect(first(text).ids).toEqual([2]);
+    expect(text).not.toContain("333 metres");
+  });
+
+  test("how many: the visitor count, alone", () => {
+    const { text } = answer("How many people visit the Eiffel Tower each year?", eiffel);
+    expect(cited(text)).toEqual([{ sentence: "The tower receives around 6 million visitors a year, making it the most visited monument with an entrance fee in the world.", ids: [2] }]);
+  });
+
+  test("who: the founder, not the founders of a same-named company", () => {
+    const { text } = answer("Who founded Acme Corp?", acme);
+    expect(first(text).sentence).toContain("Margaret Hale");
+    expect(first(text).ids).toEqual([1]);
+    expect(text).not.toContain("Samuel Robinson");
+  });
+
+  test("how many employees: the company's figure, not its namesake's", () => {
+    const { text } = answer("How many employees does Acme Corp have?", acme);
+    expect(first(text).sentence).toContain("12,400");
+    expect(text).not.toContain("15,000");
+  });
+
+  test("where: the headquarters city", () => {
+    const { text } = answer("Where is Acme Corp headquartered?", acme);
+    expect(first(text).sentence).toContain("headquartered in Springfield, Oregon");
+  });
+
+  test("what is: the defining sentence before the ones that mention the term", () => {
+    const { text } = answer("What is photosynthesis?", photosynthesis);
+    expect(first(text).sentence.startsWith("Photosynthesis is the process")).toBe(true);
+    expect(first(text).ids).toEqual([1]);
+  });
+
+  test("yes/no: the sentence that settles it, negation included", () => {
+    const { text } = answer("Is the Great Wall of China visible from space?", greatWall);
+    expect(first(text).sentence).toContain("is not visible to the naked eye");
+    expect(text).not.toContain("21,000 kilometres");
+  });
+
+  test("which (a list): the sentence that names the members", () => {
+    const { text } = answer("Which planets are gas giants?", planets);
+    expect(first(text).sentence).toBe("In the Solar System, the gas giants are Jupiter and Saturn.");
+    expect(text).toContain("Uranus and Neptune");
+  });
+
+  test("a German question over German passages", () => {
+    const { text } = answer("Wann wurde das Brandenburger Tor fertiggestellt?", brandenburgerTor);
+    expect(first(text).sentence).toContain("1791 fertiggestellt");
+    expect(first(text).ids).toEqual([2]);
+    expect(text).not.toContain("1852");
+  });
+
+  test("a French question over French passages", () => {
+    const { text } = answer("Quand la tour Eiffel a-t-elle été achevée ?", tourEiffel);
+    expect(first(text).sentence).toContain("achevée le 31 mars 1889");
+    expect(first(text).ids).toEqual([1]);
+  });
+});
+
+describe("without relevant sources the answer says so plainly and cites nothing", () => {
+  const noAnswer = "I could not find sources that answer this question.";
+  const answer = (prompt: string, sources: EvidenceSource[]) => {
+    const result = composeAnswer({ prompt, sources });
+    expect(result.text).not.toMatch(/\[\d+\]/);
+    expect(result.citations.size).toBe(0);
+    return result;
+  };
+
+  test("sources that share no meaningful word with the question", () => {
+    expect(answer("What is the airspeed velocity of an unladen swallow?", eiffel).text).toBe(noAnswer);
+  });
+
+  test("sources that name the subject but never what is asked about it", () => {
+    expect(answer("What is the population of Mars?", planets).text).toBe(noAnswer);
+  });
+
+  test("sources about something else that shares ordinary words", () => {
+    expect(answer("How tall is the Burj Khalifa?", eiffel).text).toBe(noAnswer);
+  });
+
+  test("no sources, or sources without passages", () => {
+    const empty = answer("When was the Eiffel Tower completed?", []);
+    expect(empty.text).toBe(noAnswer);
+    expect(empty.citations.size).toBe(0);
+    expect(answer("When was the Eiffel Tower completed?", [source(1, "Empty page", [])]).text).toBe(noAnswer);
+  });
+
+  test("in the question's language", () => {
+    expect(answer("Wann wurde der Kölner Dom fertiggestellt?", eiffel).text).toBe("Ich konnte keine Quellen finden, die diese Frage beantworten.");
+    expect(answer("Quand la cathédrale de Chartres a-t-elle été achevée ?", eiffel).text).toBe("Je n'ai pas trouvé de sources qui répondent à cette question.");
+  });
+});
+
+describe("the same sentence in several sources is cited once with all of them", () => {
+  test("a copied sentence carries [1][4] and appears once", () => {
+    const { text, citations } = answer("When was the Eiffel Tower completed?", eiffel);
+    const copy = "The tower was completed on 31 March 1889, after two years, two months and five days of construction.";
+    expect(cited(text).filter((c) => c.sentence === copy)).toEqual([{ sentence: copy, ids: [1, 4] }]);
+    expect(citations.get(1)).toContain(copy);
+    expect(citations.get(4)).toContain(copy);
+  });
+
+  test("near-duplicates from different sources are not repeated", () => {
+    const sources = [
+      source(1, "Acme profile", ["Acme was founded in 1948 by Margaret Hale in Springfield. The company makes anvils."]),
+      source(2, "Acme history", ["Acme was founded in 1948 by Margaret Hale in Springfield, Oregon. It went public in 1972."]),
+    ];
+    const { text } = answer("Who founded Acme?", sources);
+    expect(cited(text).filter((c) => c.sentence.includes("founded in 1948"))).toHaveLength(1);
+  });
+});
+
+describe("answers are concise and clean", () => {
+  test("no more sentences than maxSentences, five by default", () => {
+    expect(cited(answer("Tell me about the Eiffel Tower", eiffel).text).length).toBeLessThanOrEqual(5);
+    expect(cited(answer("Tell me about the Eiffel Tower", eiffel, { maxSentences: 1 }).text)).toHaveLength(1);
+  });
+
+  test("table pipes, edit links, footnotes and read-more links never reach the text", () => {
+    for (const prompt of ["Tell me about the Eiffel Tower", "How tall is the Eiffel Tower?", "What are the opening hours of the Eiffel Tower?"]) {
+      for (const { sentence } of cited(answer(prompt, eiffel).text)) expect(sentence).not.toMatch(/\||\[edit\]|Read more|\[\d+\]/);
+    }
+  });
+});
+
+describe("it is fast enough to run on every search", () => {
+  test("thirty passages take a few milliseconds", () => {
+    const sources = [...eiffel, ...acme, ...photosynthesis, ...greatWall, ...planets, ...brandenburgerTor, ...tourEiffel].map((s, i) => ({ ...s, id: i + 1 }));
+    const many = [...sources, ...sources.map((s) => ({ ...s, id: s.id + sources.length }))];
+    expect(many.reduce((n, s) => n + s.passages.length, 0)).toBeGreaterThanOrEqual(30);
+    composeAnswer({ prompt: "warm up", sources: many });
+    const started = performance.now();
+    for (let i = 0; i < 20; i++) composeAnswer({ prompt: "When was the Eiffel Tower completed?", sources: many });
+    expect((performance.now() - started) / 20).toBeLessThan(25);
+  });
+});
