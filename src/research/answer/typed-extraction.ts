@@ -13,7 +13,7 @@ import { subjectPhrases, subjectWords } from "./extractive-question.ts";
 import { fieldQuery, FieldSearch, hasTerm, nameWords, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import { extractItems, itemEvidence, type Item } from "./typed-lists.ts";
 import { extractBoolean, extractNumber, mentionFit, type Found } from "./typed-scalars.ts";
-import { extractString } from "./typed-strings.ts";
+import { extractItemString, extractString } from "./typed-strings.ts";
 import { nameSpans, numberMentions } from "./typed-values.ts";
 
 type Citations = Map<number, string[]>;
@@ -58,7 +58,8 @@ function fill(shape: OutputShape, path: string[], scope: Scope, cites: Citations
   if (Array.isArray(shape)) return list(shape[0], field, scope, cites);
   const out: Record<string, unknown> = {};
   for (const [name, child] of Object.entries(shape)) out[name] = fill(child, [...path, name], scope, cites);
-  return out;
+  // An object none of whose fields the sources support is itself unsupported.
+  return Object.values(out).every((v) => v === null) ? null : out;
 }
 
 function evidenceFor(field: FieldQuery, scope: Scope): Evidence[] {
@@ -80,7 +81,7 @@ function scalar(type: string, field: FieldQuery, scope: Scope, cites: Citations)
     case "boolean":
       return record(extractBoolean(field, evidence, { mentioned: (t) => scope.index.mentions(t), subject: scope.subject }), cites);
     case "string":
-      return record(extractString(field, evidence, scope.subject), cites);
+      return record(scope.item ? extractItemString(field, scope.item.item, evidence, scope.subject) : extractString(field, evidence, scope.subject), cites);
     case "array":
       return list("string", field, scope, cites);
   }
@@ -99,12 +100,10 @@ function list(itemShape: OutputShape, field: FieldQuery, scope: Scope, cites: Ci
     return items.map((i) => i.text);
   }
   const stretches = itemEvidence(items, scope.index);
-  return items.slice(0, MAX_OBJECTS).map((item) => {
-    const inner: Scope = { ...scope, item: { item, evidence: stretches.get(item) ?? [] } };
-    const out: Record<string, unknown> = {};
-    for (const [name, child] of Object.entries(itemShape)) out[name] = fill(child, [...field.path, name], inner, cites);
-    return out;
-  });
+  const objects = items.slice(0, MAX_OBJECTS).map((item) => fill(itemShape, field.path, { ...scope, item: { item, evidence: stretches.get(item) ?? [] } }, cites));
+  // An item of which nothing at all is known is left out rather than sent as nulls.
+  const known = objects.filter((o) => o !== null);
+  return known.length ? known : null;
 }
 
 /** A list of numbers: every distinct number of the field's kind in its best sentences. */

@@ -84,7 +84,6 @@ export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: 
   for (const ev of evidence) {
     const dates = dateSpans(ev.text);
     for (const m of numberMentions(ev.text)) {
-      if (integer && !Number.isInteger(m.value)) continue;
       if (kind !== "year" && dates.some((d) => m.index >= d.index && m.index < d.end)) continue; // the 31 of "31 March"
       let f = fit(kind, m, unitHint);
       if (f === 0) continue;
@@ -96,6 +95,8 @@ export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: 
   if (scored.length === 0) return null;
   scored.sort((a, b) => b.score - a.score);
   const value = scored[0]!.value;
+  // "a rating of 4.5" has no integer answer; the next number along (a review count) is not the rating.
+  if (integer && !Number.isInteger(value)) return null;
   // Every sentence among the candidates that states the same value supports it.
   const sentences = [...new Set(scored.filter((s) => s.value === value && s.score >= scored[0]!.score * 0.3).map((s) => s.evidence.sentence))];
   return { value, sentences };

@@ -13,7 +13,8 @@ import { proximity, termOffsets, type Evidence, type FieldQuery } from "./typed-
 import type { Found } from "./typed-scalars.ts";
 import { dateSpans, nameSpans, yearMentions } from "./typed-values.ts";
 
-const PERSON = /^(?:founder|founders|cofounder|ceo|president|chairman|chair|author|creator|inventor|designer|architect|director|owner|leader|head|manager|engineer|composer|writer|painter|discoverer|chancellor|mayor|coach|captain|maintainer|person|executive|chief|gründer|fondateur|fundador|by)$/;
+const PERSON =
+  /^(?:founder|founders|cofounder|ceo|president|chairman|chair|author|creator|inventor|designer|architect|director|owner|leader|head|manager|engineer|composer|writer|painter|discoverer|chancellor|mayor|coach|captain|maintainer|person|executive|chief|gründer|architekt|autor|erfinder|präsident|fondateur|architecte|auteur|inventeur|président|fundador|arquitecto|autor)$/;
 const PLACE = /^(?:headquarters|hq|location|city|country|place|based|address|capital|state|region|birthplace|origin|venue|located|town|province|nation|sitz|ville|pays|where)$/;
 const DATE = /^(?:date|day|birthday|when|datum)$/;
 const NAMED = /^(?:name|title|brand|model|company|organization|organisation|team|club|ticker|symbol|code|language|currency|product|publisher|label|platform)$/;
@@ -22,13 +23,40 @@ const NAMED = /^(?:name|title|brand|model|company|organization|organisation|team
 const PLACE_CUE = /(?:headquartered|headquarters (?:is |are )?(?:located )?|based|located|situated|hq (?:is )?|sitz|siège(?: social)?(?: est)?|basée?|située?|con sede)\s+(?:in|at|à|en)\s+/giu;
 const PLACE_RUN = /\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de|del|am|an|sur|upon))*(?:,\s*\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de))*)*/u;
 
+type StringKind = "place" | "person" | "date" | "text";
+
+function stringKind(field: FieldQuery): StringKind {
+  if (field.words.some((w) => PLACE.test(w))) return "place";
+  if (field.words.some((w) => PERSON.test(w))) return "person";
+  if (field.words.some((w) => DATE.test(w))) return "date";
+  return "text";
+}
+
 /** Picks the field's text value from the evidence, or null when nothing says it. */
 export function extractString(field: FieldQuery, evidence: Evidence[], subject: string[]): Found<string> | null {
-  const all = field.words;
-  if (all.some((w) => PLACE.test(w))) return place(field, evidence);
-  if (all.some((w) => PERSON.test(w))) return person(field, evidence, subject);
-  if (all.some((w) => DATE.test(w))) return date(field, evidence);
-  return afterCopula(field, evidence) ?? (field.leaf.some((w) => NAMED.test(w)) ? named(field, evidence, subject) : null) ?? clause(field, evidence);
+  switch (stringKind(field)) {
+    case "place":
+      return place(field, evidence);
+    case "person":
+      return person(field, evidence, subject);
+    case "date":
+      return date(field, evidence);
+    case "text":
+      return afterCopula(field, evidence) ?? (field.leaf.some((w) => NAMED.test(w)) ? named(field, evidence, subject) : null) ?? clause(field, evidence);
+  }
+}
+
+/**
+ * A text field of a list item: in "Priya Nair – Chief financial officer" or
+ * "Anvil: $20" what follows the item's name on its own line describes it.
+ */
+export function extractItemString(field: FieldQuery, item: { text: string; sentence: Evidence["sentence"] }, evidence: Evidence[], subject: string[]): Found<string> | null {
+  if (stringKind(field) === "text") {
+    const line = item.sentence.text;
+    const rest = line.startsWith(item.text) ? /^\s*(?::|[–—-]|,)\s*(.+)$/u.exec(line.slice(item.text.length))?.[1] : undefined;
+    if (rest && words(rest).length <= 12) return { value: rest.replace(/[.;]$/, ""), sentences: [item.sentence] };
+  }
+  return extractString(field, evidence, subject);
 }
 
 function best<T extends { score: number }>(candidates: T[]): T | undefined {
