@@ -11,7 +11,7 @@
  * article's text is removed by name.
  */
 import { type DomElement, tagOf, walkElements } from "./dom.ts";
-import { isCredit, isFinePrint, isReadAlso } from "./boilerplate-phrases.ts";
+import { isCredit, isDateline, isFinePrint, isReadAlso } from "./boilerplate-phrases.ts";
 
 /** Tags that hold metadata or widgets, not prose. */
 const NON_PROSE_TAGS = new Set(["figcaption", "time", "form", "label", "fieldset", "address", "button", "nav", "aside", "footer", "small", "sub"]);
@@ -67,6 +67,7 @@ const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 /** Blocks whose whole text is judged by its words (boilerplate-phrases.ts). */
 const PHRASE_TAGS = new Set(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "div", "span", "strong", "b", "em", "i", "blockquote", "section"]);
 const LIST_TAGS = new Set(["ul", "ol", "div", "section", "p"]);
+const DATELINE_TAGS = new Set(["p", "div", "span", "strong", "b", "em", "i", "h2", "h3", "h4", "h5", "h6", "section", "header"]);
 
 function linkShare(element: DomElement): number {
   const length = collapsed(element).length;
@@ -101,6 +102,11 @@ export function pruneArticle(root: DomElement): void {
       // A "Read more" heading announces the link list after it.
       const next = element.nextElementSibling;
       if (HEADINGS.has(tag) && next && LIST_TAGS.has(tagOf(next)) && linkShare(next) > 0.5) removals.push(next);
+      return false;
+    }
+    // Datelines are metadata (publishedAt has the date); inside lists and tables dates are data.
+    if (text.length <= 80 && DATELINE_TAGS.has(tag) && isDateline(text)) {
+      removals.push(element);
       return false;
     }
     return true;

@@ -30,6 +30,27 @@ const FINE_PRINT = /^(?:©|copyright\b|all rights reserved|alle rechte vorbehalt
 
 const normalise = (text: string) => text.replace(/\s+/g, " ").trim();
 
+/** The pieces a dateline is made of, in the languages above: dates, times, month and weekday names, and their labels. */
+const DATELINE_PARTS = new RegExp(
+  [
+    "\\d{1,4}(?:[./-]\\d{1,2}){1,2}\\.?", "\\d{1,2}:\\d{2}(?::\\d{2})?\\s*(?:[ap]\\.?m\\.?)?", "\\d{1,4}(?:st|nd|rd|th|er|e|\\.)?",
+    "jan(?:uary|uar|vier|eiro)?|feb(?:ruary|ruar|rero|braio)?|févr(?:ier)?|mar(?:ch|s|zo|ço)?|märz|apr(?:il|ile)?|avril|abril|ma[iy]|mai|mayo|maggio|jun[ei]?|juin|junio|giugno|jul[iy]?|juillet|julio|luglio|aug(?:ust)?|août|agosto|sep(?:t|tember|tembre|tiembre|tembro)?|settembre|o[ck]t(?:ober|obre|ubre)?|ottobre|nov(?:ember|embre|iembre|embro)?|de[cz](?:ember|embre|iembre|embro)?|dicembre|enero|gennaio",
+    "stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|października|listopada|grudnia",
+    "mon(?:day)?|tue(?:sday)?|wed(?:nesday)?|thu(?:rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo",
+    "published|updated|posted|modified|last|created|date|release|on|at|am|um|uhr|erstellt|aktualisiert|veröffentlicht|veröffentlichung|zuletzt|geändert|stand|datum|publié|mis à jour|le|publicado|actualizado|el|de|del|pubblicato|aggiornato|il|opublikowano|aktualizacja|publikacja|gepubliceerd|bijgewerkt|op|utc|gmt|cet|cest|mez|est|pst",
+  ].join("|"),
+  "giu",
+);
+
+/** A block that is only a date or time, with at most its label ("Updated: 3 March 2020, 14:05"). */
+export function isDateline(text: string): boolean {
+  const line = normalise(text);
+  // A bare number ("2020" over a timeline section) is a heading, not a dateline.
+  if (line.length > 80 || !/\d/.test(line) || /^\d+$/.test(line)) return false;
+  const rest = line.replace(DATELINE_PARTS, " ").replace(/[\s\p{P}\p{S}]+/gu, "");
+  return rest.length <= 2;
+}
+
 /** A short block that announces links to other articles. */
 export function isReadAlso(text: string, hasLink: boolean): boolean {
   const line = normalise(text);

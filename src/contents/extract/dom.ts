@@ -98,11 +98,56 @@ function isBodyContent(node: DomNode): boolean {
 
 /** Parses HTML into a document that always has <html>, <head> and <body>, with depth capped. */
 export function parseDocument(html: string): DomDocument {
-  const wrapped = /<html[\s>]/i.test(html) ? html : `<!DOCTYPE html><html>${html}</html>`;
-  const document = parseHTML(wrapped).document as unknown as DomDocument;
+  let document = parseHTML(html).document as unknown as DomDocument;
+  // Fragments, and pages that open with <head> or <body> (or with junk), get no <html> root of their own.
+  if (document.documentElement?.localName !== "html") document = parseHTML(`<!DOCTYPE html><html>${html}</html>`).document as unknown as DomDocument;
   ensureBody(document);
+  unwrapNestedRoots(document.body);
   capDepth(document.documentElement);
+  stripInvisibleCharacters(document.body);
   return document;
+}
+
+/**
+ * Soft hyphens and zero-width spaces render as nothing but split words for
+ * every consumer of the text (search, matching, tokenisers). Zero-width
+ * joiners stay: emoji and several scripts need them.
+ */
+const INVISIBLE = /[\u00ad\u200b\u2060\ufeff]/;
+const INVISIBLE_ALL = /[\u00ad\u200b\u2060\ufeff]/g;
+
+function stripInvisibleCharacters(root: DomElement): void {
+  let node: DomNode | null = root.firstChild;
+  while (node) {
+    if (isText(node) && INVISIBLE.test(node.data)) node.data = node.data.replace(INVISIBLE_ALL, "");
+    if (isElement(node) && node.firstChild) {
+      node = node.firstChild;
+      continue;
+    }
+    while (node && !node.nextSibling) {
+      node = node.parentNode;
+      if (node === root || node === null) return;
+    }
+    node = node?.nextSibling ?? null;
+  }
+}
+
+/**
+ * CMS templates sometimes paste a whole document into the article
+ * (<html><body><p>...). A browser ignores the extra <html>/<body> tags and
+ * drops the extra <head>; so do we, so they do not split the article.
+ */
+function unwrapNestedRoots(body: DomElement): void {
+  for (const element of Array.from(body.querySelectorAll("html, body, head"))) {
+    if (tagOf(element) === "head") {
+      element.remove();
+      continue;
+    }
+    const parent = element.parentNode;
+    if (!parent) continue;
+    while (element.firstChild) parent.insertBefore(element.firstChild, element);
+    element.remove();
+  }
 }
 
 function ensureBody(document: DomDocument): void {
