@@ -13,7 +13,7 @@ export interface SearchBody {
   image?: string | null;
   source_blacklist?: string[] | null;
   source_whitelist?: string[] | null;
-  output_format?: Record<string, unknown> | null;
+  output_format?: unknown;
 }
 
 export interface ResearchRequest {

@@ -15,9 +15,11 @@ export const SearchRequestBody = t.Object({
   ),
   source_blacklist: t.Optional(t.Nullable(DomainList)),
   source_whitelist: t.Optional(t.Nullable(DomainList)),
+  // Not t.Record: Elysia "normalises" a string or an array sent there into an object of its characters.
+  // The shape is checked by the output_format rules instead (src/research/output-format.ts).
   output_format: t.Optional(
     t.Nullable(
-      t.Record(t.String(), t.Unknown(), {
+      t.Unknown({
         description:
           'A JSON shape of type names (string, number, integer, boolean, array), nested objects, or one-item arrays of an item shape, e.g. {"name": "string", "products": [{"name": "string", "price": "number"}]}. The response is then an object matching it.',
       }),

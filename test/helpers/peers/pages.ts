@@ -93,7 +93,7 @@ export function startPageSite(): PageSite {
         case "/latin1.html": {
           const text = article("Café crème à Zürich", ["Ein Bericht über Käse, Würste und Grüße aus der Schweiz: naïve Façaden, déjà vu."], { lang: "de" });
           const bytes = Uint8Array.from([...text].map((c) => (c.charCodeAt(0) < 256 ? c.charCodeAt(0) : 63)));
-          return new Response(bytes, { headers: { "content-type": "text/html; charset=ISO-8859-1" } });
+          return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": "text/html; charset=ISO-8859-1" } });
         }
         case "/drip":
           return new Response(
