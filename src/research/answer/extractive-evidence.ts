@@ -33,7 +33,8 @@ const QUESTION_FILLER = new Set(
   ).split(" "),
 );
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+// Han, kana and CJK compatibility blocks, as plain ranges: this runs on every word.
+const CJK = /[\u2e80-\u2fdf\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
 
 /** Terms of text as the index sees them: words, with CJK runs as overlapping character pairs. */
 export function termsOf(text: string): string[] {

@@ -50,7 +50,7 @@ export function readQuestion(prompt: string, queries: string[] = []): Question {
   return { terms, extra, predicate, subject, phrases, kinds: answerKinds(prompt) };
 }
 
-export function answerKinds(prompt: string): Set<AnswerKind> {
+function answerKinds(prompt: string): Set<AnswerKind> {
   const kinds = new Set<AnswerKind>();
   for (const [kind, pattern] of ASKS) if (pattern.test(prompt)) kinds.add(kind);
   // "Who is the CEO" asks for a person even without "who": role words do it too.
@@ -78,7 +78,9 @@ export function subjectWords(prompt: string): string[] {
 
 const PLACE_CUE = /(?:^|[^\p{L}])(?:in|at|near|from|à|au|en|bei|im|nahe)\s+\p{Lu}/u;
 const COPULA = /^(?:is|are|was|were|refers|means|describes|ist|sind|war|bezeichnet|est|sont|désigne|es|son)$/;
-const ENUMERATION = /[^,]+,[^,]+(?:,\s*|\s+)(?:and|or|und|oder|et|ou|y|o)\s/u;
+// "A, B and C": a comma, then a conjunction after it (two tests, not one backtracking pattern).
+const CONJUNCTION = /\s(?:and|or|und|oder|et|ou|y|o)\s/u;
+const enumerates = (sentence: string) => sentence.includes(",") && CONJUNCTION.test(sentence.slice(sentence.indexOf(",")));
 
 /** Names in a sentence that are not the question's own subject (an answer to "who", not its topic). */
 export function answerNames(sentence: string, subject: string[]): Span[] {
@@ -96,7 +98,7 @@ export function kindFit(question: Question, sentence: string): number {
   if (kinds.has("person") && answerNames(sentence, question.subject).length) fit++;
   if (kinds.has("place") && PLACE_CUE.test(sentence)) fit++;
   if (kinds.has("definition") && definesTerm(sentence, question.terms)) fit += 1.5;
-  if (kinds.has("list") && (ENUMERATION.test(sentence) || nameSpans(sentence, 1).filter((n) => !question.subject.includes(n.text.toLowerCase())).length >= 2)) {
+  if (kinds.has("list") && (enumerates(sentence) || nameSpans(sentence, 1).filter((n) => !question.subject.includes(n.text.toLowerCase())).length >= 2)) {
     fit += statesDirectly(sentence, question.terms) ? 1.5 : 1;
   }
   return fit;

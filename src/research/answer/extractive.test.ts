@@ -87,6 +87,15 @@ describe("the best direct answer comes first, cited to a source that says it", (
   });
 });
 
+describe("a request that asks nothing in particular gets what the sources say of its subject", () => {
+  test("an overview request whose other words the sources never use", () => {
+    const { text } = answer("Eiffel Tower overview", eiffel);
+    expect(first(text).sentence).toContain("Eiffel Tower");
+    expect(cited(text).length).toBeGreaterThan(1);
+    expect(text).not.toContain("Tokyo Tower was completed");
+  });
+});
+
 describe("without relevant sources the answer says so plainly and cites nothing", () => {
   const noAnswer = "I could not find sources that answer this question.";
   const answer = (prompt: string, sources: EvidenceSource[]) => {

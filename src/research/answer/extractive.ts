@@ -38,12 +38,18 @@ const NO_ANSWER: Record<string, string> = {
 export function composeAnswer(input: { prompt: string; queries?: string[]; sources: EvidenceSource[]; maxSentences?: number }): ExtractiveAnswer {
   const none = { text: NO_ANSWER[language(input.prompt)]!, citations: new Map<number, string[]>() };
   const index = new SentenceIndex(input.sources);
-  const question = readQuestion(input.prompt, input.queries);
+  let question = readQuestion(input.prompt, input.queries);
   if (index.sentences.length === 0 || question.terms.length + question.extra.length === 0) return none;
   // Sources that never name what the question is about, or never speak of what
   // is asked about it, do not answer it, whatever other words they share.
   if (question.subject.length && !question.subject.some((w) => index.mentions(w))) return none;
-  if (question.predicate.length && !question.predicate.some((w) => index.mentions(w))) return none;
+  if (question.predicate.length && !question.predicate.some((w) => index.mentions(w))) {
+    // "Eiffel Tower overview" asks for nothing in particular: what the sources say of the subject will do.
+    // "What is the population of Mars?" asks for a number the sources never speak of.
+    const specific = [...question.kinds].some((k) => k !== "definition");
+    if (specific || question.subject.length === 0) return none;
+    question = { ...question, predicate: [] };
+  }
 
   const scored = scoreSentences(index, question);
   const order = index.sentences.map((_, i) => i).filter((i) => scored[i]!.score > 0).sort((a, b) => scored[b]!.score - scored[a]!.score);
@@ -79,23 +85,36 @@ interface Scored {
   answers: boolean;
 }
 
+/**
+ * Only this many sentences, the best by their words alone, are weighed for
+ * kind, namesakes and subject: those checks cost far more than BM25, and no
+ * boost lifts a sentence from below this rank to the top of an answer.
+ */
+const CANDIDATES = 60;
+
 function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
   const main = index.bm25(question.terms);
   const side = index.bm25(question.extra);
   const all = [...question.terms, ...question.extra];
   const coverageOf = question.terms.length ? question.terms : question.extra;
-  // A definition's later sentences may explain without defining again.
-  const kindRequired = [...question.kinds].some((k) => k !== "yesno" && k !== "definition");
   const passageCoverage = new Map<string, number>();
-  const titles = new Map<number, boolean>();
-  return index.sentences.map((sentence, i) => {
+  const base = index.sentences.map((sentence, i) => {
     const relevance = main[i]! + 0.5 * side[i]!;
-    if (relevance <= 0) return { score: 0, answers: false };
+    if (relevance <= 0) return 0;
     const coverage = index.matched(coverageOf, sentence).length / coverageOf.length;
     const key = `${sentence.sourceId}:${sentence.passage}`;
     if (!passageCoverage.has(key)) passageCoverage.set(key, index.passageCoverage(all, sentence));
     const context = passageCoverage.get(key)!;
-    let score = relevance * (0.5 + coverage) * (0.7 + 0.3 * context) * (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore)));
+    return relevance * (0.5 + coverage) * (0.7 + 0.3 * context) * (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore))) * shapeFactor(sentence.text);
+  });
+  const scored: Scored[] = base.map(() => ({ score: 0, answers: false }));
+  const candidates = base.map((_, i) => i).filter((i) => base[i]! > 0).sort((a, b) => base[b]! - base[a]!).slice(0, CANDIDATES);
+  const titles = new Map<number, boolean>();
+  // A definition's later sentences may explain without defining again.
+  const kindRequired = [...question.kinds].some((k) => k !== "yesno" && k !== "definition");
+  for (const i of candidates) {
+    const sentence = index.sentences[i]!;
+    let score = base[i]!;
     const fit = kindFit(question, sentence.text);
     score *= fit > 0 ? 1 + 0.6 * fit : kindRequired ? 0.5 : 1;
     const predicate = question.predicate.length === 0 || index.matched(question.predicate, sentence).length > 0;
@@ -104,10 +123,12 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
     // source that never names the subject, marks an answer to another question.
     if (!titles.has(sentence.sourceId)) titles.set(sentence.sourceId, namesAnotherSubject(index.title(sentence.sourceId), question.phrases));
     if (namesAnotherSubject(sentence.text, question.phrases)) score *= 0.4;
-    if (titles.get(sentence.sourceId) && !namesSubject(sentence.text, question.phrases)) score *= 0.3;
+    // On a namesake's page even a sentence naming the subject is mostly a comparison ("Inspired by the Eiffel Tower, it...").
+    if (titles.get(sentence.sourceId)) score *= namesSubject(sentence.text, question.phrases) ? 0.6 : 0.3;
     if (question.subject.length && index.passageCoverage(question.subject, sentence) === 0) score *= 0.4;
-    return { score: score * shapeFactor(sentence.text), answers: predicate && (!kindRequired || fit > 0) };
-  });
+    scored[i] = { score, answers: predicate && (!kindRequired || fit > 0) };
+  }
+  return scored;
 }
 
 function namesSubject(text: string, phrases: string[][]): boolean {
@@ -115,11 +136,11 @@ function namesSubject(text: string, phrases: string[][]): boolean {
   return phrases.some((p) => p.every((w) => own.some((t) => sameTerm(t, w))));
 }
 
-/** Questions, headings and fragments rarely answer anything; run-ons make poor answers. */
+/** Questions, headings, list introductions and fragments rarely answer anything; run-ons make poor answers. */
 function shapeFactor(text: string): number {
   const count = text.split(/\s+/).length;
   let factor = 1;
-  if (/\?["'”’)]*$/u.test(text)) factor *= 0.3;
+  if (/[?:]["'”’)]*$/u.test(text)) factor *= 0.3;
   if (count < 4 && !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(text)) factor *= 0.4;
   if (count > 60) factor *= 0.6;
   return factor;

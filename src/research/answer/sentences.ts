@@ -29,6 +29,7 @@ const NOISE =
 // Sentence-final punctuation with any closing quotes or brackets after it.
 const TERMINATOR = /(?:[.!?…]+|[。！？]+|[।؟۔])["'”’»)\]」』]*/gu;
 const WIDE_TERMINATOR = /^[。！？।؟۔]/u;
+const WORD_CHAR = /[\p{L}\p{N}.'’-]/u;
 // Leading list markers that markdown-to-plain conversion may have left.
 const BULLET = /^(?:[-*•·▪◦‣–—]\s+|\d{1,2}[.)]\s+(?=\p{L}))/u;
 
@@ -85,7 +86,10 @@ function endsSentence(line: string, at: number, mark: string, end: number): bool
   if (!mark.startsWith(".")) return !/^\p{Ll}/u.test(nextWord);
   // A lowercase continuation means the period belonged to an abbreviation ("approx. two").
   if (/^\p{Ll}/u.test(nextWord)) return false;
-  const before = /([\p{L}\p{N}.'’-]+)$/u.exec(line.slice(0, at))?.[1] ?? "";
+  // The word before the period, found by walking back (a `$`-anchored regex would rescan the line each time).
+  let from = at;
+  while (from > 0 && WORD_CHAR.test(line[from - 1]!)) from--;
+  const before = line.slice(from, at);
   const token = before.toLowerCase();
   if (ABBREVIATIONS.has(token)) return false;
   if (BEFORE_NUMBER.has(token) && /^\d/.test(nextWord)) return false;
@@ -95,7 +99,27 @@ function endsSentence(line: string, at: number, mark: string, end: number): bool
   return true;
 }
 
+/**
+ * A "sentence" longer than this is a run-on (a flattened table, a list
+ * without punctuation): it is cut at a comma or space into pieces, which keeps
+ * every piece verbatim and keeps the work per sentence bounded. Real
+ * sentences are far shorter (this is about 80 words).
+ */
+const MAX_SENTENCE_CHARS = 500;
+
 function push(raw: string, out: string[]): void {
+  let rest = raw.trim();
+  while (rest.length > MAX_SENTENCE_CHARS) {
+    const window = rest.slice(0, MAX_SENTENCE_CHARS);
+    const comma = window.lastIndexOf(", ");
+    const cut = comma > MAX_SENTENCE_CHARS / 2 ? comma + 1 : window.lastIndexOf(" ") > 0 ? window.lastIndexOf(" ") : MAX_SENTENCE_CHARS;
+    pushOne(rest.slice(0, cut), out);
+    rest = rest.slice(cut).trim();
+  }
+  pushOne(rest, out);
+}
+
+function pushOne(raw: string, out: string[]): void {
   let sentence = raw.trim();
   const bullet = BULLET.exec(sentence);
   if (bullet) sentence = sentence.slice(bullet[0].length);

@@ -65,7 +65,8 @@ function fill(shape: OutputShape, path: string[], scope: Scope, cites: Citations
 function evidenceFor(field: FieldQuery, scope: Scope): Evidence[] {
   if (!scope.item) return scope.search.rank(field);
   // Inside an item, its stretches that name the field come first; the others may still hold a bare "$20".
-  return [...scope.item.evidence].sort((a, b) => Number(hasTerm(b.text, field.terms)) - Number(hasTerm(a.text, field.terms)));
+  const named = new Set(scope.item.evidence.filter((ev) => hasTerm(ev, field.terms)));
+  return [...scope.item.evidence].sort((a, b) => Number(named.has(b)) - Number(named.has(a)));
 }
 
 function scalar(type: string, field: FieldQuery, scope: Scope, cites: Citations): unknown {
@@ -99,8 +100,9 @@ function list(itemShape: OutputShape, field: FieldQuery, scope: Scope, cites: Ci
     for (const item of items) cite(cites, item.sentence.sourceId, item.sentence.text);
     return items.map((i) => i.text);
   }
-  const stretches = itemEvidence(items, scope.index);
-  const objects = items.slice(0, MAX_OBJECTS).map((item) => fill(itemShape, field.path, { ...scope, item: { item, evidence: stretches.get(item) ?? [] } }, cites));
+  const kept = items.slice(0, MAX_OBJECTS);
+  const stretches = itemEvidence(kept, scope.index);
+  const objects = kept.map((item) => fill(itemShape, field.path, { ...scope, item: { item, evidence: stretches.get(item) ?? [] } }, cites));
   // An item of which nothing at all is known is left out rather than sent as nulls.
   const known = objects.filter((o) => o !== null);
   return known.length ? known : null;

@@ -24,10 +24,11 @@ export interface FieldQuery {
 /** A stretch of a sentence to extract from, with how strongly it speaks of the field. */
 export interface Evidence {
   sentence: EvidenceSentence;
-  /** The part of the sentence to look in, and where it starts in the sentence. */
+  /** The part of the sentence to look in. */
   text: string;
-  start: number;
   score: number;
+  /** The text's terms, when already known. */
+  terms?: string[];
 }
 
 /** "founded_year" → ["founded", "year"]; "foundedYear" and "Founded Year" alike. */
@@ -84,12 +85,13 @@ export class FieldSearch {
     this.index.sentences.forEach((sentence, i) => {
       const own = (leafScores[i]! + 0.5 * otherScores[i]!) / best;
       if (own <= 0) return;
-      let score = own + 0.3 * this.promptScores[i]!;
-      score *= 0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore));
-      score *= this.subjectFactor(sentence);
-      out.push({ sentence, text: sentence.text, start: 0, score });
+      const score = (own + 0.3 * this.promptScores[i]!) * (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore)));
+      out.push({ sentence, text: sentence.text, score });
     });
-    return out.sort((a, b) => b.score - a.score).slice(0, limit);
+    // The subject checks cost more than BM25: only the best few sentences are weighed by them.
+    const shortlist = out.sort((a, b) => b.score - a.score).slice(0, limit * 3);
+    for (const ev of shortlist) ev.score *= this.subjectFactor(ev.sentence);
+    return shortlist.sort((a, b) => b.score - a.score).slice(0, limit);
   }
 
   /** Sentences about a namesake ("Acme Markets" for "Acme Corp"), or from a page that never names the subject, count less. */
@@ -107,31 +109,33 @@ export class FieldSearch {
   }
 }
 
-/** Offsets in `text` of words matching any of the terms. */
-export function termOffsets(text: string, terms: string[]): number[] {
-  const out: number[] = [];
+/** The words in `text` that match any of the terms, as spans. */
+export function termSpans(text: string, terms: string[]): { index: number; end: number }[] {
+  const out: { index: number; end: number }[] = [];
   for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
     const lower = m[0].toLowerCase();
-    if (terms.some((t) => sameTerm(t, lower))) out.push(m.index);
+    if (terms.some((t) => sameTerm(t, lower))) out.push({ index: m.index, end: m.index + m[0].length });
   }
   return out;
 }
 
+/** Offsets in `text` of words matching any of the terms. */
+export function termOffsets(text: string, terms: string[]): number[] {
+  return termSpans(text, terms).map((s) => s.index);
+}
+
 /**
- * Closeness of a span to the nearest field word, from 1 (beside it) towards
- * 0 (far or absent), counted in the characters between them: "26 Meter hoch
- * und 65,5 Meter breit" puts 26 beside "hoch", not 65,5.
+ * Closeness of a span to the nearest field word (spans from termSpans), from
+ * 1 (beside it) towards 0 (far or absent), counted in the characters between
+ * them: "26 Meter hoch und 65,5 Meter breit" puts 26 beside "hoch", not 65,5.
  */
-export function proximity(text: string, span: { index: number; end: number }, terms: string[]): number {
+export function proximity(fieldWords: { index: number; end: number }[], span: { index: number; end: number }): number {
   let gap = Infinity;
-  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
-    if (!terms.some((t) => sameTerm(t, m[0].toLowerCase()))) continue;
-    const end = m.index + m[0].length;
-    gap = Math.min(gap, end <= span.index ? span.index - end : m.index >= span.end ? m.index - span.end : 0);
-  }
+  for (const w of fieldWords) gap = Math.min(gap, w.end <= span.index ? span.index - w.end : w.index >= span.end ? w.index - span.end : 0);
   return gap === Infinity ? 0.25 : 1 / (1 + gap / 18);
 }
 
-export function hasTerm(text: string, terms: string[]): boolean {
-  return termsOf(text).some((w) => terms.some((t) => sameTerm(t, w)));
+export function hasTerm(text: string | Evidence, terms: string[]): boolean {
+  const own = typeof text === "string" ? termsOf(text) : (text.terms ?? termsOf(text.text));
+  return own.some((w) => terms.some((t) => sameTerm(t, w)));
 }

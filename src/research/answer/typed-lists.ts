@@ -6,7 +6,7 @@
  * merged, the same item in another inflection only once ("Anvil" / "anvils").
  */
 import { isStopword, words } from "../../terms.ts";
-import { sameTerm, type EvidenceSentence, type SentenceIndex } from "./extractive-evidence.ts";
+import { sameTerm, termsOf, type EvidenceSentence, type SentenceIndex } from "./extractive-evidence.ts";
 import { hasTerm, termOffsets, type Evidence, type FieldQuery } from "./typed-fields.ts";
 
 export interface Item {
@@ -45,7 +45,7 @@ export function extractItems(field: FieldQuery, evidence: Evidence[], index: Sen
  * A, B and C"), or before a copula and the field's words ("Uranus and
  * Neptune are ice giants"); none unless there are at least two.
  */
-export function enumeration(text: string, field: FieldQuery): string[] {
+function enumeration(text: string, field: FieldQuery): string[] {
   for (const at of anchors(text, field)) {
     const after = itemsAfter(text, at);
     if (after.length >= 2) return after;
@@ -120,7 +120,7 @@ function listLines(index: SentenceIndex, field: FieldQuery): Item[] {
 }
 
 function isListLine(s: EvidenceSentence): boolean {
-  return words(s.text).length <= 8 && !/[.!?。:]$/u.test(s.text);
+  return s.terms.length <= 8 && !/[.!?。:]$/u.test(s.text);
 }
 
 function sameParagraphRun(first: EvidenceSentence, current: EvidenceSentence, offset: number): boolean {
@@ -128,19 +128,25 @@ function sameParagraphRun(first: EvidenceSentence, current: EvidenceSentence, of
 }
 
 /** Two names for one item: the same words up to inflection ("Giant magnet" / "giant magnets"). */
-export function sameItem(a: string, b: string): boolean {
+function sameItem(a: string, b: string): boolean {
   const x = words(a.replace(/\([^)]*\)/g, ""));
   const y = words(b.replace(/\([^)]*\)/g, ""));
   return x.length === y.length && x.every((w, i) => sameTerm(w, y[i]!));
 }
 
-/** Where the item's words appear in a row in the text, from `from` on; -1 when they do not. */
-export function mentionAt(text: string, item: string, from = 0): number {
+type Token = { word: string; index: number };
+
+function tokens(text: string): Token[] {
+  return [...text.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => ({ word: m[0].toLowerCase(), index: m.index }));
+}
+
+/** Where the item's words appear in a row in the text (or its tokens), from `from` on; -1 when they do not. */
+function mentionAt(text: string | Token[], item: string, from = 0): number {
   const wanted = words(item.replace(/\([^)]*\)/g, ""));
   if (wanted.length === 0) return -1;
-  const tokens = [...text.matchAll(/[\p{L}\p{N}]+/gu)].filter((t) => t.index >= from);
-  for (let i = 0; i + wanted.length <= tokens.length; i++) {
-    if (wanted.every((w, k) => sameTerm(w, tokens[i + k]![0].toLowerCase()))) return tokens[i]!.index;
+  const all = typeof text === "string" ? tokens(text) : text;
+  for (let i = 0; i + wanted.length <= all.length; i++) {
+    if (all[i]!.index >= from && wanted.every((w, k) => sameTerm(w, all[i + k]!.word))) return all[i]!.index;
   }
   return -1;
 }
@@ -152,10 +158,13 @@ export function mentionAt(text: string, item: string, from = 0): number {
  */
 export function itemEvidence(items: Item[], index: SentenceIndex): Map<Item, Evidence[]> {
   const mentions = new Map<EvidenceSentence, { item: Item; at: number }[]>();
+  const tokenCache = new Map<EvidenceSentence, Token[]>();
   for (const item of items) {
     const first = words(item.text.replace(/\([^)]*\)/g, ""))[0];
     for (const sentence of first ? index.sentencesWith(first) : []) {
-      const at = mentionAt(sentence.text, item.text);
+      let own = tokenCache.get(sentence);
+      if (!own) tokenCache.set(sentence, (own = tokens(sentence.text)));
+      const at = mentionAt(own, item.text);
       if (at >= 0) mentions.set(sentence, [...(mentions.get(sentence) ?? []), { item, at }]);
     }
   }
@@ -163,7 +172,8 @@ export function itemEvidence(items: Item[], index: SentenceIndex): Map<Item, Evi
   for (const [sentence, found] of mentions) {
     for (const { item, at } of found) {
       const end = Math.min(sentence.text.length, ...found.filter((o) => o.at > at).map((o) => o.at));
-      out.get(item)!.push({ sentence, text: sentence.text.slice(at, end), start: at, score: sentence === item.sentence ? 1 : 0.8 });
+      const text = sentence.text.slice(at, end);
+      out.get(item)!.push({ sentence, text, score: sentence === item.sentence ? 1 : 0.8, terms: termsOf(text) });
     }
   }
   return out;

@@ -6,7 +6,7 @@
  * field's words, or their opposite ("private" for "public"), is negated.
  */
 import type { EvidenceSentence } from "./extractive-evidence.ts";
-import { hasTerm, termOffsets, proximity, type Evidence, type FieldQuery } from "./typed-fields.ts";
+import { hasTerm, proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import { words } from "../../terms.ts";
 import { dateSpans, isNegated, nameSpans, numberMentions, type NumberMention } from "./typed-values.ts";
 
@@ -83,12 +83,13 @@ export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: 
   const scored: { value: number; score: number; evidence: Evidence }[] = [];
   for (const ev of evidence) {
     const dates = dateSpans(ev.text);
+    const fieldWords = termSpans(ev.text, field.terms);
     for (const m of numberMentions(ev.text)) {
       if (kind !== "year" && dates.some((d) => m.index >= d.index && m.index < d.end)) continue; // the 31 of "31 March"
       let f = fit(kind, m, unitHint);
       if (f === 0) continue;
-      if (/\([^)]*$/.test(ev.text.slice(0, m.index))) f *= 0.5; // "(1,083 ft)": a conversion of the number before
-      const near = anchored ? 1 / (1 + m.index / 40) : proximity(ev.text, m, field.terms);
+      if (ev.text.lastIndexOf("(", m.index) > ev.text.lastIndexOf(")", m.index)) f *= 0.5; // "(1,083 ft)": a conversion of the number before
+      const near = anchored ? 1 / (1 + m.index / 40) : proximity(fieldWords, m);
       scored.push({ value: m.value, score: ev.score * f * near, evidence: ev });
     }
   }

@@ -9,7 +9,7 @@
  */
 import { words } from "../../terms.ts";
 import { answerNames } from "./extractive-question.ts";
-import { proximity, termOffsets, type Evidence, type FieldQuery } from "./typed-fields.ts";
+import { proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import type { Found } from "./typed-scalars.ts";
 import { dateSpans, nameSpans, yearMentions } from "./typed-values.ts";
 
@@ -65,8 +65,9 @@ function best<T extends { score: number }>(candidates: T[]): T | undefined {
 
 /** A capitalised name beside the role word, not the subject itself; "A and B" when two are named together. */
 function person(field: FieldQuery, evidence: Evidence[], subject: string[]): Found<string> | null {
-  const candidates = evidence.slice(0, 8).flatMap((ev) =>
-    answerNames(ev.text, subject).map((span) => {
+  const candidates = evidence.slice(0, 8).flatMap((ev) => {
+    const fieldWords = termSpans(ev.text, field.terms);
+    return answerNames(ev.text, subject).map((span) => {
       let end = span.end;
       const joined = /^\s+(?:and|und|et|y|&)\s+/u.exec(ev.text.slice(end));
       if (joined) {
@@ -74,9 +75,9 @@ function person(field: FieldQuery, evidence: Evidence[], subject: string[]): Fou
         if (next && next.index === 0) end = end + joined[0].length + next.end;
       }
       const after = /(?:^|\s)(?:by|von|par|por)\s+$/iu.test(ev.text.slice(0, span.index)) ? 1.5 : 1;
-      return { text: ev.text.slice(span.index, end), score: ev.score * after * proximity(ev.text, { index: span.index, end }, field.terms), ev };
-    }),
-  );
+      return { text: ev.text.slice(span.index, end), score: ev.score * after * proximity(fieldWords, { index: span.index, end }), ev };
+    });
+  });
   const pick = best(candidates);
   return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
 }
@@ -108,7 +109,8 @@ function date(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
   const candidates = evidence.slice(0, 8).flatMap((ev) => {
     const spans = dateSpans(ev.text);
     const found = spans.length ? spans.map((s) => ({ ...s, weight: 1 })) : yearMentions(ev.text).map((y) => ({ ...y, weight: 0.6 }));
-    return found.map((s) => ({ text: s.text, score: ev.score * s.weight * proximity(ev.text, s, field.terms), ev }));
+    const fieldWords = termSpans(ev.text, field.terms);
+    return found.map((s) => ({ text: s.text, score: ev.score * s.weight * proximity(fieldWords, s), ev }));
   });
   const pick = best(candidates);
   return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
@@ -136,9 +138,12 @@ function afterCopula(field: FieldQuery, evidence: Evidence[]): Found<string> | n
 }
 
 function named(field: FieldQuery, evidence: Evidence[], subject: string[]): Found<string> | null {
-  const candidates = evidence.slice(0, 6).flatMap((ev) =>
-    nameSpans(ev.text, 1).filter((s) => !words(s.text).every((w) => subject.includes(w))).map((s) => ({ text: s.text, score: ev.score * proximity(ev.text, s, field.terms), ev })),
-  );
+  const candidates = evidence.slice(0, 6).flatMap((ev) => {
+    const fieldWords = termSpans(ev.text, field.terms);
+    return nameSpans(ev.text, 1)
+      .filter((s) => !words(s.text).every((w) => subject.includes(w)))
+      .map((s) => ({ text: s.text, score: ev.score * proximity(fieldWords, s), ev }));
+  });
   const pick = best(candidates);
   return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
 }
