@@ -60,12 +60,13 @@ function answerKinds(prompt: string): Set<AnswerKind> {
 }
 
 /**
- * The question's named words: capitalised words after its first word, and
- * words in quotes. If the sources mention none of them, they are about
- * something else, however many ordinary words they share with the question.
+ * The question's named words: capitalised words after its first word, names
+ * of two or more words anywhere ("Eiffel Tower overview"), and words in
+ * quotes. If the sources mention none of them, they are about something
+ * else, however many ordinary words they share with the question.
  */
 export function subjectWords(prompt: string): string[] {
-  const out = new Set<string>();
+  const out = new Set<string>(nameSpans(prompt, 2).flatMap((span) => words(span.text).filter((w) => !isStopword(w))));
   const tokens = [...prompt.matchAll(/[\p{L}\p{N}]+/gu)];
   tokens.forEach((m, i) => {
     const before = prompt.slice(0, m.index).trimEnd();

@@ -117,7 +117,7 @@ const ANTONYMS: Record<string, string[]> = {
 };
 
 /** The stretch around `at` up to the nearest clause break: where a "not" still applies. */
-function clauseAround(text: string, at: number): string {
+function clauseAround(text: string, at: number): { text: string; start: number } {
   const breaks = /[;:,]|\s(?:but|while|whereas|although|though|however|aber|doch|mais|pero)\s/giu;
   let start = 0;
   let end = text.length;
@@ -128,7 +128,7 @@ function clauseAround(text: string, at: number): string {
       break;
     }
   }
-  return text.slice(start, end);
+  return { text: text.slice(start, end), start };
 }
 
 /** The field's yes/no: what the best sentences about its words (or their opposites) affirm. */
@@ -144,8 +144,9 @@ export function extractBoolean(field: FieldQuery, evidence: Evidence[], context:
     const opposite = !direct && opposites.some((a) => hasTerm(ev.text, [a]));
     if (!direct && !opposite) continue;
     const at = termOffsets(ev.text, direct ? core : opposites)[0] ?? 0;
-    const clause = clauseAround(ev.text, at);
-    if (aboutAnother(ev.text, clause, context.subject)) continue;
+    const { text: clause, start } = clauseAround(ev.text, at);
+    // Only who stands before the field's word is who the clause is about: "its rival Cirrus is open source", not "it runs on Linux".
+    if (aboutAnother(ev.text, ev.text.slice(start, at), context.subject)) continue;
     const negated = isNegated(clause);
     votes.push({ value: direct ? !negated : negated, score: ev.score, evidence: ev });
   }
@@ -158,12 +159,13 @@ export function extractBoolean(field: FieldQuery, evidence: Evidence[], context:
 
 /**
  * "Unlike Nimbus DB, its rival Cirrus is open source": the clause that holds
- * the field's words names someone else while the subject stands outside it.
+ * the field's words names someone else before them, while the subject stands
+ * outside it.
  */
-function aboutAnother(sentence: string, clause: string, subject: string[]): boolean {
+function aboutAnother(sentence: string, before: string, subject: string[]): boolean {
   if (subject.length === 0) return false;
   const names = (text: string) => nameSpans(text, 1).map((s) => words(s.text));
   const isSubject = (name: string[]) => name.some((w) => subject.includes(w));
-  const inClause = names(clause);
+  const inClause = names(before);
   return inClause.length > 0 && !inClause.some(isSubject) && names(sentence).some(isSubject);
 }
