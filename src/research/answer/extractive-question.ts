@@ -147,3 +147,8 @@ export function namesAnotherSubject(text: string, phrases: string[][]): boolean 
   }
   return namesOther;
 }
+
+/** Whether a sentence's terms hold every word of one of the subject's names. */
+export function namesSubject(terms: string[], phrases: string[][]): boolean {
+  return phrases.some((p) => p.every((w) => terms.some((t) => sameTerm(t, w))));
+}

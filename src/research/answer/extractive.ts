@@ -10,10 +10,10 @@
  * passage's own rank, and boosted when it holds the kind of thing asked for
  * (a year for "when", a name for "who", a number for "how many").
  */
-import type { EvidenceSource } from "../types.ts";
-import { SentenceIndex, sameTerm, termsOf, type EvidenceSentence } from "./extractive-evidence.ts";
-import { kindFit, namesAnotherSubject, readQuestion, type Question } from "./extractive-question.ts";
 import { isStopword } from "../../terms.ts";
+import type { EvidenceSource } from "../types.ts";
+import { SentenceIndex, termsOf, type EvidenceSentence } from "./extractive-evidence.ts";
+import { kindFit, namesAnotherSubject, namesSubject, readQuestion, type Question } from "./extractive-question.ts";
 
 export interface ExtractiveAnswer {
   /** The answer text: sentences taken from the passages, each followed by its citation marker [n]. */
@@ -124,16 +124,11 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
     if (!titles.has(sentence.sourceId)) titles.set(sentence.sourceId, namesAnotherSubject(index.title(sentence.sourceId), question.phrases));
     if (namesAnotherSubject(sentence.text, question.phrases)) score *= 0.4;
     // On a namesake's page even a sentence naming the subject is mostly a comparison ("Inspired by the Eiffel Tower, it...").
-    if (titles.get(sentence.sourceId)) score *= namesSubject(sentence.text, question.phrases) ? 0.6 : 0.3;
+    if (titles.get(sentence.sourceId)) score *= namesSubject(sentence.terms, question.phrases) ? 0.6 : 0.3;
     if (question.subject.length && index.passageCoverage(question.subject, sentence) === 0) score *= 0.4;
     scored[i] = { score, answers: predicate && (!kindRequired || fit > 0) };
   }
   return scored;
-}
-
-function namesSubject(text: string, phrases: string[][]): boolean {
-  const own = termsOf(text);
-  return phrases.some((p) => p.every((w) => own.some((t) => sameTerm(t, w))));
 }
 
 /** Questions, headings, list introductions and fragments rarely answer anything; run-ons make poor answers. */

@@ -8,7 +8,7 @@
  */
 import { isStopword } from "../../terms.ts";
 import { queryTerms, sameTerm, termsOf, type EvidenceSentence, type SentenceIndex } from "./extractive-evidence.ts";
-import { namesAnotherSubject, subjectPhrases, subjectWords } from "./extractive-question.ts";
+import { namesAnotherSubject, namesSubject, subjectPhrases, subjectWords } from "./extractive-question.ts";
 import { withSynonyms } from "./extractive-synonyms.ts";
 
 export interface FieldQuery {
@@ -66,7 +66,7 @@ export class FieldSearch {
     prompt: string,
   ) {
     this.promptScores = index.bm25(queryTerms(prompt));
-    const best = Math.max(...this.promptScores, 0) || 1;
+    const best = this.promptScores.reduce((m, s) => Math.max(m, s), 0) || 1;
     this.promptScores = this.promptScores.map((s) => s / best);
     this.phrases = subjectPhrases(prompt);
     this.subject = subjectWords(prompt);
@@ -80,7 +80,7 @@ export class FieldSearch {
     const otherTerms = field.terms.filter((t) => !leafTerms.includes(t));
     const leafScores = this.index.bm25(leafTerms);
     const otherScores = this.index.bm25(otherTerms);
-    const best = Math.max(...leafScores.map((s, i) => s + 0.5 * otherScores[i]!), 0) || 1;
+    const best = leafScores.reduce((m, s, i) => Math.max(m, s + 0.5 * otherScores[i]!), 0) || 1;
     const out: Evidence[] = [];
     this.index.sentences.forEach((sentence, i) => {
       const own = (leafScores[i]! + 0.5 * otherScores[i]!) / best;
@@ -101,8 +101,7 @@ export class FieldSearch {
     let factor = 1;
     if (namesAnotherSubject(sentence.text, this.phrases)) factor *= 0.3;
     if (!this.titleNamesake.has(sentence.sourceId)) this.titleNamesake.set(sentence.sourceId, namesAnotherSubject(this.index.title(sentence.sourceId), this.phrases));
-    const namesSubject = this.phrases.some((p) => p.every((w) => sentence.terms.some((t) => sameTerm(t, w))));
-    if (this.titleNamesake.get(sentence.sourceId) && !namesSubject) factor *= 0.3;
+    if (this.titleNamesake.get(sentence.sourceId) && !namesSubject(sentence.terms, this.phrases)) factor *= 0.3;
     if (this.subject.length && this.index.passageCoverage(this.subject, sentence) === 0) factor *= 0.5;
     this.factors.set(sentence, factor);
     return factor;

@@ -5,9 +5,9 @@
  * sits to the field's words; a yes/no by whether the statement about the
  * field's words, or their opposite ("private" for "public"), is negated.
  */
+import { words } from "../../terms.ts";
 import type { EvidenceSentence } from "./extractive-evidence.ts";
 import { hasTerm, proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
-import { words } from "../../terms.ts";
 import { dateSpans, isNegated, nameSpans, numberMentions, type NumberMention } from "./typed-values.ts";
 
 export interface Found<T> {
