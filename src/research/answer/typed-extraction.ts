@@ -94,7 +94,7 @@ function list(itemShape: OutputShape, field: FieldQuery, scope: Scope, cites: Ci
   if (itemShape === "integer" || itemShape === "number") return numbers(field, evidence, itemShape === "integer", cites);
   if (typeof itemShape === "string" && itemShape !== "string") return null; // lists of yes/no or of lists: nothing to read them from
   if (Array.isArray(itemShape)) return null;
-  const items = extractItems(field, evidence, scope.index);
+  const items = extractItems(field, evidence, scope.item ? null : scope.index);
   if (items.length === 0) return null;
   if (itemShape === "string") {
     for (const item of items) cite(cites, item.sentence.sourceId, item.sentence.text);

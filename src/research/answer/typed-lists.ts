@@ -25,8 +25,11 @@ const SPLIT = /\s*,\s*(?:and\s+|or\s+|und\s+|et\s+|y\s+)?|\s+(?:and|or|as well a
 const TAIL = /\s+(?:through|via|in|on|at|for|from|to|with|by|during|across|under|worldwide|online)(?:\s.*)?$/iu;
 const DETERMINER = /^(?:the|a|an|its|their|our|his|her|also|der|die|das|den|dem|ein|eine|le|la|les|l['’]|des|du|un|une|el|los|las|unos|unas)\s+/iu;
 
-/** The field's list items, best sources first, deduplicated across sources. */
-export function extractItems(field: FieldQuery, evidence: Evidence[], index: SentenceIndex): Item[] {
+/**
+ * The field's list items, best sources first, deduplicated across sources.
+ * Without an index (inside one item's own text) only enumerations count.
+ */
+export function extractItems(field: FieldQuery, evidence: Evidence[], index: SentenceIndex | null): Item[] {
   const items: Item[] = [];
   const add = (text: string, sentence: EvidenceSentence) => {
     if (items.length < MAX_ITEMS && !items.some((i) => sameItem(i.text, text))) items.push({ text, sentence });
@@ -36,7 +39,7 @@ export function extractItems(field: FieldQuery, evidence: Evidence[], index: Sen
     if (ev.score < best * 0.3) break;
     for (const text of enumeration(ev.text, field)) add(text, ev.sentence);
   }
-  for (const line of listLines(index, field)) add(line.text, line.sentence);
+  if (index) for (const line of listLines(index, field)) add(line.text, line.sentence);
   return items;
 }
 
