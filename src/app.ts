@@ -102,10 +102,11 @@ function routeSummaries(routes: RouteInfo[]): RouteSummary[] {
     .map((route) => {
       const detail = (route.hooks as { detail?: { summary?: string; security?: unknown[] } }).detail ?? {};
       return {
-        method: route.method === "WS" ? "GET (WebSocket)" : route.method,
+        method: route.method === "WS" ? "GET" : route.method,
         path: route.path.replace(/:([A-Za-z_]+)/g, "{$1}"),
-        summary: detail.summary ?? "",
-        authenticated: Array.isArray(detail.security) && detail.security.length > 0,
+        summary: detail.summary ?? (route.method === "WS" ? "Stream a search over a WebSocket" : ""),
+        // The socket's upgrade passes the same authentication as every route.
+        authenticated: route.method === "WS" || (Array.isArray(detail.security) && detail.security.length > 0),
       };
     });
 }

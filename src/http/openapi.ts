@@ -19,7 +19,8 @@ export function openapiDocs() {
     provider: "swagger-ui",
     // The page loads its viewer from this service (swagger-ui-dist), never from a CDN.
     swagger: { cdn: "/docs/assets/swagger-ui-bundle.js", theme: "/docs/assets/swagger-ui.css", autoDarkMode: false },
-    exclude: { paths: [/^\/docs/] },
+    // OpenAPI has no WebSocket operation: the socket is documented by hand below, as the GET it upgrades.
+    exclude: { paths: [/^\/docs/], methods: ["WS", "ws"] },
     documentation: {
       info: {
         title: "Agentic search API",
@@ -29,6 +30,21 @@ export function openapiDocs() {
       },
       components: {
         securitySchemes: { [SECURITY_SCHEME]: { type: "apiKey", in: "header", name: "X-API-Key" } },
+      },
+      paths: {
+        "/v1/ws/search": {
+          get: secured({
+            tags: ["Search"],
+            summary: "Stream a search over a WebSocket",
+            description:
+              'Upgrade with the key in X-API-Key (browsers: subprotocols ["x-api-key", <key>]; the server answers "x-api-key"). A missing or bad key refuses the upgrade with 401, a rate-limited key with 429. Send one JSON message with the fields of POST /v1/search. The server sends JSON text messages {"type": "context" | "response" | "error", "content": ...}: context first, then response deltas (with output_format, one response holding the object), and closes normally when the run ends. An invalid message gets one error, then the close.',
+            responses: {
+              "101": { description: "Switching protocols: the search socket is open." },
+              "401": { description: "Missing or invalid key; the upgrade is refused." },
+              "429": { description: "Rate limited; the upgrade is refused." },
+            },
+          }),
+        },
       },
       tags: [
         { name: "Account", description: "The caller's account and API keys." },

@@ -13,6 +13,7 @@ import { generateApiKey } from "../../src/accounts/keys.ts";
 import { createKey } from "../../src/accounts/service.ts";
 import { jsonOf, startTestApp, type TestAccount, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { rawUpgrade } from "../helpers/websocket.ts";
 
 interface Operation {
   method: string;
@@ -53,8 +54,15 @@ afterAll(async () => {
 });
 
 const fill = (path: string, values: Record<string, string>) => path.replace(/\{([^}]+)\}/g, (_, name: string) => values[name] ?? `unknown_${name}`);
-const send = (op: Operation, path: string, headers: Headers | Record<string, string>) =>
-  app.fetch(path, { method: op.method, headers: { "content-type": "application/json", ...Object.fromEntries(new Headers(headers)) }, body: ["GET", "DELETE", "HEAD"].includes(op.method) ? undefined : "{}" });
+/** A WebSocket operation is exercised as the upgrade it is; the rest as plain requests. */
+async function send(op: Operation, path: string, headers: Headers | Record<string, string>): Promise<Response> {
+  const flat = Object.fromEntries(new Headers(headers));
+  if (path.startsWith("/v1/ws/")) {
+    const answer = await rawUpgrade(`${app.url.replace("http", "ws")}${path}`, flat);
+    return new Response(answer.body || null, { status: answer.status === 101 ? 200 : answer.status });
+  }
+  return app.fetch(path, { method: op.method, headers: { "content-type": "application/json", ...flat }, body: ["GET", "DELETE", "HEAD"].includes(op.method) ? undefined : "{}" });
+}
 
 describe("every authenticated operation", () => {
   test("the document lists the authenticated operations (the matrix is not empty)", () => {
