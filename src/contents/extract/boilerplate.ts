@@ -50,10 +50,14 @@ const CONTENT_TOKENS = new Set(["article", "content", "entry", "post", "body", "
 
 const ROLE_BOILERPLATE = new Set(["navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alertdialog", "toolbar", "tablist"]);
 
-/** Splits a class/id value into lowercase tokens: "postMeta share_bar" -> post, meta, share, bar. */
-export function nameTokens(value: string): string[] {
-  return value
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
+/**
+ * Splits a class/id value into lowercase tokens: "postMeta share_bar" ->
+ * post, meta, share, bar. camelCase humps split only when asked: at page
+ * level they split widget names into false hits ("CtxtMenu_Attached" on
+ * every MathJax formula).
+ */
+export function nameTokens(value: string, splitCamelCase = true): string[] {
+  return (splitCamelCase ? value.replace(/([a-z])([A-Z])/g, "$1 $2") : value)
     .toLowerCase()
     .split(/[\s_\-:./]+/)
     .filter(Boolean);
@@ -66,12 +70,12 @@ export interface BoilerplateVerdict {
   contentNamed: boolean;
 }
 
-function judge(element: DomElement, tokens: Set<string>, stems: RegExp): BoilerplateVerdict {
+function judge(element: DomElement, tokens: Set<string>, stems: RegExp, splitCamelCase: boolean): BoilerplateVerdict {
   const role = element.getAttribute("role")?.toLowerCase() ?? "";
   if (ROLE_BOILERPLATE.has(role)) return { rule: `role:${role}`, contentNamed: false };
   const names = `${element.getAttribute("class") ?? ""} ${element.getAttribute("id") ?? ""}`;
   if (names.trim() === "") return { rule: null, contentNamed: false };
-  const split = nameTokens(names);
+  const split = nameTokens(names, splitCamelCase);
   const contentNamed = split.some((t) => CONTENT_TOKENS.has(t));
   const token = split.find((t) => tokens.has(t));
   if (token) return { rule: `token:${token}`, contentNamed };
@@ -81,7 +85,7 @@ function judge(element: DomElement, tokens: Set<string>, stems: RegExp): Boilerp
 
 /** What an element's class, id and role say about it, in the block-level vocabulary. */
 export function judgeByName(element: DomElement): BoilerplateVerdict {
-  return judge(element, BLOCK_TOKENS, BLOCK_STEMS);
+  return judge(element, BLOCK_TOKENS, BLOCK_STEMS, true);
 }
 
 export function isHidden(element: DomElement): boolean {
@@ -137,7 +141,7 @@ export function removeBoilerplate(root: DomElement): void {
     if (NEVER_CONTENT.has(tag)) return remove(element);
     if (isHidden(element)) return remove(element);
     if (protectedAncestors.has(element) || ARTICLE_TAGS.has(tag) || element.getAttribute("itemprop") === "articleBody") return true;
-    const verdict = STRUCTURAL_BOILERPLATE.has(tag) ? { rule: tag, contentNamed: false } : judge(element, PAGE_TOKENS, PAGE_STEMS);
+    const verdict = STRUCTURAL_BOILERPLATE.has(tag) ? { rule: tag, contentNamed: false } : judge(element, PAGE_TOKENS, PAGE_STEMS, false);
     if (!verdict.rule || verdict.contentNamed) return true;
     // Large blocks are only removed on strong evidence.
     if (textLength(element) / total > 0.5) return true;

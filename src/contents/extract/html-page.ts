@@ -27,7 +27,7 @@ export function extractHtmlPage(source: string, url: string): ExtractedPage {
   resolveUrls(document.body, baseUrlOf(document, url));
   removeBoilerplate(document.body);
   const lede = findLede(document, metadata.title);
-  const content = findMainContent(document);
+  const content = findMainContent(document, metadata.title);
   restoreLede(content.root, lede);
   normaliseTables(content.root);
   return {

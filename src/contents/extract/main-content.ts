@@ -60,10 +60,12 @@ const SMALL = 250;
 /**
  * Which of the two extractions to keep. Readability is the default; the
  * container rules win when Readability found (next to) nothing, when the two
- * disagree entirely and the rules found more, or when the rules' result
- * contains Readability's and adds to it (Readability tends to stop at the
- * densest block: a recipe's method without its ingredients, an article
- * without its lede or its lists).
+ * disagree entirely and the rules found more, when both found the same text
+ * (the rules prune stray labels and boilerplate blocks more strictly), or
+ * when the rules' result contains Readability's and adds to it (Readability
+ * tends to stop at the densest block: a recipe's method without its
+ * ingredients, an article without its lists). Thresholds were set on the
+ * eval set with coarse steps; finer tuning would only fit it.
  */
 function preferRules(readabilityText: string, rulesText: string): boolean {
   const rl = readabilityText.length;
@@ -72,15 +74,60 @@ function preferRules(readabilityText: string, rulesText: string): boolean {
   const r = trigrams(readabilityText);
   const o = trigrams(rulesText);
   const rInO = containedIn(r, o);
-  if (rInO < 0.2 && containedIn(o, r) < 0.2) return ol > rl;
+  const oInR = containedIn(o, r);
+  if (rInO < 0.2 && oInR < 0.2) return ol > rl;
+  if (rInO >= 0.85 && oInR >= 0.85) return true;
   return rInO >= 0.9 && ol > 1.2 * rl;
 }
 
-export function findMainContent(document: DomDocument): MainContent {
+/**
+ * The headline is metadata (the title field), as Readability treats it: a
+ * first h1/h2 that repeats the title is dropped, so both extractors' output
+ * starts with the article itself.
+ */
+function dropTitleHeading(root: DomElement, title: string | null): void {
+  if (!title) return;
+  const heading = root.querySelector("h1, h2");
+  if (!heading || !startsContent(root, heading)) return;
+  const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const headingWords = words(heading.textContent ?? "");
+  const titleWords = new Set(words(title));
+  if (headingWords.length === 0) return;
+  const shared = headingWords.filter((w) => titleWords.has(w)).length;
+  if (shared / Math.max(headingWords.length, titleWords.size) >= 0.75) heading.remove();
+}
+
+/** No text comes before `element` in `root`. */
+function startsContent(root: DomElement, element: DomElement): boolean {
+  for (let node: DomElement | null = element; node && node !== root; node = node.parentElement) {
+    for (let sibling = node.previousSibling; sibling; sibling = sibling.previousSibling) if ((sibling.textContent ?? "").trim() !== "") return false;
+  }
+  return true;
+}
+
+export function findMainContent(document: DomDocument, title: string | null): MainContent {
+  const chosen = chooseContent(document);
+  dropTitleHeading(chosen.root, title);
+  return chosen;
+}
+
+/**
+ * The container rules on a copy of the body. A failure here is a bug, but
+ * one page's odd markup should cost its second opinion, not the extraction.
+ */
+function rulesContent(body: DomElement): DomElement | null {
+  try {
+    return extractByContainerRules(body);
+  } catch {
+    return null;
+  }
+}
+
+function chooseContent(document: DomDocument): MainContent {
   const copy = document.body.cloneNode(true);
   const readability = readabilityContent(document);
   if (readability) pruneArticle(readability.root);
-  const rules = extractByContainerRules(copy);
+  const rules = rulesContent(copy);
   if (!readability) return { root: rules ?? document.createElement("div"), byline: null };
   if (!rules) return readability;
   return preferRules(renderText(readability.root), renderText(rules)) ? { root: rules, byline: readability.byline } : readability;

@@ -80,7 +80,7 @@ const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
  * when trimming would leave a stub.
  */
 export function cleanDocumentTitle(raw: string, siteName: string | null, headings: string[]): string {
-  const title = raw.replace(/\s+/g, " ").trim();
+  const title = raw.replace(/[ \t\r\n\f\v]+/g, " ").trim();
   const separators = Array.from(title.matchAll(SEPARATOR)).filter((m) => !m[0].includes(":") || m[0].trim() !== ":");
   if (separators.length === 0) {
     // "Site: Story" or "Story: subtitle"? A heading with the whole string means it is all title.
@@ -100,6 +100,10 @@ export function cleanDocumentTitle(raw: string, siteName: string | null, heading
   const site = siteName?.toLowerCase();
   if (site && lastPart.toLowerCase() === site) return withoutLast;
   if (site && firstPart.toLowerCase() === site) return withoutFirst;
+  // A heading that repeats one side of the separator says which side is the headline.
+  const headingSet = new Set(headings.map((h) => h.toLowerCase()));
+  if (headingSet.has(withoutLast.toLowerCase())) return withoutLast;
+  if (headingSet.has(withoutFirst.toLowerCase())) return withoutFirst;
   const candidate = wordCount(withoutLast) >= 3 ? withoutLast : withoutFirst;
   // Trimming to four words or fewer usually cut a headline, not a site name.
   const hierarchical = /[\\/>»]/.test(title.replace(/https?:\/\//g, ""));

@@ -83,9 +83,32 @@ function itemNumber(list: DomElement, item: DomElement): number {
   return numbers.get(item) ?? 1;
 }
 
+/**
+ * Escapes text for markdown where it would otherwise turn into markup, and
+ * nowhere else: turndown's default escapes every "_", "*", "[" and "\\",
+ * which litters snake_case, "[1]" citations and Windows paths with
+ * backslashes that readers (and language models) then see. CommonMark never
+ * treats an intraword "_" or a "*" between spaces as emphasis, nor a "[x]"
+ * without a following "(" as a link. Text that looks like HTML or an entity
+ * is escaped too, so a renderer with HTML enabled cannot be fed markup.
+ */
+export function escapeMarkdownText(text: string): string {
+  return text
+    .replace(/\\(?=[!-/:-@[-`{-~])/g, "\\\\")
+    .replace(/\*/g, (star, at: number) => (/\s/.test(text[at - 1] ?? " ") && /\s/.test(text[at + 1] ?? " ") ? star : "\\*"))
+    .replace(/_/g, (underscore, at: number) => (/[\p{L}\p{N}]/u.test(text[at - 1] ?? "") && /[\p{L}\p{N}]/u.test(text[at + 1] ?? "") ? underscore : "\\_"))
+    .replace(/`/g, "\\`")
+    .replace(/\](?=[(\[:])/g, "\\]")
+    .replace(/<(?=[a-z/!?])/gi, "\\<")
+    .replace(/&(?=#?\w+;)/g, "\\&")
+    .replace(/^(\s*)([-+>]|#{1,6}|=+|~~~)(?=\s|$)/, "$1\\$2")
+    .replace(/^(\s*\d+)([.)])(?=\s|$)/, "$1\\$2");
+}
+
 function createService(): TurndownService {
   const service = new TurndownService({ headingStyle: "atx", bulletListMarker: "-", codeBlockStyle: "fenced", fence: "```", emDelimiter: "_", strongDelimiter: "**", hr: "---" });
   service.use([strikethrough, taskListItems]);
+  service.escape = escapeMarkdownText;
   // "- item" and "1. item", nested content indented to the marker's width (turndown pads markers to four).
   service.addRule("listItem", {
     filter: "li",
