@@ -17,18 +17,20 @@ const READ_ALSO = new RegExp(
       "lea (?:también|más|además)", "(?:le|te) puede interesar", "puedes ver", "mira", "vea (?:también|además)", "ver también", "noticias relacionadas", "lo más (?:leído|visto)", "también te puede interesar",
       "leia (?:também|mais)", "veja (?:também|mais)", "leggi (?:anche|pure)", "potrebbe interessarti", "czytaj (?:też|także|również|więcej)", "zobacz (?:też|także|również)", "dowiedz się więcej", "polecamy", "lees (?:ook|meer)", "meer (?:lezen|over)",
     ].join("|") +
-    ")\\b\\s*[:.!?»>…-]*",
+    ")(?![\\p{L}\\p{N}])\\s*[:.!?»>…-]*",
   "iu",
 );
 
 /** Photo and source credits: "Foto: X", "Photo by X", "© X", "X/Getty Images". */
-const CREDIT = /^(?:\(?(?:fotos?|photos?(?:graph)?(?: by)?|bild(?:er|quelle|nachweis)?|image(?: credit)?s?|credits?|quelle|source|fuente|titelbild|beitragsbild|illustration|grafik|foto(?:grafía)?|zdjęcie|fot\.|crédits?(?: photos?)?|copyright)\b\s*[:©/]|©|\(c\)\s)/iu;
+const CREDIT = /^(?:\(?(?:fotos?|photos?(?:graph)?(?: by)?|bild(?:er|quelle|nachweis)?|image(?: credit)?s?|credits?|quelle|source|fuente|titelbild|beitragsbild|illustration|grafik|foto(?:grafía)?|zdjęcie|fot\.|crédits?(?: photos?)?|copyright)\s*[:©/]|©|\(c\)\s)/iu;
 const CREDIT_AGENCIES = /(?:getty images|shutterstock|istock(?:photo)?|dpa|afp|reuters|imago|picture[- ]alliance|keystone|unsplash|pixabay|epa|ap photo|wenn\.com|bestimage|adobe ?stock)\b/i;
 
 /** Fine print under articles: subscription pitches, copyright notices, "follow us", app downloads. */
 const FINE_PRINT = /^(?:©|copyright\b|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos|(?:subscribe|sign up|register)\b.{0,60}\b(?:newsletter|now|today|free|to)\b|follow (?:us|the \w+|@)|download (?:our|the) \w* ?apps?|abonnieren sie|jetzt (?:abonnieren|anmelden|registrieren)|melden sie sich|newsletter\b|unterstütze[n]? (?:sie )?(?:uns|unsere)|support (?:our|us)\b|this (?:article|story) (?:is|was) (?:the copyrighted|copyright|first published|originally published)|written permission|dieser (?:text|beitrag|artikel) (?:wurde|ist|erschien) (?:zuerst|ursprünglich|veröffentlicht)|zapraszamy|suscríbete|hazte (?:miembro|socio))/iu;
 
 const normalise = (text: string) => text.replace(/\s+/g, " ").trim();
+// Note: JavaScript's \b only knows ASCII letters, so word ends are written (?![\p{L}\p{N}]) where a
+// pattern can end in "ż" or "é".
 
 /** The pieces a dateline is made of, in the languages above: dates, times, month and weekday names, and their labels. */
 const DATELINE_PARTS = new RegExp(
