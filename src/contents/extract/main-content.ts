@@ -2,8 +2,9 @@
  * Finds the main content of a cleaned document with two extractors and keeps
  * the better answer: Readability (paragraph scoring) and the container
  * conventions of container-rules.ts (trafilatura's approach). On the eval
- * set each alone scores F1 ~0.90-0.91; choosing per page lifts that to
- * ~0.93, since they fail on different pages.
+ * set, with the same pruning, Readability alone scores F1 0.926 and the
+ * rules 0.918; choosing per page gives 0.934, since they fail on different
+ * pages (a choice that always picked the better one would reach 0.949).
  */
 import { Readability } from "@mozilla/readability";
 import { type DomDocument, type DomElement } from "./dom.ts";

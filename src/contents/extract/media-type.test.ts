@@ -71,6 +71,9 @@ describe("the body's bytes decide its type, not the header alone", () => {
     const binary = new Uint8Array(256).map((_, i) => i);
     await expect(extractDocument({ body: binary, contentType: "application/octet-stream", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
     await expect(extractDocument({ body: encode("PK\u0003\u0004zip"), contentType: "application/zip", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
+    // A body whose Content-Encoding was not undone is binary, whatever its type says.
+    const compressed = Bun.gzipSync(encode("<html><body><p>hello</p></body></html>")).subarray(10);
+    await expect(extractDocument({ body: compressed, contentType: "text/html", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
   });
 });
 
