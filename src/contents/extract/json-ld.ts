@@ -13,9 +13,12 @@ export interface JsonLdFacts {
   language: string | null;
 }
 
-/** schema.org types whose headline and author describe the page's main text. */
+/**
+ * schema.org types whose headline and author describe the page's main text.
+ * Not WebPage: its name is usually the <title>, site suffix included.
+ */
 const ARTICLE_TYPES =
-  /^(?:Article|AdvertiserContentArticle|NewsArticle|AnalysisNewsArticle|AskPublicNewsArticle|BackgroundNewsArticle|OpinionNewsArticle|ReportageNewsArticle|ReviewNewsArticle|Report|SatiricalArticle|ScholarlyArticle|MedicalScholarlyArticle|SocialMediaPosting|BlogPosting|LiveBlogPosting|DiscussionForumPosting|TechArticle|APIReference|Recipe|WebPage|Review|HowTo|QAPage|Question)$/;
+  /^(?:Article|AdvertiserContentArticle|NewsArticle|AnalysisNewsArticle|AskPublicNewsArticle|BackgroundNewsArticle|OpinionNewsArticle|ReportageNewsArticle|ReviewNewsArticle|Report|SatiricalArticle|ScholarlyArticle|MedicalScholarlyArticle|SocialMediaPosting|BlogPosting|LiveBlogPosting|DiscussionForumPosting|TechArticle|APIReference|Recipe|Review|HowTo|QAPage|Question)$/;
 
 const MAX_NODES = 2_000;
 
@@ -91,8 +94,7 @@ export function readJsonLd(document: DomDocument): JsonLdFacts {
     }
     for (const node of objects(parsed)) {
       const types = typesOf(node);
-      // The most specific article type wins over a generic WebPage.
-      if (types.some((t) => ARTICLE_TYPES.test(t)) && (!article || (typesOf(article).includes("WebPage") && !types.includes("WebPage")))) article = node;
+      if (!article && types.some((t) => ARTICLE_TYPES.test(t))) article = node;
       if (types.includes("WebSite") && !website) website = node;
     }
   }

@@ -35,7 +35,7 @@ const ALLOWED_ATTRIBUTES: Record<string, string[]> = {
 const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const escapeAttribute = (text: string) => escapeText(text).replace(/"/g, "&quot;");
 
-function safeAttribute(tag: string, name: string, value: string): string | null {
+function safeAttribute(name: string, value: string): string | null {
   if (name === "href") return /^(?:https?:|mailto:|tel:|#)/i.test(value) ? value : null;
   if (name === "src") return /^https?:/i.test(value) ? value : null;
   // Classes survive only as code language markers, which markdown converters and highlighters read.
@@ -49,7 +49,7 @@ function openTag(element: DomElement, tag: string): string {
   for (const name of ALLOWED_ATTRIBUTES[tag] ?? []) {
     const raw = element.getAttribute(name);
     if (raw === null) continue;
-    const value = safeAttribute(tag, name, raw);
+    const value = safeAttribute(name, raw);
     if (value !== null) out += ` ${name}="${escapeAttribute(value)}"`;
   }
   return `${out}>`;
