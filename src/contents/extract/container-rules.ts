@@ -8,7 +8,8 @@
  * paragraph scoring passes over. When no convention matches, the prose
  * blocks of the whole page are gathered instead.
  *
- * The conventions below are written from the common CMS themes (WordPress,
+ * The conventions below follow the tiers trafilatura's documentation and
+ * source describe (written here from the common CMS themes: WordPress,
  * Drupal, TYPO3, news sites), ordered from most to least specific.
  */
 import { type DomElement, type DomNode, isElement, isText, tagOf, walkElements } from "./dom.ts";
@@ -21,7 +22,7 @@ const CONTAINER_TAGS = new Set(["article", "div", "main", "section"]);
 const TIERS: ((names: string, element: DomElement) => boolean)[] = [
   (names, element) =>
     element.getAttribute("itemprop") === "articleBody" ||
-    /\b(?:post|entry)\b/.test(names.trim()) && /^(?:post|entry)$/.test((element.getAttribute("class") ?? "").trim()) ||
+    /^(?:post|entry)$/.test((element.getAttribute("class") ?? "").trim()) ||
     /post[-_]?(?:text|body|entry|content|inner[-_]wrapper)|article[-_]{0,2}(?:text|content|body|container)|entry[-_]content|articlebody|page[-_]content|text[-_]content|body[-_]text|art[-_]content/.test(names),
   (_names, element) => tagOf(element) === "article",
   (names, element) =>

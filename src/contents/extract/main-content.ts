@@ -25,7 +25,9 @@ export interface MainContent {
 function readabilityContent(document: DomDocument): MainContent | null {
   // Readability is typed against the DOM lib; linkedom's document is what it works on at runtime.
   const reader = new Readability(document as never, {
+    // Pruning afterwards reads class names; the HTML renderer drops them at the end.
     keepClasses: true,
+    // The element itself rather than its HTML: no serialise-and-reparse round trip.
     serializer: (node: unknown) => node,
     maxElemsToParse: MAX_ELEMENTS_FOR_READABILITY,
   });
