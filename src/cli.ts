@@ -15,6 +15,7 @@ import { KEY_ENV } from "./discovery/guide.ts";
 import { indexUrls, progressBar, sitemapUrls } from "./contents/bulk-index.ts";
 import { systemResolver } from "./contents/egress/resolver.ts";
 import { SafeFetch } from "./contents/egress/safe-fetch.ts";
+import { PageReads } from "./contents/page-reads.ts";
 import { ServiceError } from "./errors.ts";
 import { createLogger } from "./log.ts";
 
@@ -181,7 +182,7 @@ async function runIndex(
 ): Promise<number> {
   const log = createLogger({ level: "warn", sink: (line) => process.stderr.write(`${line}\n`) });
   const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
-  const ctx = { db: handle.db, fetcher, clock: systemClock, log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds };
+  const ctx = { db: handle.db, fetcher, clock: systemClock, log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: new PageReads() };
   const limit = number(values.limit, "--limit") ?? 1_000;
   if (values.sitemap) urls.push(...(await sitemapUrls(fetcher, values.sitemap, { limit })));
   if (urls.length === 0) throw new UsageError("give at least one URL or --sitemap URL");

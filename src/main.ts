@@ -12,6 +12,7 @@ import { buildApp } from "./app.ts";
 import { systemClock } from "./clock.ts";
 import { systemResolver } from "./contents/egress/resolver.ts";
 import { SafeFetch } from "./contents/egress/safe-fetch.ts";
+import { PageReads } from "./contents/page-reads.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { KEY_ENV } from "./discovery/guide.ts";
 import { InFlightGauge } from "./limits/peak-load.ts";
@@ -51,7 +52,8 @@ const usage = new UsageRecorder(database.db, log);
 let draining = false;
 const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
 const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
-const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher }, config, { draining: () => draining });
+const pageReads = new PageReads();
+const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher, pageReads }, config, { draining: () => draining });
 app.listen({ port: config.port, hostname: config.host });
 const server = app.server!;
 const localUrl = `http://${["0.0.0.0", "::", "[::]"].includes(config.host) ? "localhost" : config.host}:${server.port}`;
@@ -85,6 +87,7 @@ async function shutdown(signal: string): Promise<void> {
     log.warn("shutdown deadline passed; closing remaining connections");
     await server.stop(true);
   }
+  await pageReads.drain();
   await usage.close();
   await limiter.close();
   await database.close();

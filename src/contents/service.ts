@@ -13,6 +13,7 @@ import type { Logger } from "../log.ts";
 import { countTokens, countWords } from "../tokens.ts";
 import type { SafeFetch } from "./egress/safe-fetch.ts";
 import { extractDocument } from "./extract/index.ts";
+import type { PageReads, SharedRead } from "./page-reads.ts";
 import { splitPassages } from "./passages.ts";
 import * as q from "./queries.ts";
 
@@ -22,6 +23,7 @@ export interface ContentsContext {
   clock: Clock;
   log: Logger;
   defaultMaxAgeSeconds: number;
+  reads: PageReads;
 }
 
 export interface PageRead {
@@ -29,6 +31,8 @@ export interface PageRead {
   /** True when the stored copy was served (fresh, or revalidated with a 304). */
   cached: boolean;
 }
+
+
 
 /** Types worth downloading; the extractor sniffs the bytes of these and decides. */
 export function readableType(mediaType: string): boolean {
@@ -47,28 +51,37 @@ export function readableType(mediaType: string): boolean {
   );
 }
 
-const inflight = new Map<string, Promise<PageRead>>();
-
-export async function readPage(ctx: ContentsContext, input: { url: URL; maxAgeSeconds?: number; signal?: AbortSignal }): Promise<PageRead> {
+/**
+ * `waitForStore: false` returns as soon as the page is extracted and stores
+ * it in the background: the research engine's reads do not wait for the
+ * cache write (on the embedded database writes queue one at a time).
+ */
+export async function readPage(ctx: ContentsContext, input: { url: URL; maxAgeSeconds?: number; signal?: AbortSignal; waitForStore?: boolean }): Promise<PageRead> {
   const key = input.url.toString();
   const maxAge = input.maxAgeSeconds ?? ctx.defaultMaxAgeSeconds;
+  const pending = ctx.reads.storing.get(key);
+  if (pending && maxAge > 0) return { page: pending, cached: true };
   const existing = await q.findPage(ctx.db, key);
   if (existing && maxAge > 0 && ctx.clock.now() - existing.fetchedAt.getTime() <= maxAge * 1000) return { page: existing, cached: true };
 
   // One fetch per URL at a time; each caller still gives up on its own signal.
   const flightKey = `${key}\u0000${maxAge > 0 ? "revalidate" : "fresh"}`;
-  let shared = inflight.get(flightKey);
+  let shared = ctx.reads.inflight.get(flightKey);
   if (!shared) {
-    shared = fetchAndStore(ctx, input.url, maxAge > 0 ? existing : null).finally(() => inflight.delete(flightKey));
-    inflight.set(flightKey, shared);
+    shared = fetchAndStore(ctx, input.url, maxAge > 0 ? existing : null).finally(() => ctx.reads.inflight.delete(flightKey));
+    ctx.reads.inflight.set(flightKey, shared);
   }
-  if (!input.signal) return shared;
-  const signal = input.signal;
-  signal.throwIfAborted();
-  return Promise.race([shared, new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))]);
+  const read = input.signal ? await untilAborted(shared, input.signal) : await shared;
+  if (input.waitForStore !== false) await (input.signal ? untilAborted(read.stored, input.signal) : read.stored);
+  return { page: read.page, cached: read.cached };
 }
 
-async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | null): Promise<PageRead> {
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return Promise.race([promise, new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))]);
+}
+
+async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | null): Promise<SharedRead> {
   const conditional: Record<string, string> = {};
   if (stale?.etag) conditional["If-None-Match"] = stale.etag;
   if (stale?.lastModified) conditional["If-Modified-Since"] = stale.lastModified;
@@ -76,14 +89,12 @@ async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | 
   const now = new Date(ctx.clock.now());
   if (fetched.notModified && stale) {
     const page = await q.revalidatePage(ctx.db, stale.id, now, fetched.etag, fetched.lastModified);
-    return { page: page ?? stale, cached: true };
+    return { page: page ?? stale, cached: true, stored: Promise.resolve() };
   }
   const document = await extractDocument({ body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl });
   const finalUrl = new URL(fetched.finalUrl);
-  const page = await q.savePage(
-    ctx.db,
-    {
-      id: newId("page"),
+  const row: q.NewPage & q.PageRow = {
+    id: newId("page"),
       url: url.toString(),
       finalUrl: fetched.finalUrl,
       host: finalUrl.hostname.toLowerCase(),
@@ -102,10 +113,18 @@ async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | 
       etag: fetched.etag,
       lastModified: fetched.lastModified,
       fetchedAt: now,
-    },
-    splitPassages(document.markdown),
-  );
-  return { page, cached: false };
+      createdAt: now,
+  };
+  ctx.reads.storing.set(row.url, row);
+  const stored = q
+    .savePage(ctx.db, row, splitPassages(document.markdown))
+    .then(
+      () => {},
+      (error: unknown) => ctx.log.warn("page not stored", { url: row.url, error }),
+    )
+    .finally(() => ctx.reads.storing.delete(row.url));
+  ctx.reads.track(stored);
+  return { page: row, cached: false, stored };
 }
 
 function parseDate(value: string | null): Date | null {

@@ -34,7 +34,8 @@ export async function readHits(contents: ContentsContext, hits: MergedHit[], set
       const index = next++;
       const outcome = outcomes[index]!;
       try {
-        const { page, cached } = await readPage(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: budget });
+        // The answer needs the page, not its cache write: that finishes in the background.
+        const { page, cached } = await readPage(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: budget, waitForStore: false });
         outcome.page = page;
         outcome.cached = cached;
         outcome.error = null;

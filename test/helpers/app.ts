@@ -16,6 +16,7 @@ import { RedisStore } from "../../src/limits/redis-store.ts";
 import type { BucketStore } from "../../src/limits/store.ts";
 import { systemResolver, type Resolver } from "../../src/contents/egress/resolver.ts";
 import { SafeFetch } from "../../src/contents/egress/safe-fetch.ts";
+import { PageReads } from "../../src/contents/page-reads.ts";
 import { createLogger } from "../../src/log.ts";
 import { UsageRecorder } from "../../src/usage/recorder.ts";
 import type { TestDatabase } from "./database.ts";
@@ -49,6 +50,7 @@ export interface TestApp {
   limiter: RateLimiter;
   usage: UsageRecorder;
   load: InFlightGauge;
+  pageReads: PageReads;
   logs: string[];
   keyPrefix: string;
   fetch(path: string, init?: RequestInit): Promise<Response>;
@@ -76,7 +78,8 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
   const accounts: AccountsContext = { db: database.handle.db, clock, keyCache };
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
-  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher }, config);
+  const pageReads = new PageReads();
+  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads }, config);
   app.listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {
@@ -88,6 +91,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     limiter,
     usage,
     load,
+    pageReads,
     logs,
     keyPrefix,
     fetch: (path, init) => fetch(`${url}${path}`, init),
@@ -100,6 +104,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     },
     async stop() {
       await app.stop(true);
+      await pageReads.drain();
       await usage.close();
       await limiter.close();
       if (choice === "redis") await clearPrefix(keyPrefix);

@@ -1,0 +1,223 @@
+/**
+ * npm run bench:fanout
+ *
+ * The research run's latency against the critical path it cannot beat.
+ * Three providers on loopback speak SearXNG's, Brave's and Tavily's wire
+ * formats with log-normal latencies (Tavily also has a slow tail: 10% of its
+ * calls take 1.5–3 s more); a page server answers every page with its own
+ * log-normal latency. Every request gets unique pages, so reads are real.
+ * For each request the ideal critical path is computed from the latencies
+ * injected for it: the slowest provider call (the engine waits for all of
+ * them, or for the hedge) plus the slowest page read (all pages are read at
+ * once). Reported: end-to-end p50/p99 next to that ideal, with and without
+ * hedging; time to the first WebSocket `context` message; and the server's
+ * CPU time per request (from /proc, so the peers' work is not counted).
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startBravePeer } from "../test/helpers/peers/brave.ts";
+import type { PeerRequest } from "../test/helpers/peers/provider-peer.ts";
+import { startSearxngPeer } from "../test/helpers/peers/searxng.ts";
+import { startTavilyPeer } from "../test/helpers/peers/tavily.ts";
+import { runCli, startServer, type ServerProcess } from "../test/helpers/process.ts";
+import { lognormal, seededRandom } from "./lib/latency.ts";
+import { printTable, summarize, writeResults, type Row } from "./lib/report.ts";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 120);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const WS_REQUESTS = Number(process.env.BENCH_WS_REQUESTS ?? 40);
+const PAGES_PER_REQUEST = 6;
+const HEDGE_AFTER_MS = 400;
+
+// ---- injected latencies, recorded per request id
+interface Draws {
+  calls: Map<string, number[]>;
+  pages: number[];
+}
+const draws = new Map<string, Draws>();
+const random = seededRandom(20261122);
+const drawsOf = (id: string) => {
+  let d = draws.get(id);
+  if (!d) draws.set(id, (d = { calls: new Map(), pages: [] }));
+  return d;
+};
+const idOf = (text: unknown) => /\bq(\d+)x\b/.exec(String(text ?? ""))?.[1] ?? "none";
+
+function providerLatency(name: string, slowTail: boolean) {
+  return (request: PeerRequest<{ q?: unknown; query?: unknown }>) => {
+    const query = String(request.params.q ?? request.params.query ?? "");
+    let ms = lognormal(random, 90, 0.5);
+    if (slowTail && random() < 0.1) ms += 1_500 + random() * 1_500;
+    const calls = drawsOf(idOf(query)).calls;
+    const key = `${name}:${query}`;
+    calls.set(key, [...(calls.get(key) ?? []), ms]);
+    return ms;
+  };
+}
+
+// ---- the simulated web
+const site = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  async fetch(request) {
+    const match = /^\/page\/(\d+)\/(\d+)\.html$/.exec(new URL(request.url).pathname);
+    if (!match) return new Response("not found", { status: 404 });
+    const [, id, n] = match;
+    const ms = Math.min(lognormal(random, 60, 0.7), 2_000);
+    drawsOf(id!).pages.push(ms);
+    await Bun.sleep(ms);
+    const paragraphs = Array.from({ length: 8 }, (_, i) => `<p>Report ${id}, section ${i}: the river bridge project number ${id} reached milestone ${n}.${i} on schedule, the council said in its statement about bridge ${id}.</p>`);
+    return new Response(`<!doctype html><html lang="en"><head><title>Bridge report ${id}-${n}</title></head><body><nav><a href="/">Home</a></nav><article><h1>Bridge report ${id}-${n}</h1>${paragraphs.join("")}</article><footer>Footer</footer></body></html>`, {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  },
+});
+const siteUrl = `http://127.0.0.1:${site.port}`;
+const hitsFor = (query: string) =>
+  Array.from({ length: PAGES_PER_REQUEST }, (_, n) => ({ title: `Bridge report ${idOf(query)}-${n}`, url: `${siteUrl}/page/${idOf(query)}/${n}.html`, snippet: `The river bridge project ${idOf(query)} milestone ${n}.` }));
+
+const searxng = startSearxngPeer();
+const brave = startBravePeer();
+const tavily = startTavilyPeer();
+searxng.setLatency(providerLatency("searxng", false));
+brave.setLatency(providerLatency("brave", false));
+tavily.setLatency(providerLatency("tavily", true));
+for (const peer of [searxng, brave, tavily]) peer.setAnswers((ask) => hitsFor(ask.query));
+
+function idealMs(id: string, hedging: boolean): number {
+  const d = draws.get(id);
+  if (!d) return Number.NaN;
+  let search = 0;
+  for (const list of d.calls.values()) {
+    const first = list[0]!;
+    const effective = hedging && list.length > 1 ? Math.min(first, HEDGE_AFTER_MS + list[1]!) : first;
+    search = Math.max(search, effective);
+  }
+  return search + Math.max(0, ...d.pages);
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+}
+
+async function startApp(hedging: boolean): Promise<{ server: ServerProcess; key: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-fanout-"));
+  const env: Record<string, string> = {
+    DATA_DIR: dir,
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
+    LOG_LEVEL: "warn",
+    SEARCH_PROVIDERS: "searxng,brave,tavily",
+    SEARXNG_URL: searxng.url,
+    BRAVE_URL: brave.url,
+    BRAVE_API_KEY: brave.token,
+    TAVILY_URL: tavily.url,
+    TAVILY_API_KEY: tavily.apiKey,
+    FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`,
+    HEDGE_AFTER_MS: String(HEDGE_AFTER_MS),
+    PROVIDER_TIMEOUT_MS: "5000",
+    SEARCH_HEDGING: String(hedging),
+    SEARCH_READ_PAGES: String(PAGES_PER_REQUEST),
+    SEARCH_READ_CONCURRENCY: String(PAGES_PER_REQUEST),
+    // Every page here lives on one loopback host; on the web they come from many, so the per-host
+    // politeness cap (6 by default) would only measure this bench's own shape.
+    FETCH_MAX_PER_HOST: "64",
+  };
+  const created = await runCli(["accounts", "create", "--name", "bench", "--limit", "1000000", "--json"], env);
+  const key = JSON.parse(created.stdout).api_key as string;
+  // BENCH_PROFILE=1 writes a CPU profile of each server run (markdown, for reading) to /tmp/bench-profile.
+  const profile: Record<string, string> = process.env.BENCH_PROFILE ? { BUN_OPTIONS: "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/bench-profile" } : {};
+  const server = await startServer({ ...env, ...profile, LOG_LEVEL: "info" });
+  return { server, key, dir };
+}
+
+const stageTimes = new Map<string, Record<string, number>>();
+
+async function httpPhase(base: string, key: string, firstId: number): Promise<{ e2e: number[]; ids: string[] }> {
+  const e2e: number[] = [];
+  const ids: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < REQUESTS) {
+        const id = String(firstId + next++);
+        const started = performance.now();
+        const response = await fetch(`${base}/v1/search`, { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify({ prompt: `q${id}x When did river bridge project ${id} reach its milestone?` }) });
+        const body = (await response.json()) as { context?: unknown[]; info?: { timings_ms: Record<string, number> } };
+        if (body.info) stageTimes.set(id, body.info.timings_ms);
+        if (response.status !== 200 || !body.context?.length) throw new Error(`request ${id}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+        e2e.push(performance.now() - started);
+        ids.push(id);
+      }
+    }),
+  );
+  return { e2e, ids };
+}
+
+async function firstContextMs(base: string, key: string, id: string): Promise<number> {
+  const socket = new WebSocket(`${base.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": key } } as unknown as string[]);
+  return new Promise((resolve, reject) => {
+    let started = 0;
+    socket.onopen = () => {
+      started = performance.now();
+      socket.send(JSON.stringify({ prompt: `q${id}x When did river bridge project ${id} reach its milestone?` }));
+    };
+    socket.onmessage = (event) => {
+      const message = JSON.parse(String(event.data));
+      if (message.type === "context") {
+        resolve(performance.now() - started);
+        socket.close();
+      } else if (message.type === "error") reject(new Error(message.content));
+    };
+    socket.onerror = () => reject(new Error("socket error"));
+  });
+}
+
+const rows: Row[] = [];
+const results: Record<string, unknown> = {};
+for (const hedging of [true, false]) {
+  const { server, key, dir } = await startApp(hedging);
+  const firstId = hedging ? 100_000 : 200_000;
+  // Warm the process (JIT, connections, database) off the clock.
+  await httpPhase(server.url, key, firstId - 10_000).catch(() => {});
+  draws.clear();
+  const cpuBefore = cpuSeconds(server.child.pid);
+  const { e2e, ids } = await httpPhase(server.url, key, firstId);
+  const cpuMs = ((cpuSeconds(server.child.pid) - cpuBefore) * 1000) / ids.length;
+  const ideal = ids.map((id) => idealMs(id, hedging));
+  const idealNoHedge = ids.map((id) => idealMs(id, false));
+  const overhead = ids.map((_, i) => e2e[i]! - ideal[i]!);
+  const stage = (name: string) => summarize(ids.map((i) => stageTimes.get(i)?.[name] ?? Number.NaN)).p50;
+  const searchIdeal = summarize(ids.map((i) => Math.max(0, ...[...draws.get(i)!.calls.values()].map((l) => (hedging && l.length > 1 ? Math.min(l[0]!, HEDGE_AFTER_MS + l[1]!) : l[0]!))))).p50;
+  const readIdeal = summarize(ids.map((i) => Math.max(0, ...draws.get(i)!.pages))).p50;
+  console.log(`${hedging ? "hedging on" : "hedging off"}: stage p50 ms: plan ${stage("plan")}, search ${stage("search")} (ideal ${searchIdeal.toFixed(0)}), read ${stage("read")} (ideal ${readIdeal.toFixed(0)}), rank ${stage("rank")}, answer ${stage("answer")}, total ${stage("total")}`);
+  const ttfc: number[] = [];
+  for (let i = 0; i < WS_REQUESTS; i++) ttfc.push(await firstContextMs(server.url, key, String(firstId + 50_000 + i)));
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+  const s = summarize(e2e);
+  const id = summarize(ideal);
+  const label = hedging ? "hedging on" : "hedging off";
+  rows.push({
+    run: label,
+    requests: ids.length,
+    e2e_p50_ms: s.p50,
+    e2e_p99_ms: s.p99,
+    ideal_p50_ms: id.p50,
+    ideal_p99_ms: id.p99,
+    p50_vs_ideal: s.p50 / id.p50,
+    p99_vs_no_hedge_ideal_p99: s.p99 / summarize(idealNoHedge).p99,
+    overhead_p50_ms: summarize(overhead).p50,
+    first_context_p50_ms: summarize(ttfc).p50,
+    first_context_p99_ms: summarize(ttfc).p99,
+    server_cpu_ms_per_request: cpuMs,
+  });
+  results[label] = { e2e, ideal, idealNoHedge, ttfc, cpuMs };
+}
+
+printTable(`Fan-out: ${REQUESTS} searches at concurrency ${CONCURRENCY}, 3 providers (one with a slow tail), ${PAGES_PER_REQUEST} unique pages each; ideal = slowest provider call + slowest page, from the injected latencies`, rows);
+console.log(`\nwrote ${writeResults("fanout", { rows, results })}`);
+site.stop(true);
+for (const peer of [searxng, brave, tavily]) peer.stop();
+process.exit(0);
