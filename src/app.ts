@@ -9,6 +9,7 @@ import type { KeyCache } from "./accounts/key-cache.ts";
 import { accountRoutes } from "./accounts/routes.ts";
 import type { Clock } from "./clock.ts";
 import type { SafeFetch } from "./contents/egress/safe-fetch.ts";
+import type { Extractor } from "./contents/extraction-pool.ts";
 import type { PageReads } from "./contents/page-reads.ts";
 import { contentsRoutes } from "./contents/routes.ts";
 import { engineDeps } from "./research/wiring.ts";
@@ -39,6 +40,8 @@ export interface AppDeps {
   fetcher: SafeFetch;
   /** Page reads in progress; shutdown drains their stores. */
   pageReads: PageReads;
+  /** Extraction off the event loop. */
+  extractor: Extractor;
 }
 
 export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "llm" | "fetch">;
@@ -51,7 +54,7 @@ export interface AppState {
 export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
   const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache };
   const auth = { accounts, limiter: deps.limiter };
-  const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads };
+  const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
   const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };
   // Discovery lists the app's own routes, read once the app is composed.
   let listed: RouteInfo[] = [];

@@ -15,6 +15,7 @@ import { KEY_ENV } from "./discovery/guide.ts";
 import { indexUrls, progressBar, sitemapUrls } from "./contents/bulk-index.ts";
 import { systemResolver } from "./contents/egress/resolver.ts";
 import { SafeFetch } from "./contents/egress/safe-fetch.ts";
+import { ExtractionPool } from "./contents/extraction-pool.ts";
 import { PageReads } from "./contents/page-reads.ts";
 import { ServiceError } from "./errors.ts";
 import { createLogger } from "./log.ts";
@@ -182,7 +183,8 @@ async function runIndex(
 ): Promise<number> {
   const log = createLogger({ level: "warn", sink: (line) => process.stderr.write(`${line}\n`) });
   const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
-  const ctx = { db: handle.db, fetcher, clock: systemClock, log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: new PageReads() };
+  const extractor = new ExtractionPool({ size: config.extraction.workers, timeoutMs: config.extraction.timeoutMs }, log);
+  const ctx = { db: handle.db, fetcher, clock: systemClock, log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: new PageReads(), extractor };
   const limit = number(values.limit, "--limit") ?? 1_000;
   if (values.sitemap) urls.push(...(await sitemapUrls(fetcher, values.sitemap, { limit })));
   if (urls.length === 0) throw new UsageError("give at least one URL or --sitemap URL");
@@ -197,6 +199,7 @@ async function runIndex(
       else if (p.done === p.total || p.done % 25 === 0) process.stderr.write(`${progressBar(p)}\n`);
     },
   });
+  await extractor.close();
   if (tty) process.stderr.write("\n");
   for (const failure of summary.failures) process.stderr.write(`failed: ${failure.url} (${failure.error})\n`);
   const line = { total: summary.total, indexed: summary.indexed, cached: summary.cached, failed: summary.failed };

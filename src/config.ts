@@ -46,7 +46,7 @@ export const EnvSchema = Type.Object({
   FETCH_PORTS: Type.String({ pattern: "^\\d{1,5}(,\\d{1,5})*$", default: "80,443", description: "Ports page fetching may connect to (FETCH_ALLOW_HOSTS entries carry their own)." }),
   FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000, description: "Deadline of one page fetch: DNS, connect, redirects and body." }),
   FETCH_FIRST_BYTE_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 8_000, description: "Longest wait for a page's response headers." }),
-  FETCH_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 10_485_760, description: "Largest page body read (after decompression); larger fails as fetch_too_large." }),
+  FETCH_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 5_242_880, description: "Largest page body read (after decompression); larger fails as fetch_too_large." }),
   FETCH_MAX_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: "Page fetches in flight per instance." }),
   FETCH_MAX_PER_HOST: Type.Integer({ minimum: 1, maximum: 64, default: 6, description: "Page fetches in flight per host and port." }),
   FETCH_USER_AGENT: Type.String({
@@ -54,6 +54,8 @@ export const EnvSchema = Type.Object({
     default: "AgenticSearchBot/0.1 (+https://github.com/agentic-search; reads pages its users ask about)",
     description: "User-Agent of page fetches.",
   }),
+  EXTRACT_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: Math.max(1, navigator.hardwareConcurrency || 1), description: "Worker threads extracting pages (default: the number of CPUs)." }),
+  EXTRACT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000, description: "Longest extraction of one page; a worker past it is replaced and the read fails." }),
   CONTENTS_MAX_AGE_SECONDS: Type.Integer({ minimum: 0, maximum: 31_536_000, default: 86_400, description: "How long a fetched page is reused when a call does not say (max_age_seconds)." }),
   SEARCH_PROVIDERS: Type.String({
     pattern: "^\\s*(local|searxng|brave|tavily|exa|wikipedia)(\\s*,\\s*(local|searxng|brave|tavily|exa|wikipedia))*\\s*$",
@@ -129,6 +131,7 @@ export interface Config {
     readonly userAgent: string;
   };
   readonly contentsMaxAgeSeconds: number;
+  readonly extraction: { readonly workers: number; readonly timeoutMs: number };
   readonly search: {
     readonly providers: readonly ProviderName[];
     readonly searxngUrl: string | undefined;
@@ -287,6 +290,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       userAgent: env.FETCH_USER_AGENT,
     },
     contentsMaxAgeSeconds: env.CONTENTS_MAX_AGE_SECONDS,
+    extraction: { workers: env.EXTRACT_WORKERS, timeoutMs: env.EXTRACT_TIMEOUT_MS },
     search: {
       providers,
       searxngUrl: env.SEARXNG_URL,

@@ -27,7 +27,7 @@ export interface ValidationIssue {
 
 export class ServiceError extends Error {
   constructor(
-    readonly code: ErrorCode | `fetch_${string}` | "unsupported_content_type",
+    readonly code: ErrorCode | `fetch_${string}` | "unsupported_content_type" | "extraction_failed",
     message: string,
     readonly extra: { retryAfterSeconds?: number; body?: Record<string, unknown> } = {},
   ) {

@@ -12,6 +12,7 @@ import { buildApp } from "./app.ts";
 import { systemClock } from "./clock.ts";
 import { systemResolver } from "./contents/egress/resolver.ts";
 import { SafeFetch } from "./contents/egress/safe-fetch.ts";
+import { ExtractionPool } from "./contents/extraction-pool.ts";
 import { PageReads } from "./contents/page-reads.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { KEY_ENV } from "./discovery/guide.ts";
@@ -53,7 +54,8 @@ let draining = false;
 const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
 const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
 const pageReads = new PageReads();
-const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher, pageReads }, config, { draining: () => draining });
+const extractor = new ExtractionPool({ size: config.extraction.workers, timeoutMs: config.extraction.timeoutMs }, log);
+const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor }, config, { draining: () => draining });
 app.listen({ port: config.port, hostname: config.host });
 const server = app.server!;
 const localUrl = `http://${["0.0.0.0", "::", "[::]"].includes(config.host) ? "localhost" : config.host}:${server.port}`;
@@ -88,6 +90,7 @@ async function shutdown(signal: string): Promise<void> {
     await server.stop(true);
   }
   await pageReads.drain();
+  await extractor.close();
   await usage.close();
   await limiter.close();
   await database.close();

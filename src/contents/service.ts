@@ -12,7 +12,7 @@ import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import { countTokens, countWords } from "../tokens.ts";
 import type { SafeFetch } from "./egress/safe-fetch.ts";
-import { extractDocument } from "./extract/index.ts";
+import type { Extractor } from "./extraction-pool.ts";
 import type { PageReads, SharedRead } from "./page-reads.ts";
 import { splitPassages } from "./passages.ts";
 import * as q from "./queries.ts";
@@ -24,6 +24,7 @@ export interface ContentsContext {
   log: Logger;
   defaultMaxAgeSeconds: number;
   reads: PageReads;
+  extractor: Extractor;
 }
 
 export interface PageRead {
@@ -91,7 +92,7 @@ async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | 
     const page = await q.revalidatePage(ctx.db, stale.id, now, fetched.etag, fetched.lastModified);
     return { page: page ?? stale, cached: true, stored: Promise.resolve() };
   }
-  const document = await extractDocument({ body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl });
+  const document = await ctx.extractor.extract({ body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl });
   const finalUrl = new URL(fetched.finalUrl);
   const row: q.NewPage & q.PageRow = {
     id: newId("page"),

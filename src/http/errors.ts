@@ -28,7 +28,7 @@ export function statusFor(code: string): number {
   // A target the caller may not reach is the caller's request; a page that fails is the site's: 502, or 504 on time.
   if (code === "fetch_blocked") return 400;
   if (code === "fetch_timeout") return 504;
-  if (code.startsWith("fetch_") || code === "unsupported_content_type") return 502;
+  if (code.startsWith("fetch_") || code === "unsupported_content_type" || code === "extraction_failed") return 502;
   return 500;
 }
 

@@ -16,6 +16,7 @@ import { RedisStore } from "../../src/limits/redis-store.ts";
 import type { BucketStore } from "../../src/limits/store.ts";
 import { systemResolver, type Resolver } from "../../src/contents/egress/resolver.ts";
 import { SafeFetch } from "../../src/contents/egress/safe-fetch.ts";
+import { ExtractionPool } from "../../src/contents/extraction-pool.ts";
 import { PageReads } from "../../src/contents/page-reads.ts";
 import { createLogger } from "../../src/log.ts";
 import { UsageRecorder } from "../../src/usage/recorder.ts";
@@ -79,7 +80,8 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const accounts: AccountsContext = { db: database.handle.db, clock, keyCache };
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
   const pageReads = new PageReads();
-  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads }, config);
+  const extractor = new ExtractionPool({ size: 1, timeoutMs: config.extraction.timeoutMs }, log);
+  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor }, config);
   app.listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {
@@ -105,6 +107,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     async stop() {
       await app.stop(true);
       await pageReads.drain();
+      await extractor.close();
       await usage.close();
       await limiter.close();
       if (choice === "redis") await clearPrefix(keyPrefix);

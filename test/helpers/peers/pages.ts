@@ -145,6 +145,10 @@ export function startPageSite(): PageSite {
             headers: { "content-type": "application/xml" },
           });
         }
+        case "/huge-table.html": {
+          const rows = Array.from({ length: 20_000 }, (_, i) => `<tr><td>row ${i}</td><td>${"cell ".repeat(8)}</td><td>${i * 7}</td></tr>`).join("");
+          return new Response(`<!doctype html><html><body><article><h1>Huge table</h1><table>${rows}</table></article></body></html>`, { headers: html });
+        }
         case "/user-agent":
           return new Response(`<p>${request.headers.get("user-agent")}</p>`, { headers: html });
       }

@@ -1,0 +1,120 @@
+/**
+ * Extraction is synchronous CPU work (tens of milliseconds for a page,
+ * seconds for a huge one): done on the server's event loop it would stall
+ * every other request. The pool runs it in worker threads, queues what
+ * exceeds them, and replaces a worker that takes longer than the time limit
+ * (the only way to stop synchronous work) so one pathological page cannot
+ * hold a thread.
+ */
+import { ServiceError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { extractDocument, type ExtractedDocument, type ExtractInput } from "./extract/index.ts";
+
+export interface Extractor {
+  extract(input: ExtractInput): Promise<ExtractedDocument>;
+  close(): Promise<void>;
+}
+
+/** In the calling thread: for the CLI's small jobs and for pure unit tests. */
+export const inlineExtractor: Extractor = { extract: extractDocument, close: async () => {} };
+
+interface Task {
+  id: number;
+  input: ExtractInput;
+  resolve(document: ExtractedDocument): void;
+  reject(error: unknown): void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  task: Task | null;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+type Reply = { ready: true } | { id: number; ok: true; document: ExtractedDocument } | { id: number; ok: false; code: string; message: string };
+
+const WORKER_URL = new URL("./extraction-worker.ts", import.meta.url).href;
+
+export class ExtractionPool implements Extractor {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Task[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly settings: { size: number; timeoutMs: number },
+    private readonly log: Logger,
+  ) {
+    for (let i = 0; i < settings.size; i++) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const slot: Slot = { worker: new Worker(WORKER_URL), ready: false, task: null, timer: undefined };
+    slot.worker.onmessage = (event: MessageEvent<Reply>) => this.finish(slot, event.data);
+    slot.worker.onerror = (event) => {
+      this.log.error("extraction worker failed", { error: event.message });
+      this.replace(slot, new ServiceError("extraction_failed", "the page could not be extracted"));
+    };
+    return slot;
+  }
+
+  extract(input: ExtractInput): Promise<ExtractedDocument> {
+    if (this.closed) return Promise.reject(new ServiceError("service_unavailable", "the service is shutting down"));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, input, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.task || this.queue.length === 0) continue;
+      const task = this.queue.shift()!;
+      slot.task = task;
+      slot.timer = setTimeout(() => {
+        this.log.warn("extraction took too long; worker replaced", { timeout_ms: this.settings.timeoutMs });
+        this.replace(slot, new ServiceError("extraction_failed", `the page could not be extracted within ${this.settings.timeoutMs} ms`));
+      }, this.settings.timeoutMs);
+      // The body is handed over, not copied: it is not used again on this side.
+      const body = task.input.body.slice();
+      slot.worker.postMessage({ id: task.id, input: { ...task.input, body } }, [body.buffer]);
+    }
+  }
+
+  private finish(slot: Slot, reply: Reply): void {
+    if ("ready" in reply) {
+      slot.ready = true;
+      this.dispatch();
+      return;
+    }
+    const task = slot.task;
+    if (!task || task.id !== reply.id) return;
+    clearTimeout(slot.timer);
+    slot.task = null;
+    if (reply.ok) task.resolve(reply.document);
+    else task.reject(new ServiceError(reply.code as "extraction_failed", reply.message));
+    this.dispatch();
+  }
+
+  /** Stops a worker stuck in (or broken by) a task, fails that task, and starts a fresh worker. */
+  private replace(slot: Slot, error: ServiceError): void {
+    clearTimeout(slot.timer);
+    slot.worker.terminate();
+    slot.task?.reject(error);
+    const index = this.slots.indexOf(slot);
+    if (index >= 0 && !this.closed) {
+      this.slots[index] = this.spawn();
+      this.dispatch();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const task of this.queue.splice(0)) task.reject(new ServiceError("service_unavailable", "the service is shutting down"));
+    for (const slot of this.slots) {
+      clearTimeout(slot.timer);
+      slot.worker.terminate();
+    }
+  }
+}
