@@ -218,22 +218,24 @@ export function capDepth(root: DomElement): void {
   }
 }
 
+/** The node after `node` in document order within `root`, entering its children only when `descend`. */
+function following(node: DomNode, root: DomElement, descend: boolean): DomNode | null {
+  if (descend && node.firstChild) return node.firstChild;
+  let current: DomNode | null = node;
+  while (current && !current.nextSibling) {
+    current = current.parentNode;
+    if (current === root || current === null) return null;
+  }
+  return current?.nextSibling ?? null;
+}
+
 /** Every element under `root` in document order, without recursion. */
 export function* elementsIn(root: DomElement): Generator<DomElement> {
   let node: DomNode | null = root.firstChild;
   while (node) {
-    if (isElement(node)) {
-      yield node;
-      if (node.firstChild) {
-        node = node.firstChild;
-        continue;
-      }
-    }
-    while (node && !node.nextSibling) {
-      node = node.parentNode;
-      if (node === root || node === null) return;
-    }
-    node = node?.nextSibling ?? null;
+    const element = isElement(node);
+    if (element) yield node as DomElement;
+    node = following(node, root, element);
   }
 }
 
@@ -244,15 +246,5 @@ export function* elementsIn(root: DomElement): Generator<DomElement> {
  */
 export function walkElements(root: DomElement, visit: (element: DomElement) => boolean | void): void {
   let node: DomNode | null = root.firstChild;
-  while (node) {
-    if (isElement(node) && visit(node) !== false && node.firstChild) {
-      node = node.firstChild;
-      continue;
-    }
-    while (node && !node.nextSibling) {
-      node = node.parentNode;
-      if (node === root || node === null) return;
-    }
-    node = node?.nextSibling ?? null;
-  }
+  while (node) node = following(node, root, isElement(node) && visit(node) !== false);
 }

@@ -5,18 +5,22 @@
  */
 import { type DomElement } from "./dom.ts";
 
+/** Adds an address without its fragment; one that does not parse is skipped. */
+function addLink(seen: Set<string>, address: string): void {
+  try {
+    const url = new URL(address);
+    url.hash = "";
+    seen.add(url.href);
+  } catch {
+    // Not a usable address.
+  }
+}
+
 export function collectLinks(root: DomElement): string[] {
   const seen = new Set<string>();
   for (const anchor of Array.from(root.getElementsByTagName("a"))) {
     const href = anchor.getAttribute("href");
-    if (!href || !/^https?:\/\//i.test(href)) continue;
-    try {
-      const url = new URL(href);
-      url.hash = "";
-      seen.add(url.href);
-    } catch {
-      // Addresses were resolved earlier; one that still does not parse is skipped.
-    }
+    if (href && /^https?:\/\//i.test(href)) addLink(seen, href);
   }
   return [...seen];
 }
@@ -25,14 +29,7 @@ export function collectLinks(root: DomElement): string[] {
 export function linksInText(text: string): string[] {
   const seen = new Set<string>();
   for (const match of text.matchAll(/\bhttps?:\/\/[^\s<>"'`{}|\\^\[\]]+/gi)) {
-    const candidate = match[0].replace(/[.,;:!?)]+$/, "");
-    try {
-      const url = new URL(candidate);
-      url.hash = "";
-      seen.add(url.href);
-    } catch {
-      // Not a URL after all.
-    }
+    addLink(seen, match[0].replace(/[.,;:!?)]+$/, ""));
   }
   return [...seen];
 }

@@ -1,35 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { ServiceError } from "../../errors.ts";
+import { minimalPdf } from "../../../test/helpers/fixtures/pdf.ts";
 import { extractDocument } from "./index.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
-/**
- * A one-page PDF with `sentence` in Helvetica. The cross-reference table
- * holds each object's real byte offset, which pdf.js checks.
- */
-function onePagePdf(sentence: string, info: { title: string; author: string }): Uint8Array {
-  const literal = (text: string) => `(${text.replace(/[\\()]/g, (c) => `\\${c}`)})`;
-  const stream = `BT /F1 18 Tf 72 720 Td ${literal(sentence)} Tj ET`;
-  const objects = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
-    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    `<< /Title ${literal(info.title)} /Author ${literal(info.author)} /CreationDate (D:20200102030405Z) >>`,
-  ];
-  let pdf = "%PDF-1.4\n";
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(pdf.length);
-    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = pdf.length;
-  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
-  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return encode(pdf);
-}
+const onePagePdf = (sentence: string, info: { title: string; author: string }) => minimalPdf([sentence], { ...info, creationDate: "D:20200102030405Z" });
 
 const SENTENCE = "Extraction reads this sentence from a tiny PDF.";
 const ARTICLE = `<!doctype html><html><head><title>Not a PDF</title></head><body><article><h1>Not a PDF</h1><p>${"This page is HTML even though the server called it a PDF. ".repeat(6)}</p><p>${"A second paragraph keeps the article long enough. ".repeat(6)}</p></article></body></html>`;
