@@ -3,7 +3,7 @@
  * earnings add up exactly; ids are prefixed, time-sortable strings (src/ids.ts).
  */
 import { sql } from "drizzle-orm";
-import { bigint, customType, index, integer, jsonb, pgTable, smallint, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, customType, index, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
@@ -47,10 +47,19 @@ export const usageRecords = pgTable(
     route: text("route").notNull(),
     status: smallint("status").notNull(),
     tokens: integer("tokens").notNull().default(0),
+    /** What the call cost the caller, in micro-dollars (tokens at the configured price; 0 on the free plan). */
+    costMicros: bigint("cost_micros", { mode: "number" }).notNull().default(0),
+    /** For runs of a published endpoint: whose it is, and the publisher's share of the cost. */
+    publisherAccountId: text("publisher_account_id"),
+    publishedId: text("published_id"),
+    earningsMicros: bigint("earnings_micros", { mode: "number" }).notNull().default(0),
     requestId: text("request_id"),
     createdAt: createdAt(),
   },
-  (table) => [index("usage_records_account_time_idx").on(table.accountId, sql`${table.createdAt} desc`)],
+  (table) => [
+    index("usage_records_account_time_idx").on(table.accountId, sql`${table.createdAt} desc`),
+    index("usage_records_publisher_time_idx").on(table.publisherAccountId, sql`${table.createdAt} desc`).where(sql`${table.publisherAccountId} is not null`),
+  ],
 );
 
 const tsvector = customType<{ data: string }>({
@@ -107,4 +116,97 @@ export const passages = pgTable(
       .generatedAlwaysAs(sql`setweight(to_tsvector('simple', coalesce(heading, '')), 'A') || to_tsvector('simple', content)`),
   },
   (table) => [index("passages_page_idx").on(table.pageId, table.ordinal), index("passages_search_idx").using("gin", table.search)],
+);
+
+/**
+ * A designed endpoint's lineage: its owner and its stub (the path segment
+ * of its URL). The versions are the records callers see; the lineage only
+ * holds what all versions share.
+ */
+export const endpoints = pgTable(
+  "endpoints",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    stub: text("stub").notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (table) => [index("endpoints_account_idx").on(table.accountId)],
+);
+
+/**
+ * One version of an endpoint. `frozen_at` null is the draft (at most one
+ * per lineage: a partial unique index); set, it is released and immutable
+ * (a trigger refuses changes to its content).
+ */
+export const endpointVersions = pgTable(
+  "endpoint_versions",
+  {
+    id: text("id").primaryKey(),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => endpoints.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    originalPrompt: text("original_prompt").notNull(),
+    apiName: text("api_name").notNull(),
+    inputs: jsonb("inputs").$type<unknown[]>().notNull(),
+    outputFormat: jsonb("output_format").$type<Record<string, unknown>>().notNull(),
+    graph: jsonb("graph").$type<Record<string, unknown>>().notNull(),
+    versionNotes: text("version_notes"),
+    frozenAt: timestamp("frozen_at", { withTimezone: true, mode: "date" }),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex("endpoint_versions_number_idx").on(table.endpointId, table.version),
+    uniqueIndex("endpoint_versions_one_draft_idx").on(table.endpointId).where(sql`${table.frozenAt} is null`),
+    index("endpoint_versions_account_idx").on(table.accountId),
+  ],
+);
+
+/** An endpoint on the marketplace, under a globally unique public stub. Outlives its source lineage. */
+export const publishedEndpoints = pgTable(
+  "published_endpoints",
+  {
+    id: text("id").primaryKey(),
+    publicStub: text("public_stub").notNull().unique(),
+    ownerAccountId: text("owner_account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** The lineage it was published from; no foreign key: deleting the lineage keeps the snapshots. */
+    sourceEndpointId: text("source_endpoint_id"),
+    title: text("title").notNull(),
+    description: text("description").notNull(),
+    category: text("category"),
+    tags: jsonb("tags").$type<string[]>().notNull().default([]),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex("published_endpoints_source_idx").on(table.sourceEndpointId).where(sql`${table.sourceEndpointId} is not null`)],
+);
+
+/** An immutable snapshot of a released version (a trigger refuses updates). */
+export const publishedVersions = pgTable(
+  "published_versions",
+  {
+    id: text("id").primaryKey(),
+    publishedId: text("published_id")
+      .notNull()
+      .references(() => publishedEndpoints.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    sourceVersion: integer("source_version").notNull(),
+    apiName: text("api_name").notNull(),
+    originalPrompt: text("original_prompt").notNull(),
+    inputs: jsonb("inputs").$type<unknown[]>().notNull(),
+    outputFormat: jsonb("output_format").$type<Record<string, unknown>>().notNull(),
+    graph: jsonb("graph").$type<Record<string, unknown>>().notNull(),
+    versionNotes: text("version_notes"),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("published_versions_number_idx").on(table.publishedId, table.version)],
 );
