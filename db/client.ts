@@ -90,3 +90,12 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
     },
   };
 }
+
+/** A unique index refused the write (SQLSTATE 23505), from either driver, however Drizzle wraps it. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 4; depth++) {
+    if ((current as { code?: unknown }).code === "23505") return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -12,7 +12,11 @@ import type { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import type { Extractor } from "./contents/extraction-pool.ts";
 import type { PageReads } from "./contents/page-reads.ts";
 import { contentsRoutes } from "./contents/routes.ts";
+import { designRoutes } from "./endpoints/routes.ts";
+import { userServiceRoutes } from "./endpoints/service-routes.ts";
+import { marketplaceRoutes } from "./marketplace/routes.ts";
 import { engineDeps } from "./research/wiring.ts";
+import { usageRoutes } from "./usage/routes.ts";
 import { searchRoutes } from "./search/routes.ts";
 import { searchSocket } from "./search/ws.ts";
 import type { Config } from "./config.ts";
@@ -56,6 +60,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
   const auth = { accounts, limiter: deps.limiter };
   const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
   const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };
+  const endpoints = { db: deps.database.db, clock: deps.clock, llm: face.engine.llm };
   // Discovery lists the app's own routes, read once the app is composed.
   let listed: RouteInfo[] = [];
   const app = new Elysia({
@@ -71,13 +76,13 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
       requestContext(deps.log, ({ meta, method, route, status }) => {
         if (!meta.caller || meta.usageRecordedLater) return;
         deps.usage.record({
-          accountId: meta.caller.accountId,
-          apiKeyId: meta.caller.keyId,
+          caller: meta.caller,
           route: `${method} ${route}`,
           status,
-          tokens: meta.tokens,
+          tokens: status < 400 ? meta.tokens : 0,
           requestId: meta.id,
-          createdAt: new Date(deps.clock.now()),
+          at: new Date(deps.clock.now()),
+          ...(meta.publisher ? { publisher: meta.publisher } : {}),
         });
       }),
     )
@@ -89,7 +94,11 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(accountRoutes(auth))
     .use(contentsRoutes(auth, contents))
     .use(searchRoutes(auth, face, deps.usage))
-    .use(searchSocket(auth, face, deps.usage, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }));
+    .use(searchSocket(auth, face, deps.usage, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
+    .use(designRoutes(auth, endpoints, config.publicBaseUrl))
+    .use(userServiceRoutes(auth, endpoints, face))
+    .use(marketplaceRoutes(auth, endpoints, face, config.publicBaseUrl))
+    .use(usageRoutes(auth, { usage: deps.usage, clock: deps.clock }));
   listed = app.routes;
   return app;
 }

@@ -93,6 +93,8 @@ export const EnvSchema = Type.Object({
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "API key of the OpenAI-compatible server." })),
   ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "Anthropic API key." })),
   ANTHROPIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "Anthropic API base URL (default Anthropic's)." })),
+  PRICE_PER_MILLION_TOKENS: Type.Number({ minimum: 0, maximum: 10_000, default: 2, description: "What a paying account is charged per million tokens, in US dollars (the free plan is never charged)." }),
+  PUBLISHER_SHARE: Type.Number({ minimum: 0, maximum: 1, default: 0.7, description: "The share of a paying consumer's cost credited to the publisher of a marketplace endpoint they run." }),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -132,6 +134,7 @@ export interface Config {
   };
   readonly contentsMaxAgeSeconds: number;
   readonly extraction: { readonly workers: number; readonly timeoutMs: number };
+  readonly pricing: { readonly perMillionTokens: number; readonly publisherShare: number };
   readonly search: {
     readonly providers: readonly ProviderName[];
     readonly searxngUrl: string | undefined;
@@ -291,6 +294,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     },
     contentsMaxAgeSeconds: env.CONTENTS_MAX_AGE_SECONDS,
     extraction: { workers: env.EXTRACT_WORKERS, timeoutMs: env.EXTRACT_TIMEOUT_MS },
+    pricing: { perMillionTokens: env.PRICE_PER_MILLION_TOKENS, publisherShare: env.PUBLISHER_SHARE },
     search: {
       providers,
       searxngUrl: env.SEARXNG_URL,

@@ -6,6 +6,8 @@
  */
 export type ErrorCode =
   | "bad_request"
+  | "missing_inputs"
+  | "node_not_runnable"
   | "unauthorized"
   | "not_found"
   | "conflict"

@@ -49,7 +49,7 @@ await migrateDatabase(database, config.database.url);
 
 const load = new InFlightGauge();
 const limiter = await createRateLimiter(config.rateLimit, { clock, log, load });
-const usage = new UsageRecorder(database.db, log);
+const usage = new UsageRecorder(database.db, log, config.pricing);
 let draining = false;
 const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
 const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });

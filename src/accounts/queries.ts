@@ -80,3 +80,11 @@ export async function touchKey(db: Database, keyId: string, at: Date, minInterva
     .set({ lastUsedAt: at })
     .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(at.getTime() - minIntervalMs)))));
 }
+
+/** Takes a charge from a prepaid balance, never below zero (an empty balance is the free plan). */
+export async function debitBalance(db: Database, accountId: string, micros: number, at: Date): Promise<void> {
+  await db
+    .update(accounts)
+    .set({ balanceMicros: sql`greatest(${accounts.balanceMicros} - ${micros}, 0)`, updatedAt: at })
+    .where(eq(accounts.id, accountId));
+}

@@ -12,7 +12,7 @@ export const NODE_TYPES = ["database_agent", "search_agent", "coding_agent", "ge
 
 export const EndpointInput = t.Object({
   name: t.String({ pattern: INPUT_NAME, maxLength: 64, description: "Field name in the call's body. Not `max_results` (reserved)." }),
-  type: t.Union(INPUT_TYPES.map((name) => t.Literal(name))),
+  type: t.Union([t.Literal("string"), t.Literal("number"), t.Literal("boolean")]),
   required: t.Optional(t.Boolean({ default: true, description: "Defaults to true. An input with a non-null default is optional regardless." })),
   default: t.Optional(t.Nullable(t.Union([t.String({ maxLength: 2_000 }), t.Number(), t.Boolean()]))),
   description: t.Optional(t.Nullable(t.String({ maxLength: 500 }))),
@@ -21,12 +21,12 @@ export type EndpointInput = Static<typeof EndpointInput>;
 
 export const GraphNode = t.Object({
   id: t.String({ minLength: 1, maxLength: 64 }),
-  type: t.Union(NODE_TYPES.map((name) => t.Literal(name)), { description: "search_agent and general_agent run in this service; the others are refused when the deployment cannot run them." }),
+  type: t.Union([t.Literal("database_agent"), t.Literal("search_agent"), t.Literal("coding_agent"), t.Literal("general_agent"), t.Literal("email_agent")], { description: "search_agent and general_agent run in this service; the others are refused when the deployment cannot run them." }),
   name: t.String({ minLength: 1, maxLength: 200 }),
   system_prompt: t.String({ maxLength: 20_000, description: "What the node does. `{input_name}` placeholders are filled with the call's inputs." }),
   // Checked by the output_format rules (not t.Record: Elysia turns strings sent there into objects).
   output_format: t.Optional(t.Nullable(t.Unknown({ description: "The node's output shape, in output_format's language." }))),
-  configuration: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
+  configuration: t.Optional(t.Nullable(t.Unknown({ description: "Free-form settings of the node (an object)." }))),
 });
 export type GraphNode = Omit<Static<typeof GraphNode>, "output_format" | "configuration"> & {
   output_format?: Record<string, unknown> | null;
@@ -56,3 +56,62 @@ export interface Design {
   output_format: Record<string, unknown>;
   graph: Graph;
 }
+
+const Prompt = t.String({ minLength: 1, maxLength: 20_000, description: "The research task in words." });
+const ApiName = t.String({ minLength: 1, maxLength: 200 });
+const Inputs = t.Array(EndpointInput, { maxItems: 50 });
+const OutputFormatBody = t.Unknown({ description: "The response shape, in output_format's language (type names, nested objects, one-item arrays)." });
+
+export const CreateEndpointBody = t.Object({
+  original_prompt: Prompt,
+  api_name: t.Optional(t.Nullable(ApiName)),
+  inputs: t.Optional(t.Nullable(Inputs)),
+  output_format: t.Optional(t.Nullable(OutputFormatBody)),
+  graph: t.Optional(t.Nullable(Graph)),
+});
+
+export const PatchEndpointBody = t.Object({
+  original_prompt: t.Optional(Prompt),
+  api_name: t.Optional(ApiName),
+  inputs: t.Optional(Inputs),
+  output_format: t.Optional(OutputFormatBody),
+  graph: t.Optional(Graph),
+  version_notes: t.Optional(t.Nullable(t.String({ maxLength: 2_000 }))),
+});
+
+export const NewVersionBody = t.Optional(t.Nullable(t.Object({ version_notes: t.Optional(t.Nullable(t.String({ maxLength: 2_000 }))) })));
+
+export const ApiIdParams = t.Object({ api_id: t.String({ maxLength: 64 }) });
+export const ListQuery = t.Object({ all_versions: t.Optional(t.Union([t.Boolean(), t.Literal("true"), t.Literal("false")])) });
+
+const JsonSchemaObject = t.Unknown({ description: "A JSON Schema." });
+export const IntegrationView = t.Object({
+  method: t.Literal("POST"),
+  url: t.String({ description: "The callable URL of this version: unversioned when it is live, pinned with /v{n} otherwise." }),
+  versioned_url: t.String({ description: "Always pinned to this version." }),
+  request_schema: JsonSchemaObject,
+  response_schema: JsonSchemaObject,
+  example_request: t.Unknown({ description: "A body that validates against request_schema." }),
+  code: t.Object({ curl: t.String(), python: t.String(), javascript: t.String() }),
+  agent_handoff: t.String(),
+});
+
+export const EndpointRecordView = t.Object({
+  id: t.String({ description: "This version's id (the {api_id} of the routes)." }),
+  original_prompt: t.String(),
+  api_name: t.String(),
+  stub: t.String(),
+  inputs: t.Array(EndpointInput),
+  output_format: t.Unknown(),
+  version: t.Integer(),
+  state: t.Union([t.Literal("draft"), t.Literal("released")]),
+  frozen_at: t.Nullable(t.String({ format: "date-time" })),
+  is_live: t.Boolean(),
+  live_version: t.Integer(),
+  versions: t.Array(t.Object({ id: t.String(), version: t.Integer(), frozen_at: t.Nullable(t.String()), is_latest: t.Boolean(), is_live: t.Boolean() })),
+  integration: IntegrationView,
+  graph: Graph,
+  version_notes: t.Nullable(t.String()),
+  created_at: t.String({ format: "date-time" }),
+  updated_at: t.String({ format: "date-time" }),
+});

@@ -10,6 +10,8 @@ import { validationIssues } from "./validation-detail.ts";
 
 const STATUS: Record<string, number> = {
   bad_request: 400,
+  missing_inputs: 400,
+  node_not_runnable: 409,
   unauthorized: 401,
   not_found: 404,
   conflict: 409,

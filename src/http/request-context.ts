@@ -21,6 +21,8 @@ export interface RequestMeta {
   rawBody?: { value: unknown };
   /** Set by streaming faces, which record their own usage when the stream ends. */
   usageRecordedLater?: boolean;
+  /** Set when the call ran a published endpoint: its publisher earns a share of a paying caller's cost. */
+  publisher?: { accountId: string; publishedId: string };
 }
 
 const metas = new WeakMap<Request, RequestMeta>();

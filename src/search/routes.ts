@@ -29,7 +29,7 @@ export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
       meta.usageRecordedLater = true;
       server?.timeout(request, 0);
       const record = (status: number, tokens: number) =>
-        usage.record({ accountId: caller.accountId, apiKeyId: caller.keyId, route: "POST /v1/search (stream)", status, tokens, requestId: meta.id, createdAt: new Date() });
+        usage.record({ caller, route: "POST /v1/search (stream)", status, tokens, requestId: meta.id, at: new Date() });
       const stream = new Response(sseStream(events, record), {
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "x-request-id": meta.id },
       });

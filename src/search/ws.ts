@@ -74,7 +74,7 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
       if (!(error instanceof ServiceError)) log.error("search socket failed", { request_id: state.requestId, error });
       if (!signal.aborted || status === 504) await send(socket, signal, "error", errorMessage(error)).catch(() => {});
     } finally {
-      usage.record({ accountId: state.caller.accountId, apiKeyId: state.caller.keyId, route: "WS /v1/ws/search", status, tokens, requestId: state.requestId, createdAt: new Date() });
+      usage.record({ caller: state.caller, route: "WS /v1/ws/search", status, tokens, requestId: state.requestId, at: new Date() });
       socket.close(1000, status === 200 ? "done" : "error");
     }
   };
@@ -121,7 +121,7 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
         if (!state) return;
         clearTimeout(state.idle);
         if (!state.started) {
-          usage.record({ accountId: state.caller.accountId, apiKeyId: state.caller.keyId, route: "WS /v1/ws/search", status: 400, tokens: 0, requestId: state.requestId, createdAt: new Date() });
+          usage.record({ caller: state.caller, route: "WS /v1/ws/search", status: 400, tokens: 0, requestId: state.requestId, at: new Date() });
         }
         state.controller.abort(new ServiceError("bad_request", "the client closed the socket"));
         const open = (openPerKey.get(state.caller.keyId) ?? 1) - 1;

@@ -1,54 +1,103 @@
 /**
- * Usage records (account, key, route, tokens, status, time) for every
- * authenticated call, written in batches off the request path. A failed
- * batch is retried on the next flush (bounded), and close() flushes what is
- * left, so a graceful shutdown loses nothing.
+ * Usage records (account, key, route, tokens, status, cost, time) for every
+ * authenticated call, written in batches off the request path, with the
+ * money that moves: a paying call costs tokens x PRICE_PER_MILLION_TOKENS
+ * (the free plan is never charged; Pro balances are debited; Enterprise is
+ * invoiced), and a run of someone else's published endpoint credits its
+ * publisher PUBLISHER_SHARE of that cost as earnings. A failed batch is
+ * retried on the next flush, and close() flushes what is left.
  */
 import type { Database } from "../../db/client.ts";
 import { usageRecords } from "../../db/schema.ts";
+import type { Caller } from "../accounts/caller.ts";
+import { debitBalance } from "../accounts/queries.ts";
+import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";
 
-export type UsageEntry = typeof usageRecords.$inferInsert;
+type UsageRow = typeof usageRecords.$inferInsert;
+
+export interface UsageEvent {
+  caller: Caller;
+  route: string;
+  status: number;
+  tokens: number;
+  requestId: string;
+  at: Date;
+  publisher?: { accountId: string; publishedId: string };
+}
+
+export interface Pricing {
+  perMillionTokens: number;
+  publisherShare: number;
+}
 
 const MAX_PENDING = 50_000;
 
+export function priceOf(event: UsageEvent, pricing: Pricing): { costMicros: number; earningsMicros: number; debitMicros: number } {
+  const plan = planFor(event.caller).name;
+  // Dollars per million tokens times tokens is micro-dollars.
+  const costMicros = plan === "free" || event.status >= 400 ? 0 : Math.round(event.tokens * pricing.perMillionTokens);
+  const earns = event.publisher && event.publisher.accountId !== event.caller.accountId;
+  return { costMicros, earningsMicros: earns ? Math.round(costMicros * pricing.publisherShare) : 0, debitMicros: plan === "pro" ? costMicros : 0 };
+}
+
 export class UsageRecorder {
-  private pending: UsageEntry[] = [];
+  private pending: UsageRow[] = [];
+  private debits = new Map<string, number>();
   private flushing: Promise<void> | undefined;
   private readonly timer: ReturnType<typeof setInterval>;
 
   constructor(
     private readonly db: Database,
     private readonly log: Logger,
+    private readonly pricing: Pricing,
     private readonly options: { flushIntervalMs: number; batchSize: number } = { flushIntervalMs: 1_000, batchSize: 500 },
   ) {
     this.timer = setInterval(() => void this.flush(), options.flushIntervalMs);
     this.timer.unref?.();
   }
 
-  record(entry: UsageEntry): void {
+  record(event: UsageEvent): void {
     if (this.pending.length >= MAX_PENDING) {
       this.log.warn("usage buffer full; dropping the oldest record", { pending: this.pending.length });
       this.pending.shift();
     }
-    this.pending.push(entry);
+    const price = priceOf(event, this.pricing);
+    this.pending.push({
+      accountId: event.caller.accountId,
+      apiKeyId: event.caller.keyId,
+      route: event.route,
+      status: event.status,
+      tokens: event.tokens,
+      costMicros: price.costMicros,
+      publisherAccountId: event.publisher?.accountId ?? null,
+      publishedId: event.publisher?.publishedId ?? null,
+      earningsMicros: price.earningsMicros,
+      requestId: event.requestId,
+      createdAt: event.at,
+    });
+    if (price.debitMicros > 0) this.debits.set(event.caller.accountId, (this.debits.get(event.caller.accountId) ?? 0) + price.debitMicros);
     if (this.pending.length >= this.options.batchSize) void this.flush();
   }
 
   /** Writes everything recorded so far. Concurrent calls share one write. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0 && this.debits.size === 0) return;
     const batch = this.pending;
+    const debits = this.debits;
     this.pending = [];
+    this.debits = new Map();
     this.flushing = (async () => {
       try {
         for (let i = 0; i < batch.length; i += this.options.batchSize) {
           await this.db.insert(usageRecords).values(batch.slice(i, i + this.options.batchSize));
         }
+        for (const [accountId, micros] of debits) await debitBalance(this.db, accountId, micros, new Date());
       } catch (error) {
         this.log.error("usage records not written; will retry", { count: batch.length, error });
         this.pending = batch.concat(this.pending).slice(-MAX_PENDING);
+        for (const [accountId, micros] of debits) this.debits.set(accountId, (this.debits.get(accountId) ?? 0) + micros);
       }
     })().finally(() => {
       this.flushing = undefined;

@@ -94,10 +94,14 @@ export class AiSdkLlm implements LlmPort {
 
   async structuredAnswer(input: { prompt: string; schema: JsonSchema; sources: EvidenceSource[]; repairHint?: string }, signal: AbortSignal) {
     const request = `Sources:\n\n${sourcesBlock(input.sources)}\n\nRequest: ${input.prompt}${input.repairHint ? `\n\nYour previous answer was invalid: ${input.repairHint}. Answer again, following the schema exactly.` : ""}`;
+    return this.structured({ system: STRUCTURED_SYSTEM, prompt: request, schema: input.schema }, signal);
+  }
+
+  async structured(input: { system: string; prompt: string; schema: JsonSchema }, signal: AbortSignal) {
     const result = await generateText({
       model: this.languageModel,
-      system: STRUCTURED_SYSTEM,
-      prompt: request,
+      system: input.system,
+      prompt: input.prompt,
       output: Output.object({ schema: jsonSchema<Record<string, unknown>>(input.schema as Parameters<typeof jsonSchema>[0]) }),
       abortSignal: signal,
       maxRetries: 1,

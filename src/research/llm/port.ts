@@ -27,6 +27,8 @@ export interface LlmPort {
   describeImage(prompt: string, image: ImageBytes, signal: AbortSignal): Promise<{ description: string; usage: TokenUsage }>;
   streamAnswer(input: { prompt: string; sources: EvidenceSource[]; image?: ImageBytes }, signal: AbortSignal): StreamedAnswer;
   structuredAnswer(input: { prompt: string; schema: JsonSchema; sources: EvidenceSource[]; repairHint?: string }, signal: AbortSignal): Promise<{ value: unknown; usage: TokenUsage }>;
+  /** Any structured call: a system prompt, a user prompt, and the JSON Schema the answer fills. */
+  structured(input: { system: string; prompt: string; schema: JsonSchema }, signal: AbortSignal): Promise<{ value: unknown; usage: TokenUsage }>;
 }
 
 export const NO_USAGE: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };

@@ -1,0 +1,29 @@
+/**
+ * The designer: a research task in words to an endpoint design. With a
+ * language model it is one structured call; without one (or when the call
+ * fails) the rule-based designer reads the prompt.
+ */
+import type { LlmPort } from "../../research/llm/port.ts";
+import type { TokenUsage } from "../../research/types.ts";
+import { NO_USAGE } from "../../research/llm/port.ts";
+import type { Design } from "../model.ts";
+import { DESIGN_SYSTEM_PROMPT, designSchema, fromLlmDesign } from "./llm-prompt.ts";
+import { designByRules } from "./rule-designer.ts";
+
+export interface DesignOutcome {
+  design: Design;
+  designer: "llm" | "rules";
+  usage: TokenUsage;
+}
+
+export async function designEndpoint(llm: LlmPort | null, prompt: string, signal: AbortSignal): Promise<DesignOutcome> {
+  if (llm) {
+    try {
+      const { value, usage } = await llm.structured({ system: DESIGN_SYSTEM_PROMPT, prompt, schema: designSchema() }, signal);
+      return { design: fromLlmDesign(value, prompt), designer: "llm", usage };
+    } catch {
+      signal.throwIfAborted();
+    }
+  }
+  return { design: designByRules(prompt), designer: "rules", usage: NO_USAGE };
+}

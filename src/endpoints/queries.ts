@@ -1,0 +1,93 @@
+/**
+ * Designed endpoints in the database. Every function about an account's
+ * endpoints takes the owner's account id: another account's id finds
+ * nothing, so it is a 404 by construction.
+ */
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { endpoints, endpointVersions } from "../../db/schema.ts";
+
+export type VersionRow = typeof endpointVersions.$inferSelect;
+export type NewVersion = typeof endpointVersions.$inferInsert;
+export type LineageRow = typeof endpoints.$inferSelect;
+
+export interface VersionWithStub extends VersionRow {
+  stub: string;
+}
+
+const withStub = { version: endpointVersions, stub: endpoints.stub };
+
+export async function insertLineage(db: Database, row: typeof endpoints.$inferInsert): Promise<void> {
+  await db.insert(endpoints).values(row);
+}
+
+export async function insertVersion(db: Database, row: NewVersion): Promise<VersionRow> {
+  const [created] = await db.insert(endpointVersions).values(row).returning();
+  return created!;
+}
+
+export async function getVersion(db: Database, accountId: string, apiId: string): Promise<VersionWithStub | null> {
+  const rows = await db
+    .select(withStub)
+    .from(endpointVersions)
+    .innerJoin(endpoints, eq(endpoints.id, endpointVersions.endpointId))
+    .where(and(eq(endpointVersions.accountId, accountId), eq(endpointVersions.id, apiId)))
+    .limit(1);
+  return rows[0] ? { ...rows[0].version, stub: rows[0].stub } : null;
+}
+
+/** Takes the lineage's row lock: concurrent version changes to one lineage run one after another. */
+export async function lockLineage(db: Database, accountId: string, endpointId: string): Promise<LineageRow | null> {
+  const rows = await db.select().from(endpoints).where(and(eq(endpoints.accountId, accountId), eq(endpoints.id, endpointId))).for("update");
+  return rows[0] ?? null;
+}
+
+export async function lineageVersions(db: Database, accountId: string, endpointId: string): Promise<VersionRow[]> {
+  return db
+    .select()
+    .from(endpointVersions)
+    .where(and(eq(endpointVersions.accountId, accountId), eq(endpointVersions.endpointId, endpointId)))
+    .orderBy(asc(endpointVersions.version));
+}
+
+/** Every version of the owner's endpoints, newest lineage first, versions in order. */
+export async function ownerVersions(db: Database, accountId: string): Promise<VersionWithStub[]> {
+  const rows = await db
+    .select(withStub)
+    .from(endpointVersions)
+    .innerJoin(endpoints, eq(endpoints.id, endpointVersions.endpointId))
+    .where(eq(endpointVersions.accountId, accountId))
+    .orderBy(desc(endpoints.createdAt), desc(endpoints.id), asc(endpointVersions.version));
+  return rows.map((r) => ({ ...r.version, stub: r.stub }));
+}
+
+export async function lineageByStub(db: Database, accountId: string, stub: string): Promise<LineageRow | null> {
+  const rows = await db.select().from(endpoints).where(and(eq(endpoints.accountId, accountId), eq(endpoints.stub, stub))).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function updateDraft(db: Database, accountId: string, apiId: string, changes: Partial<NewVersion>, at: Date): Promise<VersionRow | null> {
+  const rows = await db
+    .update(endpointVersions)
+    .set({ ...changes, updatedAt: at })
+    .where(and(eq(endpointVersions.accountId, accountId), eq(endpointVersions.id, apiId), isNull(endpointVersions.frozenAt)))
+    .returning();
+  return rows[0] ?? null;
+}
+
+export async function freezeVersion(db: Database, accountId: string, apiId: string, at: Date): Promise<void> {
+  await db
+    .update(endpointVersions)
+    .set({ frozenAt: at, updatedAt: at })
+    .where(and(eq(endpointVersions.accountId, accountId), eq(endpointVersions.id, apiId), isNull(endpointVersions.frozenAt)));
+}
+
+export async function deleteLineage(db: Database, accountId: string, endpointId: string): Promise<boolean> {
+  const rows = await db.delete(endpoints).where(and(eq(endpoints.accountId, accountId), eq(endpoints.id, endpointId))).returning({ id: endpoints.id });
+  return rows.length > 0;
+}
+
+export async function nextVersionNumber(db: Database, endpointId: string): Promise<number> {
+  const [row] = await db.select({ max: sql<number>`coalesce(max(${endpointVersions.version}), 0)::int` }).from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId));
+  return Number(row?.max ?? 0) + 1;
+}

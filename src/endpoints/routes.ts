@@ -1,0 +1,124 @@
+/** /v1/design-api: create, read, edit, version, release and delete designed endpoints. Answers are `{"response": ...}`. */
+import { Elysia, t } from "elysia";
+import type { Caller } from "../accounts/caller.ts";
+import { baseUrlOf } from "../discovery/routes.ts";
+import { notFound } from "../errors.ts";
+import { authenticated, type AuthDeps } from "../http/auth.ts";
+import { secured } from "../http/openapi.ts";
+import { ApiIdParams, CreateEndpointBody, EndpointRecordView, ListQuery, NewVersionBody, PatchEndpointBody, type EndpointInput, type Graph } from "./model.ts";
+import * as q from "./queries.ts";
+import { endpointRecord } from "./record.ts";
+import { createEndpoint, deleteEndpoint, newVersion, patchVersion, releaseVersion, type EndpointsContext } from "./service.ts";
+
+const One = t.Object({ response: EndpointRecordView });
+const Many = t.Object({ response: t.Array(EndpointRecordView) });
+const tags = ["Designed endpoints"];
+
+export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUrl: string | undefined) {
+  const recordOf = async (caller: Caller, apiId: string, request: Request) => {
+    const version = await q.getVersion(ctx.db, caller.accountId, apiId);
+    if (!version) throw notFound("endpoint");
+    const lineage = await q.lineageVersions(ctx.db, caller.accountId, version.endpointId);
+    return endpointRecord(version, lineage, baseUrlOf(request, publicBaseUrl));
+  };
+
+  return new Elysia({ prefix: "/v1/design-api" })
+    .use(authenticated(auth))
+    .post(
+      "",
+      async ({ caller, body, request }) => {
+        const { id } = await createEndpoint(ctx, caller.accountId, { ...body, inputs: body.inputs as EndpointInput[] | null | undefined, graph: body.graph as Graph | null | undefined }, request.signal);
+        return { response: await recordOf(caller, id, request) };
+      },
+      {
+        body: CreateEndpointBody,
+        response: { 200: One },
+        detail: secured({
+          tags,
+          summary: "Design an endpoint from a research task in words",
+          description:
+            "The designer proposes api_name, a unique stub, typed inputs, output_format and an agent graph (one structured LLM call, or rules without a model); any of them given in the body override the proposal. The first version is a draft, live, version 1. An output with a list gets an optional max_results input.",
+        }),
+      },
+    )
+    .get(
+      "",
+      async ({ caller, query, request }) => {
+        const all = query.all_versions === true || query.all_versions === "true";
+        const rows = await q.ownerVersions(ctx.db, caller.accountId);
+        const lineages = new Map<string, q.VersionWithStub[]>();
+        for (const row of rows) lineages.set(row.endpointId, [...(lineages.get(row.endpointId) ?? []), row]);
+        const base = baseUrlOf(request, publicBaseUrl);
+        const records = [...lineages.values()].flatMap((versions) => (all ? versions : [versions.at(-1)!]).map((v) => endpointRecord(v, versions, base)));
+        return { response: records };
+      },
+      { query: ListQuery, response: { 200: Many }, detail: secured({ tags, summary: "The caller's endpoints: the highest version of each, or every version with all_versions=true" }) },
+    )
+    .get("/:api_id", async ({ caller, params, request }) => ({ response: await recordOf(caller, params.api_id, request) }), {
+      params: ApiIdParams,
+      response: { 200: One },
+      detail: secured({ tags, summary: "One version of an endpoint" }),
+    })
+    .patch(
+      "/:api_id",
+      async ({ caller, params, body, request }) => {
+        await patchVersion(ctx, caller.accountId, params.api_id, { ...body, inputs: body.inputs as EndpointInput[] | undefined, graph: body.graph as Graph | undefined });
+        return { response: await recordOf(caller, params.api_id, request) };
+      },
+      {
+        params: ApiIdParams,
+        body: PatchEndpointBody,
+        response: { 200: One },
+        detail: secured({ tags, summary: "Edit a draft: only the fields given change, checked like creation; a released version answers 409" }),
+      },
+    )
+    .delete(
+      "/:api_id",
+      async ({ caller, params }) => {
+        const { versions } = await deleteEndpoint(ctx, caller.accountId, params.api_id);
+        return { response: { id: params.api_id, deleted: true, versions_deleted: versions } };
+      },
+      {
+        params: ApiIdParams,
+        response: { 200: t.Object({ response: t.Object({ id: t.String(), deleted: t.Boolean(), versions_deleted: t.Integer() }) }) },
+        detail: secured({ tags, summary: "Delete the whole lineage, permanently (published snapshots stay callable)" }),
+      },
+    )
+    .get(
+      "/:api_id/versions",
+      async ({ caller, params, request }) => {
+        const version = await q.getVersion(ctx.db, caller.accountId, params.api_id);
+        if (!version) throw notFound("endpoint");
+        const lineage = await q.lineageVersions(ctx.db, caller.accountId, version.endpointId);
+        const base = baseUrlOf(request, publicBaseUrl);
+        return { response: lineage.map((v) => endpointRecord({ ...v, stub: version.stub }, lineage, base)) };
+      },
+      { params: ApiIdParams, response: { 200: Many }, detail: secured({ tags, summary: "Every version of the endpoint's lineage" }) },
+    )
+    .post(
+      "/:api_id/versions",
+      async ({ caller, params, body, request }) => {
+        const { id } = await newVersion(ctx, caller.accountId, params.api_id, body?.version_notes ?? null);
+        return { response: await recordOf(caller, id, request) };
+      },
+      {
+        params: ApiIdParams,
+        body: NewVersionBody,
+        response: { 200: One },
+        detail: secured({
+          tags,
+          summary: "Start a new version",
+          description:
+            "From the draft: releases it (it becomes live) and creates the next draft as a copy. From a released version with no draft: a new draft copied from it (the revert path). With another draft present: 409 \"release or delete the draft first\". The body is optional (may be null) and may carry version_notes.",
+        }),
+      },
+    )
+    .post(
+      "/:api_id/release",
+      async ({ caller, params, request }) => {
+        await releaseVersion(ctx, caller.accountId, params.api_id);
+        return { response: await recordOf(caller, params.api_id, request) };
+      },
+      { params: ApiIdParams, response: { 200: One }, detail: secured({ tags, summary: "Release a draft (it becomes live); releasing a released version changes nothing" }) },
+    );
+}

@@ -1,0 +1,81 @@
+/**
+ * The marketplace's storage. Listings and snapshots are public to every
+ * authenticated account, so reads here take no owner; writes do (only an
+ * endpoint's owner publishes it).
+ */
+import { and, asc, count, desc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { accounts, publishedEndpoints, publishedVersions } from "../../db/schema.ts";
+
+export type PublishedRow = typeof publishedEndpoints.$inferSelect;
+export type SnapshotRow = typeof publishedVersions.$inferSelect;
+
+export async function publishedByStub(db: Database, publicStub: string): Promise<(PublishedRow & { publisherName: string }) | null> {
+  const rows = await db
+    .select({ published: publishedEndpoints, publisherName: accounts.name })
+    .from(publishedEndpoints)
+    .innerJoin(accounts, eq(accounts.id, publishedEndpoints.ownerAccountId))
+    .where(eq(publishedEndpoints.publicStub, publicStub))
+    .limit(1);
+  return rows[0] ? { ...rows[0].published, publisherName: rows[0].publisherName } : null;
+}
+
+/** The owner's listing of a lineage, if it was published. */
+export async function publishedBySource(db: Database, ownerAccountId: string, sourceEndpointId: string): Promise<PublishedRow | null> {
+  const rows = await db
+    .select()
+    .from(publishedEndpoints)
+    .where(and(eq(publishedEndpoints.ownerAccountId, ownerAccountId), eq(publishedEndpoints.sourceEndpointId, sourceEndpointId)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function insertPublished(db: Database, row: typeof publishedEndpoints.$inferInsert): Promise<PublishedRow> {
+  const [created] = await db.insert(publishedEndpoints).values(row).returning();
+  return created!;
+}
+
+export async function updateListing(db: Database, ownerAccountId: string, id: string, changes: Partial<Pick<PublishedRow, "title" | "description" | "category" | "tags">>, at: Date): Promise<void> {
+  await db
+    .update(publishedEndpoints)
+    .set({ ...changes, updatedAt: at })
+    .where(and(eq(publishedEndpoints.ownerAccountId, ownerAccountId), eq(publishedEndpoints.id, id)));
+}
+
+export async function insertSnapshot(db: Database, row: typeof publishedVersions.$inferInsert): Promise<SnapshotRow> {
+  const [created] = await db.insert(publishedVersions).values(row).returning();
+  return created!;
+}
+
+export async function snapshots(db: Database, publishedId: string): Promise<SnapshotRow[]> {
+  return db.select().from(publishedVersions).where(eq(publishedVersions.publishedId, publishedId)).orderBy(asc(publishedVersions.version));
+}
+
+export interface ListingFilter {
+  text?: string;
+  category?: string;
+  tag?: string;
+  limit: number;
+  offset: number;
+}
+
+export async function listListings(db: Database, filter: ListingFilter): Promise<{ rows: (PublishedRow & { publisherName: string })[]; total: number }> {
+  const conditions: SQL[] = [];
+  if (filter.text) {
+    const pattern = `%${filter.text.replace(/[%_\\]/g, "\\$&")}%`;
+    conditions.push(or(ilike(publishedEndpoints.title, pattern), ilike(publishedEndpoints.description, pattern), ilike(publishedEndpoints.publicStub, pattern), sql`${publishedEndpoints.tags}::text ilike ${pattern}`)!);
+  }
+  if (filter.category) conditions.push(sql`lower(${publishedEndpoints.category}) = lower(${filter.category})`);
+  if (filter.tag) conditions.push(sql`${publishedEndpoints.tags} @> ${JSON.stringify([filter.tag.toLowerCase()])}::jsonb`);
+  const where = conditions.length ? and(...conditions) : undefined;
+  const rows = await db
+    .select({ published: publishedEndpoints, publisherName: accounts.name })
+    .from(publishedEndpoints)
+    .innerJoin(accounts, eq(accounts.id, publishedEndpoints.ownerAccountId))
+    .where(where)
+    .orderBy(desc(publishedEndpoints.updatedAt), desc(publishedEndpoints.id))
+    .limit(filter.limit)
+    .offset(filter.offset);
+  const [total] = await db.select({ n: count() }).from(publishedEndpoints).where(where);
+  return { rows: rows.map((r) => ({ ...r.published, publisherName: r.publisherName })), total: Number(total?.n ?? 0) };
+}
