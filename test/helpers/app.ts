@@ -75,7 +75,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   } else if (typeof choice === "function") store = choice(clock);
   await store.init?.().catch(() => {});
   const limiter = new RateLimiter(store, fallback, config.rateLimit, { clock, log, load });
-  const usage = new UsageRecorder(database.handle.db, log);
+  const usage = new UsageRecorder(database.handle.db, log, config.pricing);
   const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
   const accounts: AccountsContext = { db: database.handle.db, clock, keyCache };
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
