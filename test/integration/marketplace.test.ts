@@ -1,0 +1,156 @@
+/**
+ * The marketplace: publishing (a release plus an immutable snapshot under a
+ * public stub), browsing, running another account's published endpoint, and
+ * the money: consumers pay, publishers earn their share.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { client, landmarkEndpoint } from "../helpers/endpoints.ts";
+import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+
+let database: TestDatabase;
+let world: SearchWorld;
+let app: TestApp;
+let publisher: ReturnType<typeof client>;
+let consumer: ReturnType<typeof client>;
+let freeConsumer: ReturnType<typeof client>;
+let consumerAccount: string;
+
+beforeAll(async () => {
+  world = startSearchWorld();
+  database = await freshDatabase();
+  app = await startTestApp(database, { env: world.env({ PRICE_PER_MILLION_TOKENS: "100", PUBLISHER_SHARE: "0.5" }), resolver: world.resolver });
+  publisher = client(app, (await app.account({ name: "Publisher Ltd", credit: 10 })).apiKey);
+  const paying = await app.account({ name: "consumer", credit: 10 });
+  consumerAccount = paying.accountId;
+  consumer = client(app, paying.apiKey);
+  freeConsumer = client(app, (await app.account({ name: "free consumer" })).apiKey);
+});
+afterAll(async () => {
+  await app.stop();
+  await database.drop();
+  world.stop();
+});
+
+const publishNew = async (body: Record<string, unknown> = {}) => {
+  const draft = (await publisher.json("POST", "/v1/design-api", landmarkEndpoint)).response;
+  const response = await publisher.call("POST", `/v1/design-api/${draft.id}/publish`, body);
+  expect(response.status).toBe(200);
+  return { draft, published: (await response.json()) as Record<string, any> };
+};
+
+describe("publishing", () => {
+  test("a draft is released, then snapshotted under a public stub; the answer has its own integration object", async () => {
+    const { draft, published } = await publishNew({ public_stub: "landmark-facts", title: "Landmark facts", description: "Completion year, height and designer of a landmark", category: "Travel", tags: ["Landmarks", "facts"] });
+    expect(published).toMatchObject({ public_stub: "landmark-facts", published_version: 1, title: "Landmark facts", category: "Travel", tags: ["landmarks", "facts"], publisher: "Publisher Ltd", latest_version: 1 });
+    const base = `${app.url}/v1/published-service/landmark-facts`;
+    expect(published.integration).toMatchObject({ url: base, versioned_url: `${base}/v1` });
+    expect((await publisher.json("GET", `/v1/design-api/${draft.id}`)).response).toMatchObject({ state: "released", is_live: true });
+  });
+
+  test("publishing again adds the next published version under the same stub", async () => {
+    const { draft, published } = await publishNew({ public_stub: "landmark-facts-two" });
+    const v2 = (await publisher.json("POST", `/v1/design-api/${draft.id}/versions`)).response;
+    const again = await publisher.json("POST", `/v1/design-api/${v2.id}/publish`, null);
+    expect(again).toMatchObject({ public_stub: published.public_stub, published_version: 2, latest_version: 2 });
+    expect(again.versions.map((v: { version: number; source_version: number }) => [v.version, v.source_version])).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
+  });
+
+  test("public stubs are global: a taken one is 409, a malformed one 422, and a published endpoint keeps its stub", async () => {
+    await publishNew({ public_stub: "unique-stub-a" });
+    const other = client(app, (await app.account({ name: "rival", limit: 100_000 })).apiKey);
+    const rivalDraft = (await other.json("POST", "/v1/design-api", landmarkEndpoint)).response;
+    expect((await other.call("POST", `/v1/design-api/${rivalDraft.id}/publish`, { public_stub: "unique-stub-a" })).status).toBe(409);
+    for (const bad of ["Has Spaces", "v2", "-leading", "x".repeat(65)]) expect((await other.call("POST", `/v1/design-api/${rivalDraft.id}/publish`, { public_stub: bad })).status).toBe(422);
+    const { draft } = await publishNew({ public_stub: "keeps-its-stub" });
+    expect((await publisher.call("POST", `/v1/design-api/${draft.id}/publish`, { public_stub: "another-stub" })).status).toBe(409);
+  });
+});
+
+describe("browsing", () => {
+  test("search by text, category and tag, paginated; one listing in detail with schemas and an example", async () => {
+    await publishNew({ public_stub: "browse-me", title: "Browsable towers", category: "Architecture", tags: ["towers"] });
+    const byText = await consumer.json("GET", "/v1/marketplace?q=browsable");
+    expect(byText.items.map((i: { public_stub: string }) => i.public_stub)).toEqual(["browse-me"]);
+    expect((await consumer.json("GET", "/v1/marketplace?category=architecture")).items.map((i: { public_stub: string }) => i.public_stub)).toEqual(["browse-me"]);
+    expect((await consumer.json("GET", "/v1/marketplace?tag=towers")).items.map((i: { public_stub: string }) => i.public_stub)).toEqual(["browse-me"]);
+    const page = await consumer.json("GET", "/v1/marketplace?per_page=2&page=1");
+    expect(page.items.length).toBe(2);
+    expect(page.total).toBeGreaterThanOrEqual(4);
+    const next = await consumer.json("GET", "/v1/marketplace?per_page=2&page=2");
+    expect(next.items[0].public_stub).not.toBe(page.items[0].public_stub);
+    const detail = await consumer.json("GET", "/v1/marketplace/browse-me");
+    expect(detail).toMatchObject({ public_stub: "browse-me", api_name: "Landmark facts", output_format: landmarkEndpoint.output_format });
+    expect(detail.integration.request_schema.required).toEqual(["landmark"]);
+    expect(detail.example_request).toEqual(detail.integration.example_request);
+    expect((await consumer.call("GET", "/v1/marketplace/nope-not-here")).status).toBe(404);
+  });
+});
+
+describe("running published endpoints", () => {
+  test("any authenticated account runs the newest version, or /v{n}; absent versions are 404; input rules apply", async () => {
+    await publishNew({ public_stub: "run-me" });
+    const response = await consumer.call("POST", "/v1/published-service/run-me", { landmark: "Eiffel Tower" });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { response: { completed_year: number } }).response.completed_year).toBe(1889);
+    expect((await consumer.call("POST", "/v1/published-service/run-me/v1", { landmark: "Eiffel Tower" })).status).toBe(200);
+    expect((await consumer.call("POST", "/v1/published-service/run-me/v2", { landmark: "Eiffel Tower" })).status).toBe(404);
+    const missing = await consumer.call("POST", "/v1/published-service/run-me", {});
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { detail: string }).detail).toBe("missing required input: landmark: string (optional: city?: string, language?: string)");
+    expect((await consumer.call("POST", "/v1/published-service/nothing-here", { landmark: "x" })).status).toBe(404);
+  });
+
+  test("snapshots never change: the owner's edits, releases and deletion leave them as published", async () => {
+    const { draft } = await publishNew({ public_stub: "frozen-contract" });
+    const before = await consumer.json("GET", "/v1/marketplace/frozen-contract");
+    const v2 = (await publisher.json("POST", `/v1/design-api/${draft.id}/versions`)).response;
+    await publisher.call("PATCH", `/v1/design-api/${v2.id}`, { api_name: "Changed", output_format: { something_else: "string" }, graph: { nodes: [{ id: "r", type: "search_agent", name: "R", system_prompt: "Changed prompt about {landmark}" }], edges: [] } });
+    await publisher.call("POST", `/v1/design-api/${v2.id}/release`);
+    await publisher.call("DELETE", `/v1/design-api/${draft.id}`);
+    const after = await consumer.json("GET", "/v1/marketplace/frozen-contract");
+    expect(after).toEqual(before);
+    const run = await consumer.call("POST", "/v1/published-service/frozen-contract", { landmark: "Eiffel Tower" });
+    expect(run.status).toBe(200);
+    expect(Object.keys(((await run.json()) as { response: object }).response).sort()).toEqual(["completed_year", "designer", "height_metres"]);
+    expect(String(world.searxng.requests.at(-1)?.params.q)).toContain("Facts about Eiffel Tower");
+    await expect(app.db.execute(sql`update published_versions set api_name = 'tampered'`)).rejects.toThrow();
+  });
+});
+
+describe("billing", () => {
+  test("a paying consumer pays for a run; the publisher earns its share; a free consumer pays nothing; GET /v1/usage shows both sides", async () => {
+    await publishNew({ public_stub: "earning-endpoint" });
+    const balanceBefore = (await consumer.json("GET", "/v1/account")).balance;
+    expect((await consumer.call("POST", "/v1/published-service/earning-endpoint", { landmark: "Eiffel Tower" })).status).toBe(200);
+    expect((await freeConsumer.call("POST", "/v1/published-service/earning-endpoint", { landmark: "Eiffel Tower" })).status).toBe(200);
+    await Bun.sleep(50);
+    await app.usage.flush();
+    const rows = await app.db.query.usageRecords.findMany({ where: (u, { eq }) => eq(u.route, "POST /v1/published-service/:api_stub") });
+    const paid = rows.find((r) => r.accountId === consumerAccount)!;
+    expect(paid.tokens).toBeGreaterThan(0);
+    // 100 dollars per million tokens: the cost in micro-dollars is 100 x tokens; the publisher gets half.
+    expect(paid.costMicros).toBe(paid.tokens * 100);
+    expect(paid.earningsMicros).toBe(Math.round(paid.costMicros * 0.5));
+    const unpaid = rows.find((r) => r.accountId !== consumerAccount)!;
+    expect(unpaid.costMicros).toBe(0);
+    expect(unpaid.earningsMicros).toBe(0);
+
+    app.accounts.keyCache?.forgetAccount(consumerAccount);
+    const balanceAfter = (await consumer.json("GET", "/v1/account")).balance;
+    expect(balanceAfter).toBeCloseTo(balanceBefore - paid.costMicros / 1e6, 6);
+
+    const consumerUsage = await consumer.json("GET", "/v1/usage?days=7");
+    expect(consumerUsage.days.length).toBe(7);
+    expect(consumerUsage.totals.cost).toBeGreaterThan(0);
+    expect(consumerUsage.recent.some((r: { route: string }) => r.route === "POST /v1/published-service/:api_stub")).toBe(true);
+    const publisherUsage = await publisher.json("GET", "/v1/usage");
+    expect(publisherUsage.totals.earnings).toBeCloseTo(paid.earningsMicros / 1e6, 6);
+    expect(publisherUsage.totals.earning_calls).toBe(2);
+  });
+});
