@@ -1,0 +1,98 @@
+/**
+ * The endpoint designer without a language model (the embedded default): a
+ * research task in words becomes a name, typed inputs, an output_format and
+ * a graph, by rules. Pure and deterministic: the same prompt always gives
+ * the same design, in well under a millisecond for everyday prompts.
+ */
+import type { OutputShape } from "../../research/output-format.ts";
+import type { Design } from "../model.ts";
+import { readFields } from "./rule-fields.ts";
+import { compareGraph, researchGraph, taskText, type Format } from "./rule-graph.ts";
+import { PLACEHOLDER, readInputs, type InputReading } from "./rule-inputs.ts";
+import { nameParts, sentenceCase } from "./rule-words.ts";
+
+// Long prompts are read up to here: the subject and the asks come early, and the rules stay fast.
+const MAX_TEXT = 8_000;
+const MAX_NAME = 60;
+export const DEFAULT_FORMAT: Format = { summary: "string", key_facts: ["string"] };
+const COMPARE = /(?<![\p{L}])(?:compare|comparing|comparison|versus|vs\.?|differences? between|contrast|vergleiche|comparer|compara|comparar)(?![\p{L}])/u;
+// Words of input names that say how the subject is identified, not what it is.
+const NOT_SUBJECT = new Set("name id code symbol url title first second start end".split(" "));
+const ACRONYMS = new Set("ceo cfo cto coo gdp url isbn doi pe usd eur gbp api ipo id uk us eu ai ev".split(" "));
+
+function normalize(prompt: string): string {
+  return String(prompt ?? "")
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ")
+    .replace(/[ \t\f\v\r\u00a0]+/g, " ")
+    .replace(/ ?\n[\s]*/g, "\n")
+    .trim()
+    .slice(0, MAX_TEXT);
+}
+
+function blank(text: string, spans: [number, number][]): string {
+  let out = text;
+  for (const [start, end] of spans) out = out.slice(0, start) + " ".repeat(end - start) + out.slice(end);
+  return out.replace(PLACEHOLDER, (m) => " ".repeat(m.length));
+}
+
+function titleWords(text: string): string {
+  return text
+    .split(/[\s_]+/)
+    .map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w))
+    .join(" ");
+}
+
+/** At most 60 characters, cut at a word. */
+function shorten(name: string): string {
+  const clean = name.replace(/\s+/g, " ").trim();
+  if (clean.length <= MAX_NAME) return clean;
+  const cut = clean.slice(0, MAX_NAME + 1).lastIndexOf(" ");
+  return clean.slice(0, cut > 20 ? cut : MAX_NAME).replace(/[\s,;:]+$/, "");
+}
+
+/** "Company profile", "City tourist attractions", "Company comparison": subject first, then what is asked. */
+function apiName(reading: InputReading, format: Format, topic: string, pair: [string, string] | null, prompt: string): string {
+  const index = pair ? reading.inputs.findIndex((i) => i.name === pair[0]) : reading.inputs.findIndex((i, k) => i.type === "string" && !/^(start|end)_/.test(i.name) && reading.titles[k]!.length > 0);
+  const subject = index >= 0 ? titleWords(reading.titles[index]!.join(" ")) : "";
+  const fields = format === DEFAULT_FORMAT ? [] : Object.keys(format).map(titleWords);
+  let name: string;
+  if (pair) name = `${subject || "Side by side"} comparison`;
+  else if (!fields.length) name = subject ? `${subject} overview` : topic || prompt.split(/[.?!\n]/)[0]!;
+  else if (fields.length === 1) name = subject ? `${subject} ${fields[0]}` : fields[0]!;
+  else if (fields.length === 2) name = subject ? `${subject} ${fields[0]} and ${fields[1]}` : `${fields[0]} and ${fields[1]}`;
+  else name = subject ? `${subject} profile` : topic || `${fields[0]}, ${fields[1]} and more`;
+  return sentenceCase(shorten(name)) || "Research";
+}
+
+/** The compared pair: "compare two X" names it; otherwise the first two text inputs of a prompt that compares. */
+function comparedPair(lower: string, reading: InputReading): [string, string] | null {
+  if (!COMPARE.test(lower)) return null;
+  if (reading.pair) return reading.pair;
+  const texts = reading.inputs.filter((i) => i.type === "string" && !/^(start|end)_/.test(i.name) && i.name !== "query");
+  return texts.length >= 2 ? [texts[0]!.name, texts[1]!.name] : null;
+}
+
+export function designByRules(prompt: string): Design {
+  const text = normalize(prompt);
+  const lower = text.toLowerCase();
+  // Indexes found in `lower` must hold in `text`; the few scripts whose lowercase changes length read lowercase only.
+  const reading = readInputs(lower.length === text.length ? text : lower, lower);
+  const subject = new Set(
+    reading.inputs
+      .flatMap((input, i) => [...nameParts(input.name), ...reading.titles[i]!.flatMap(nameParts)])
+      .filter((w) => !NOT_SUBJECT.has(w)),
+  );
+  const asked = readFields(blank(lower, reading.spans), subject);
+  const pair = comparedPair(lower, reading);
+  let format: Format = Object.keys(asked.fields).length ? { ...asked.fields } : DEFAULT_FORMAT;
+  if (asked.summary && format !== DEFAULT_FORMAT && !("summary" in format)) format = { summary: "string", ...format };
+  if (pair) {
+    const each: Record<string, OutputShape> = { name: "string", ...(format === DEFAULT_FORMAT ? DEFAULT_FORMAT : format) };
+    format = { [pair[0]]: each, [pair[1]]: each, comparison: "string" };
+  }
+  const api_name = apiName(reading, format, asked.topic, pair, text);
+  const task = taskText(text, new Set(reading.inputs.map((i) => i.name)));
+  const graph = pair ? compareGraph(api_name, task, reading.inputs, pair, format) : researchGraph(api_name, task, reading.inputs, format);
+  // A copy, so a caller editing the design cannot change what the next call returns.
+  return structuredClone({ api_name, inputs: reading.inputs, output_format: format, graph });
+}

@@ -1,0 +1,149 @@
+/**
+ * One asked-for fact ("its founding year", "whether it is publicly traded",
+ * "how many employees it has", "the top 10 tourist attractions") as a field:
+ * a snake_case name and a type. The name keeps the prompt's own words, minus
+ * articles, pronouns and the subject itself, so a caller recognises it.
+ */
+import type { OutputShape } from "../../research/output-format.ts";
+import { isPlural, LIST_WORDS, nameParts, scalarType, singular, type Scalar } from "./rule-words.ts";
+
+/** Where a field sits: at the top (or in one object), or in the rows of a list. */
+export type Place = "top" | "row";
+
+export interface Field {
+  name: string;
+  shape: OutputShape;
+  /** A list of things: "with their prices" after it describes each row. */
+  collection: boolean;
+  /** The name's last word, singular: decides whether rows are identified by name or title. */
+  head: string;
+}
+
+const DROP = new Set(
+  (
+    "the a an its their his her our your my it they them he she this that these those there here is are was were be been being do does did has have had will would should can could please just very exactly roughly approximately of " +
+    "der die das den dem des ein eine einen einem einer le la les un une du de del el los las lo al l d " +
+    // Question words of the other languages, which open an item as "what is" does.
+    "quel quelle quels quelles est sont qui wer ist sind welche welcher welches cual cuales es son quien"
+  ).split(" "),
+);
+// "of" is dropped only where it dangles; these keep it: "number of employees", "date of birth".
+const KEEP_OF = /\b(\p{L}+) of (?!(?:the|a|an|its|their|it|them)\b)(\p{L}+)/gu;
+// A prepositional phrase after the fact narrows it; the name stops before it.
+const CUT = new Set("in on at for from near during since within across around among over under between after before located that which who whose where because using via according based with than".split(" "));
+const QUALIFIERS =
+  /\b(?:if (?:available|any|known|possible|applicable|relevant)|where (?:available|applicable)|when available|as (?:json|a list|a table|text|a string|a number|well)|in (?:json|a table|a list|detail|details|short)|e\.g\..*$|etc\.?|respectively|or not)\b|\([^)]*\)|\[[^\]]*\]|["“”‘`]/gu;
+const UNITS: Record<string, string> = {
+  minutes: "minutes", hours: "hours", seconds: "seconds", days: "days", km: "km", kilometers: "km", kilometres: "km", miles: "miles", meters: "meters", metres: "meters", kg: "kg", kilograms: "kg",
+  usd: "usd", dollars: "usd", eur: "eur", euros: "eur", gbp: "gbp", percent: "percent", "%": "percent", celsius: "celsius", fahrenheit: "fahrenheit", millions: "millions", billions: "billions",
+};
+const UNIT = new RegExp(`\\b(?:in|per) (?:us )?(${Object.keys(UNITS).join("|")})(?![\\p{L}])`, "u");
+// Words that say nothing about which fact is wanted.
+const GENERIC = new Set("info information details detail data result results answer json output everything anything something stuff topic subject thing things sources source citations references more other overview thoroughly carefully briefly concisely accurately".split(" "));
+// Plurals that stay lists inside a row: a paper has several authors, a recipe several steps.
+const MANY_PER_ROW = new Set("authors ingredients steps features members genres skills amenities products languages tags keywords categories awards ingredients instructions services brands".split(" "));
+const WHO_VERBS: Record<string, string> = { founded: "founder", wrote: "author", written: "author", directed: "director", invented: "inventor", owns: "owner", leads: "leader", runs: "leader", created: "creator", designed: "designer" };
+// Prepositions that open an item without being part of the fact: "by revenue", "on battery life".
+const LEADING = new Set("by on regarding across concerning".split(" "));
+// An item that starts with these asks for nothing in particular: "something interesting".
+const VAGUE = new Set("something anything everything stuff things more".split(" "));
+const VERBS = new Set("work works worked live lives lived visit visits use uses used exist exists attend attended get gets play plays".split(" "));
+
+type Mode = "plain" | "boolean" | "count" | "amount" | "who" | "when" | "where";
+
+const AUX: Record<string, string> = { is: "is", are: "is", was: "is", were: "is", has: "has", have: "has", had: "has", can: "can", could: "can", does: "", do: "", did: "" };
+const QUESTION_WORDS: Record<string, Mode> = { whether: "boolean", if: "boolean", who: "who", when: "when", where: "where", what: "plain", which: "plain", whats: "plain" };
+const LIST_OF = /^\s*(?:(?:the|a|an)\s+)?(?:list|lists|names)\s+of\s+(?:(?:the|all)\s+)?/u;
+
+/** The field an item asks for, or null when it names nothing (a pronoun, "the results", "JSON"). */
+export function readItem(raw: string, subject: Set<string>, place: Place): Field | null {
+  let text = raw.replace(QUALIFIERS, " ").replace(/(?<![\p{L}])[ldj]['’](?=\p{L})/gu, "");
+  let unit = "";
+  const unitMatch = UNIT.exec(text);
+  if (unitMatch) {
+    unit = UNITS[unitMatch[1]!]!;
+    text = text.slice(0, unitMatch.index) + text.slice(unitMatch.index + unitMatch[0].length);
+  }
+  let collection = LIST_OF.test(text);
+  text = text.replace(LIST_OF, " ");
+  // "the company's revenue": the subject's possessive goes, another noun's stays as a word.
+  text = text.replace(/([\p{L}\p{N}]+)['’]s?(?![\p{L}])/gu, (_, w: string) => (subject.has(w) || DROP.has(w) ? " " : `${w} `));
+  for (const word of subject) text = text.replace(new RegExp(`\\bof (?:the |this |that |each |its |their )?${word}\\b`, "g"), " ");
+  // "X of the Y" names X in the context of Y; "number of employees" keeps its "of".
+  text = text.replace(/\bof (?:the|a|an|its|their|it|them)\b.*$/u, " ").replace(/\bof\b/g, "of_");
+  let words = text.split(/[^\p{L}\p{N}_%/-]+/u).filter(Boolean);
+
+  let mode: Mode = "plain";
+  let asked = false;
+  while (words.length) {
+    const [w0, w1] = [words[0]!, words[1] ?? ""];
+    if (QUESTION_WORDS[w0] !== undefined) [mode, asked] = [QUESTION_WORDS[w0]!, true];
+    else if (w0 === "how" && (w1 === "many" || w1 === "much")) {
+      [mode, asked] = [w1 === "many" ? "count" : "amount", true];
+      words = words.slice(1);
+    } else if (AUX[w0] !== undefined && !asked && words.length > 1) {
+      // "is it open", "does it offer an API": a yes/no question; the verb stays to name the field.
+      [mode, asked] = ["boolean", true];
+      break;
+    } else if (LEADING.has(w0) && !asked) {
+      /* "compare them by revenue": the preposition only introduces the fact */
+    } else if (w0 === "about") {
+      // "about its history" asks for history; "about quantum computing" names a topic, not a field.
+      if (!["its", "their", "his", "her"].includes(w1)) return null;
+    } else if (["all", "some", "several", "few", "top", "many"].includes(w0) || /^\d+$/.test(w0)) collection = true;
+    else if (!DROP.has(w0) || AUX[w0] !== undefined) break;
+    words = words.slice(1);
+  }
+  let verb = "";
+  if (mode === "boolean") {
+    const aux = words.findIndex((w) => AUX[w] !== undefined);
+    const content = words.filter((w, i) => i > aux && !DROP.has(w));
+    verb = aux >= 0 ? AUX[words[aux]!]! : /s$/.test(content[0] ?? "") ? "" : "is";
+    if (aux >= 0) words = content;
+    // "does it have a free tier" → has_free_tier; "does it offer an API" → offers_api.
+    if (verb === "" && aux >= 0 && words[0]) words = [words[0] === "have" ? "has" : words[0].endsWith("s") ? words[0] : `${words[0]}s`, ...words.slice(1)];
+  } else {
+    const cut = words.findIndex((w, i) => i > 0 && (CUT.has(w) || (mode !== "plain" && VERBS.has(w))));
+    if (cut > 0) words = words.slice(0, cut);
+  }
+  words = words.filter((w) => !DROP.has(w) && !(mode !== "plain" && subject.has(w))).map((w) => (w === "of_" ? "of" : w));
+  while (words.length && (words[0] === "of" || words[words.length - 1] === "of" || CUT.has(words[words.length - 1]!))) words = words[0] === "of" ? words.slice(1) : words.slice(0, -1);
+  const parts = words.flatMap(nameParts);
+  if (!parts.length || parts.every((w) => GENERIC.has(w)) || VAGUE.has(parts[0]!)) return null;
+  return shape(verb ? [verb, ...parts] : parts, mode, collection, unit, place);
+}
+
+function shape(parts: string[], mode: Mode, collection: boolean, unit: string, place: Place): Field {
+  let words = parts;
+  let type: Scalar | null = null;
+  if (mode === "boolean") type = "boolean";
+  else if (mode === "count") {
+    words = ["number", "of", ...words];
+    type = "integer";
+  } else if (mode === "amount") type = "number";
+  else if (mode === "who") words = words.map((w) => WHO_VERBS[w] ?? w);
+  else if (mode === "when") words = words.some((w) => ["founded", "established", "incorporated", "year"].includes(w)) ? ["year", ...words.filter((w) => w !== "year")] : [...words, "date"];
+  else if (mode === "where" && !/(location|address|place|city|country)$/.test(words.join(" "))) words = [...words, "location"];
+  // A bare "founded" asks for the year; a bare "employees" for how many.
+  if (mode === "plain" && words.length === 1 && ["founded", "established", "incorporated"].includes(words[0]!)) words = ["year", words[0]!];
+  if (mode === "plain" && words.join(" ") === "employees") words = ["number", "of", "employees"];
+  if (unit) {
+    words = [...words, unit];
+    type = "number";
+  }
+  words = words.slice(0, 6);
+  const last = words[words.length - 1]!;
+  const field = (shape: OutputShape, list: boolean, name = words): Field => ({ name: name.join("_"), shape, collection: list, head: singular(name[name.length - 1]!) });
+  if (type) return field(type, false);
+  if (words[0] === "number" && words[1] === "of") return field("integer", false);
+  if (LIST_WORDS.has(last)) return field(["string"], true);
+  if (collection || isPlural(last)) {
+    const single = [...words.slice(0, -1), singular(last)];
+    const singleType = scalarType(single);
+    // "ticket prices" at the top is one price; "authors" in a row stays a list, "prices" in a row is each row's price.
+    if (place === "row" && !MANY_PER_ROW.has(last)) return field(singleType, false, single);
+    if (!collection && (singleType === "number" || singleType === "integer")) return field(singleType, false, single);
+    return field(["string"], true);
+  }
+  return field(scalarType(words), false);
+}

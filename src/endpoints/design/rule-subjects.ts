@@ -1,0 +1,211 @@
+/**
+ * The subjects a prompt is about, read from the phrases people use to say
+ * "this varies per call": "given a company name", "for a city", "of a
+ * country", "by ticker symbol", "between two dates", "in a given year", and
+ * the German, French and Spanish "für ein / pour une / para un" forms. Each
+ * subject becomes an input; its span is remembered so the field rules do not
+ * read "of a country" as something to find.
+ */
+import { isStopword } from "../../terms.ts";
+import { ascii, nameParts, singular, snakeName } from "./rule-words.ts";
+
+export interface Subject {
+  name: string;
+  /** Words naming what the call is about, for the title: ["research", "paper"]. */
+  title: string[];
+  start: number;
+  end: number;
+  optional: boolean;
+  /** One of the two subjects of "compare two X" or "between two X". */
+  pair: boolean;
+}
+
+const L = "(?<![\\p{L}\\p{N}_])";
+// Words that end a noun phrase: the verbs and connectives prompts put right after a subject.
+const STOP = new Set(
+  (
+    "find get return list extract give tell include including provide show identify determine collect gather retrieve fetch look compile output search summarize summarise describe explain want need please using use based along also then whose optionally default defaulting such like etc vs versus " +
+    "finde finden gib nenne liste ermittle suche zeige liefere trouve trouver donne indique retourne renvoie cherche encuentra busca dame lista indica devuelve obten"
+  ).split(" "),
+);
+// Adjectives that only say "the one you are given"; "optional" also makes the input optional.
+const MODIFIERS = new Set("given specific particular certain single specified chosen selected provided user optional".split(" "));
+// Heads that follow "for a", "of a" without being a subject: "for a while", "a list of".
+const NOT_SUBJECT = new Set("few lot number list couple total bit variety range maximum minimum summary description set table way time while moment result results short brief detailed json response answer new good better more dozen half quarter".split(" "));
+const PLACES = new Set("city country region state province town neighborhood neighbourhood area location place year month week market industry sector language county district".split(" "));
+const IDENTIFIERS = new Set("name id identifier doi isbn url link ticker symbol code domain email username handle sku upc barcode website title".split(" "));
+// Identifiers that name their subject alone: "by ISBN" needs no "book_" in front.
+const SPECIFIC_IDS = new Set("doi isbn ticker url domain email username handle sku upc barcode website".split(" "));
+// The subjects of the foreign-language forms, named in English so inputs read the same everywhere.
+const FOREIGN: Record<string, string> = {
+  unternehmen: "company", unternehmens: "company", firma: "company", stadt: "city", land: "country", landes: "country", produkt: "product", produkts: "product", jahr: "year", buch: "book",
+  entreprise: "company", societe: "company", ville: "city", pays: "country", personne: "person", produit: "product", annee: "year", livre: "book",
+  empresa: "company", compania: "company", ciudad: "city", pais: "country", persona: "person", producto: "product", ano: "year", libro: "book",
+};
+
+interface Phrase {
+  words: string[];
+  end: number;
+  optional: boolean;
+}
+
+const WORD = /\s*([\p{L}\p{N}][\p{L}\p{N}'’-]*)/uy;
+
+/** The noun phrase starting at `from`: up to `max` words, ending at punctuation, a function word or a verb. */
+function nounPhrase(text: string, from: number, max = 3): Phrase | null {
+  const words: string[] = [];
+  let end = from;
+  let optional = false;
+  for (let guard = 0; words.length < max && guard < 8; guard++) {
+    WORD.lastIndex = end;
+    const m = WORD.exec(text);
+    if (!m) break;
+    const possessive = /['’]s$/.test(m[1]!);
+    const word = possessive ? m[1]!.slice(0, -2) : m[1]!;
+    if (words.length === 0 && MODIFIERS.has(word)) {
+      optional ||= word === "optional";
+      end = WORD.lastIndex;
+      continue;
+    }
+    if (isStopword(word) || STOP.has(word)) break;
+    words.push(word);
+    end = WORD.lastIndex;
+    if (possessive) break;
+  }
+  const first = words[0];
+  if (!first || NOT_SUBJECT.has(first) || /^\d/.test(first)) return null;
+  return { words: words.map((w) => FOREIGN[ascii(w)] ?? w), end, optional };
+}
+
+function titleOf(words: string[]): string[] {
+  const kept = [...words];
+  while (kept.length > 1 && IDENTIFIERS.has(kept[kept.length - 1]!)) kept.pop();
+  return kept;
+}
+
+class SubjectReader {
+  readonly found: Subject[] = [];
+  constructor(private readonly text: string) {}
+
+  private free(start: number, end: number): boolean {
+    return this.found.every((s) => end <= s.start || start >= s.end);
+  }
+
+  add(subject: Omit<Subject, "pair" | "optional"> & Partial<Subject>): boolean {
+    if (!subject.name || !this.free(subject.start, subject.end)) return false;
+    const before = this.text.slice(Math.max(0, subject.start - 24), subject.start);
+    const after = this.text.slice(subject.end, subject.end + 24);
+    // "optionally a country" marks the country; "a city, optionally a country" leaves the city required.
+    const optional = subject.optional || /optional(ly)?\s*,?\s*$/.test(before) || /^\s*(\(\s*optional|,?\s*optional\b(?!\s+(a|an|the)\b))/.test(after);
+    this.found.push({ pair: false, ...subject, optional });
+    return true;
+  }
+
+  /** "X of a Y" where X identifies Y ("the name of a company") is one subject, Y's identifier. */
+  phrase(start: number, from: number, max = 3): void {
+    const phrase = nounPhrase(this.text, from, max);
+    if (!phrase) return;
+    let { words, end } = phrase;
+    let title = titleOf(words);
+    const of = /\s+of\s+(?:a|an|any|the|one)\s+/y;
+    of.lastIndex = end;
+    const last = words[words.length - 1]!;
+    if (IDENTIFIERS.has(last) && of.exec(this.text)) {
+      const owner = nounPhrase(this.text, of.lastIndex);
+      if (owner) {
+        title = titleOf(owner.words);
+        words = SPECIFIC_IDS.has(last) || words.length > 1 ? words : [owner.words[owner.words.length - 1]!, last];
+        end = owner.end;
+      }
+    }
+    if (this.add({ name: snakeName(words, 4), title, start, end, optional: phrase.optional })) this.continuation(end, max);
+  }
+
+  /** ", optionally a country, and a currency": more subjects listed after the first. */
+  private continuation(from: number, max: number): void {
+    const more = /\s*(?:,\s*)?(?:(?:and|or|und|oder|et|ou|y|o)\s+)?(?:(optionally|optional|optionnellement|opcionalmente)\s+)?(?:a|an|one|ein|eine|einen|un|une|una)\s+/uy;
+    more.lastIndex = from;
+    const m = more.exec(this.text);
+    if (!m) return;
+    const phrase = nounPhrase(this.text, more.lastIndex, max);
+    if (!phrase) return;
+    const subject = { name: snakeName(phrase.words, 4), title: titleOf(phrase.words), start: from, end: phrase.end, optional: phrase.optional || Boolean(m[1]) };
+    if (this.add(subject)) this.continuation(phrase.end, max);
+  }
+
+  pair(start: number, end: number, head: string, title: string[]): void {
+    const range = head === "date" || head === "year" || head === "day" || head === "month";
+    const [a, b] = range ? [`start_${head}`, `end_${head}`] : [`first_${head}`, `second_${head}`];
+    if (!this.free(start, end)) return;
+    this.found.push({ name: a, title: range ? [] : title, start, end, optional: false, pair: !range });
+    this.found.push({ name: b, title: range ? [] : title, start: end, end, optional: false, pair: !range });
+  }
+}
+
+function* matches(text: string, source: string): Generator<RegExpExecArray> {
+  const re = new RegExp(source, "gu");
+  for (let m = re.exec(text); m; m = re.exec(text)) yield m;
+}
+
+/** The subjects of a lowercased prompt, in the order the prompt names them. */
+export function findSubjects(text: string): Subject[] {
+  const reader = new SubjectReader(text);
+  for (const m of matches(text, `${L}between (?:a|the) start date and (?:an|the) end date`)) reader.pair(m.index, m.index + m[0].length, "date", []);
+  // The span starts at "two": "compare" stays in the text, as the verb that asks for the facts.
+  for (const m of matches(text, `${L}(?:compare|comparing|between|of|for|about|versus) two `)) {
+    const phrase = nounPhrase(text, m.index + m[0].length);
+    if (phrase) reader.pair(m.index + m[0].length - 4, phrase.end, singular(phrase.words[phrase.words.length - 1]!), phrase.words.slice(0, -1).concat(singular(phrase.words[phrase.words.length - 1]!)));
+  }
+  for (const m of matches(text, `${L}compare (?:a|an) `)) {
+    const x = nounPhrase(text, m.index + m[0].length);
+    if (!x) continue;
+    const link = /\s+(?:and|with|to|against|versus|vs\.?)\s+(?:a|an|another)\b/y;
+    link.lastIndex = x.end;
+    if (!link.exec(text)) continue;
+    const y = nounPhrase(text, link.lastIndex);
+    const [nx, ny] = [snakeName(x.words, 3), y ? snakeName(y.words, 3) : ""];
+    const start = m.index + "compare ".length;
+    if (!y || nx === ny) reader.pair(start, y?.end ?? link.lastIndex, nx, x.words);
+    else if (reader.add({ name: nx, title: x.words, start, end: x.end, pair: true })) reader.add({ name: ny, title: y.words, start: x.end, end: y.end, pair: true });
+  }
+  // "a stock by ticker symbol", "by ISBN": the identifier is the input, the thing before it the title.
+  for (const m of matches(text, `${L}by (?:(?:its|their|the|a|an) )?`)) {
+    const id = nounPhrase(text, m.index + m[0].length);
+    const last = id?.words[id.words.length - 1];
+    if (!id || !last || !IDENTIFIERS.has(last)) continue;
+    const owner = /(?:^|\s)(?:a|an|any)\s+([\p{L}\p{N}-]+(?:\s+[\p{L}\p{N}-]+)?)\s+$/u.exec(text.slice(Math.max(0, m.index - 40), m.index));
+    const ownerWords = owner ? owner[1]!.split(/\s+/).filter((w) => !isStopword(w) && !STOP.has(w)) : [];
+    const specific = SPECIFIC_IDS.has(last) || id.words.length > 1;
+    // "sorted by name" has no owner: a generic identifier needs "a person by name" to be an input.
+    if (!specific && !ownerWords.length) continue;
+    const words = specific ? id.words : [ownerWords[ownerWords.length - 1]!, last];
+    const start = ownerWords.length ? m.index - owner![0].trimStart().length : m.index;
+    reader.add({ name: snakeName(words, 4), title: ownerWords.length ? ownerWords : titleOf(id.words), start, end: id.end });
+  }
+  for (const m of matches(text, `${L}(?:given|étant donnée?|etant donnee?|gegeben|dado|dada)(?: (?:a|an|the|any|one|some|un|une|ein|eine|einen|una))? `)) reader.phrase(m.index, m.index + m[0].length);
+  for (const m of matches(text, `${L}(?:for|about|of|regarding|concerning) (?:a|an|any|each|every|one|some|the given|the specified) `)) {
+    const phrase = nounPhrase(text, m.index + m[0].length);
+    // "for each attraction" after "list the attractions" describes the list's items, not an input.
+    if (phrase && /(?:each|every) $/.test(m[0]) && new RegExp(`${L}${phrase.words[0]}(?:s|es)?(?![\\p{L}])`, "u").test(text.slice(0, m.index))) continue;
+    reader.phrase(m.index, m.index + m[0].length);
+  }
+  for (const m of matches(text, `${L}in (a given|any|a specific|a particular|each|every|a|an) `)) {
+    const phrase = nounPhrase(text, m.index + m[0].length);
+    if (phrase && (m[1] !== "a" && m[1] !== "an" ? true : PLACES.has(phrase.words[phrase.words.length - 1]!))) reader.phrase(m.index, m.index + m[0].length);
+  }
+  const foreign = [
+    `${L}(?:für|fuer|über|ueber|zu) (?:ein|eine|einen|einem|einer|jede|jedes|jeden|jedem) `,
+    `${L}(?:eines|einer) `,
+    `${L}(?:pour|sur|étant donnée?|donnée?) (?:un|une|chaque|n'importe quelle?) `,
+    `${L}d['’](?:un|une) `,
+    `${L}(?:para|sobre|de) (?:un|una|cada|cualquier) `,
+  ];
+  for (const source of foreign) for (const m of matches(text, source)) reader.phrase(m.index, m.index + m[0].length, 1);
+  return reader.found.sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+/** Placeholder names as inputs: "{Company Name}" → "company_name"; "" when nothing usable is left. */
+export function placeholderName(raw: string): string {
+  const name = snakeName(nameParts(raw), 6);
+  return /^[a-z_]/.test(name) ? name : "";
+}
