@@ -8,12 +8,12 @@ import type { OutputShape } from "../../research/output-format.ts";
 import type { Design } from "../model.ts";
 import { readFields } from "./rule-fields.ts";
 import { compareGraph, researchGraph, taskText, type Format } from "./rule-graph.ts";
-import { PLACEHOLDER, readInputs, type InputReading } from "./rule-inputs.ts";
-import { nameParts, sentenceCase } from "./rule-words.ts";
+import { readInputs, type InputReading } from "./rule-inputs.ts";
+import { rowsOf } from "./rule-subjects.ts";
+import { nameParts, sentenceCase, shortTitle } from "./rule-words.ts";
 
 // Long prompts are read up to here: the subject and the asks come early, and the rules stay fast.
-const MAX_TEXT = 8_000;
-const MAX_NAME = 60;
+const MAX_TEXT = 6_000;
 export const DEFAULT_FORMAT: Format = { summary: "string", key_facts: ["string"] };
 const COMPARE = /(?<![\p{L}])(?:compare|comparing|comparison|versus|vs\.?|differences? between|contrast|vergleiche|comparer|compara|comparar)(?![\p{L}])/u;
 // Words of input names that say how the subject is identified, not what it is.
@@ -22,6 +22,7 @@ const ACRONYMS = new Set("ceo cfo cto coo gdp url isbn doi pe usd eur gbp api ip
 
 function normalize(prompt: string): string {
   return String(prompt ?? "")
+    .slice(0, MAX_TEXT * 2)
     .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ")
     .replace(/[ \t\f\v\r\u00a0]+/g, " ")
     .replace(/ ?\n[\s]*/g, "\n")
@@ -29,10 +30,17 @@ function normalize(prompt: string): string {
     .slice(0, MAX_TEXT);
 }
 
+function plural(word: string): string {
+  const name = nameParts(word).join("_");
+  return /[^aeiou]y$/.test(name) ? `${name.slice(0, -1)}ies` : /(s|x|ch|sh)$/.test(name) ? `${name}es` : `${name}s`;
+}
+
 function blank(text: string, spans: [number, number][]): string {
-  let out = text;
-  for (const [start, end] of spans) out = out.slice(0, start) + " ".repeat(end - start) + out.slice(end);
-  return out.replace(PLACEHOLDER, (m) => " ".repeat(m.length));
+  const chars = text.split("");
+  for (const [start, end] of spans) chars.fill(" ", start, end);
+  const out = chars.join("");
+  // Placeholders and JSON examples between braces are not facts to find.
+  return out.replace(/\{[^{}\n]{0,400}\}\}?/g, (m) => " ".repeat(m.length));
 }
 
 function titleWords(text: string): string {
@@ -40,14 +48,6 @@ function titleWords(text: string): string {
     .split(/[\s_]+/)
     .map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w))
     .join(" ");
-}
-
-/** At most 60 characters, cut at a word. */
-function shorten(name: string): string {
-  const clean = name.replace(/\s+/g, " ").trim();
-  if (clean.length <= MAX_NAME) return clean;
-  const cut = clean.slice(0, MAX_NAME + 1).lastIndexOf(" ");
-  return clean.slice(0, cut > 20 ? cut : MAX_NAME).replace(/[\s,;:]+$/, "");
 }
 
 /** "Company profile", "City tourist attractions", "Company comparison": subject first, then what is asked. */
@@ -61,7 +61,8 @@ function apiName(reading: InputReading, format: Format, topic: string, pair: [st
   else if (fields.length === 1) name = subject ? `${subject} ${fields[0]}` : fields[0]!;
   else if (fields.length === 2) name = subject ? `${subject} ${fields[0]} and ${fields[1]}` : `${fields[0]} and ${fields[1]}`;
   else name = subject ? `${subject} profile` : topic || `${fields[0]}, ${fields[1]} and more`;
-  return sentenceCase(shorten(name)) || "Research";
+  const title = sentenceCase(shortTitle(name.replace(/[{}\[\]"]/g, " ")));
+  return /[\p{L}\p{N}]/u.test(title) ? title : "Research";
 }
 
 /** The compared pair: "compare two X" names it; otherwise the first two text inputs of a prompt that compares. */
@@ -85,6 +86,8 @@ export function designByRules(prompt: string): Design {
   const asked = readFields(blank(lower, reading.spans), subject);
   const pair = comparedPair(lower, reading);
   let format: Format = Object.keys(asked.fields).length ? { ...asked.fields } : DEFAULT_FORMAT;
+  const rows = rowsOf(lower);
+  if (rows && format !== DEFAULT_FORMAT && !Object.values(format).some(Array.isArray)) format = { [plural(rows)]: [{ name: "string", ...format }] };
   if (asked.summary && format !== DEFAULT_FORMAT && !("summary" in format)) format = { summary: "string", ...format };
   if (pair) {
     const each: Record<string, OutputShape> = { name: "string", ...(format === DEFAULT_FORMAT ? DEFAULT_FORMAT : format) };

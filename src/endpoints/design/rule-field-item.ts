@@ -5,6 +5,7 @@
  * articles, pronouns and the subject itself, so a caller recognises it.
  */
 import type { OutputShape } from "../../research/output-format.ts";
+import { isStopword } from "../../terms.ts";
 import { isPlural, LIST_WORDS, nameParts, scalarType, singular, type Scalar } from "./rule-words.ts";
 
 /** Where a field sits: at the top (or in one object), or in the rows of a list. */
@@ -30,7 +31,9 @@ const DROP = new Set(
 // "of" is dropped only where it dangles; these keep it: "number of employees", "date of birth".
 const KEEP_OF = /\b(\p{L}+) of (?!(?:the|a|an|its|their|it|them)\b)(\p{L}+)/gu;
 // A prepositional phrase after the fact narrows it; the name stops before it.
-const CUT = new Set("in on at for from near during since within across around among over under between after before located that which who whose where because using via according based with than".split(" "));
+const CUT = new Set("in on at for from near during since within across around among over under between after before about located that which who whose where because using via according based with than like".split(" "));
+// Participles that start a filter after a plural: "articles published after 2020".
+const FILTERING = new Set("published released posted written issued sold made listed".split(" "));
 const QUALIFIERS =
   /\b(?:if (?:available|any|known|possible|applicable|relevant)|where (?:available|applicable)|when available|as (?:json|a list|a table|text|a string|a number|well)|in (?:json|a table|a list|detail|details|short)|e\.g\..*$|etc\.?|respectively|or not)\b|\([^)]*\)|\[[^\]]*\]|["“”‘`]/gu;
 const UNITS: Record<string, string> = {
@@ -44,9 +47,15 @@ const GENERIC = new Set("info information details detail data result results ans
 const MANY_PER_ROW = new Set("authors ingredients steps features members genres skills amenities products languages tags keywords categories awards ingredients instructions services brands".split(" "));
 const WHO_VERBS: Record<string, string> = { founded: "founder", wrote: "author", written: "author", directed: "director", invented: "inventor", owns: "owner", leads: "leader", runs: "leader", created: "creator", designed: "designer" };
 // Prepositions that open an item without being part of the fact: "by revenue", "on battery life".
-const LEADING = new Set("by on regarding across concerning".split(" "));
+const LEADING = new Set("by on regarding across concerning like".split(" "));
+// The speaker, not a fact: "I give you", "we mostly look at", "my manager keeps…", "so the list changes…".
+const SPEAKERS = new Set("i you we let my our so but because although though while then however honestly basically".split(" "));
+// Nouns that name a group of people: a list even though singular.
+const GROUPS = new Set("cast crew lineup roster".split(" "));
 // An item that starts with these asks for nothing in particular: "something interesting".
-const VAGUE = new Set("something anything everything stuff things more".split(" "));
+const VAGUE = new Set("something anything everything stuff things more one two three four five ten".split(" "));
+// Gerunds that open an instruction, not a fact: "counting subsidiaries only if…".
+const INSTRUCTIONS = new Set("counting using excluding ignoring focusing considering taking making assuming keeping avoiding preferring prioritizing prioritising treating following".split(" "));
 const VERBS = new Set("work works worked live lives lived visit visits use uses used exist exists attend attended get gets play plays".split(" "));
 
 type Mode = "plain" | "boolean" | "count" | "amount" | "who" | "when" | "where";
@@ -54,6 +63,19 @@ type Mode = "plain" | "boolean" | "count" | "amount" | "who" | "when" | "where";
 const AUX: Record<string, string> = { is: "is", are: "is", was: "is", were: "is", has: "has", have: "has", had: "has", can: "can", could: "can", does: "", do: "", did: "" };
 const QUESTION_WORDS: Record<string, Mode> = { whether: "boolean", if: "boolean", who: "who", when: "when", where: "where", what: "plain", which: "plain", whats: "plain" };
 const LIST_OF = /^\s*(?:(?:the|a|an)\s+)?(?:list|lists|names)\s+of\s+(?:(?:the|all)\s+)?/u;
+
+const ofSubjects = new WeakMap<Set<string>, RegExp>();
+
+/** "of the company" when company is the subject: it says whose fact, which the input already says. */
+function ofSubject(subject: Set<string>): RegExp {
+  let re = ofSubjects.get(subject);
+  if (!re) {
+    const words = [...subject].filter((w) => /^[a-z0-9]+$/.test(w));
+    re = words.length ? new RegExp(`\\bof (?:the |this |that |each |its |their )?(?:${words.join("|")})\\b`, "g") : /(?!)/g;
+    ofSubjects.set(subject, re);
+  }
+  return re;
+}
 
 /** The field an item asks for, or null when it names nothing (a pronoun, "the results", "JSON"). */
 export function readItem(raw: string, subject: Set<string>, place: Place): Field | null {
@@ -68,15 +90,16 @@ export function readItem(raw: string, subject: Set<string>, place: Place): Field
   text = text.replace(LIST_OF, " ");
   // "the company's revenue": the subject's possessive goes, another noun's stays as a word.
   text = text.replace(/([\p{L}\p{N}]+)['’]s?(?![\p{L}])/gu, (_, w: string) => (subject.has(w) || DROP.has(w) ? " " : `${w} `));
-  for (const word of subject) text = text.replace(new RegExp(`\\bof (?:the |this |that |each |its |their )?${word}\\b`, "g"), " ");
+  text = text.replace(ofSubject(subject), " ");
   // "X of the Y" names X in the context of Y; "number of employees" keeps its "of".
-  text = text.replace(/\bof (?:the|a|an|its|their|it|them)\b.*$/u, " ").replace(/\bof\b/g, "of_");
+  text = text.replace(/\bof (?:the|a|an|its|their|it|them)\b.*$/u, " ").replace(/\bof\b/g, "of_").replace(/\bknown for\b/g, "known_for");
   let words = text.split(/[^\p{L}\p{N}_%/-]+/u).filter(Boolean);
 
   let mode: Mode = "plain";
   let asked = false;
   while (words.length) {
     const [w0, w1] = [words[0]!, words[1] ?? ""];
+    if (SPEAKERS.has(w0) || INSTRUCTIONS.has(w0)) return null;
     if (QUESTION_WORDS[w0] !== undefined) [mode, asked] = [QUESTION_WORDS[w0]!, true];
     else if (w0 === "how" && (w1 === "many" || w1 === "much")) {
       [mode, asked] = [w1 === "many" ? "count" : "amount", true];
@@ -103,13 +126,13 @@ export function readItem(raw: string, subject: Set<string>, place: Place): Field
     // "does it have a free tier" → has_free_tier; "does it offer an API" → offers_api.
     if (verb === "" && aux >= 0 && words[0]) words = [words[0] === "have" ? "has" : words[0].endsWith("s") ? words[0] : `${words[0]}s`, ...words.slice(1)];
   } else {
-    const cut = words.findIndex((w, i) => i > 0 && (CUT.has(w) || (mode !== "plain" && VERBS.has(w))));
+    const cut = words.findIndex((w, i) => i > 0 && (CUT.has(w) || (mode !== "plain" && VERBS.has(w)) || (FILTERING.has(w) && isPlural(words[i - 1]!))));
     if (cut > 0) words = words.slice(0, cut);
   }
   words = words.filter((w) => !DROP.has(w) && !(mode !== "plain" && subject.has(w))).map((w) => (w === "of_" ? "of" : w));
   while (words.length && (words[0] === "of" || words[words.length - 1] === "of" || CUT.has(words[words.length - 1]!))) words = words[0] === "of" ? words.slice(1) : words.slice(0, -1);
   const parts = words.flatMap(nameParts);
-  if (!parts.length || parts.every((w) => GENERIC.has(w)) || VAGUE.has(parts[0]!)) return null;
+  if (!parts.length || parts.every((w) => GENERIC.has(w) || isStopword(w) || /^\d+$/.test(w)) || VAGUE.has(parts[0]!)) return null;
   return shape(verb ? [verb, ...parts] : parts, mode, collection, unit, place);
 }
 
@@ -123,7 +146,7 @@ function shape(parts: string[], mode: Mode, collection: boolean, unit: string, p
   } else if (mode === "amount") type = "number";
   else if (mode === "who") words = words.map((w) => WHO_VERBS[w] ?? w);
   else if (mode === "when") words = words.some((w) => ["founded", "established", "incorporated", "year"].includes(w)) ? ["year", ...words.filter((w) => w !== "year")] : [...words, "date"];
-  else if (mode === "where" && !/(location|address|place|city|country)$/.test(words.join(" "))) words = [...words, "location"];
+  else if (mode === "where") words = words.join(" ") === "born" ? ["place", "of", "birth"] : /(location|address|place|city|country)$/.test(words.join(" ")) ? words : [...words, "location"];
   // A bare "founded" asks for the year; a bare "employees" for how many.
   if (mode === "plain" && words.length === 1 && ["founded", "established", "incorporated"].includes(words[0]!)) words = ["year", words[0]!];
   if (mode === "plain" && words.join(" ") === "employees") words = ["number", "of", "employees"];
@@ -136,7 +159,7 @@ function shape(parts: string[], mode: Mode, collection: boolean, unit: string, p
   const field = (shape: OutputShape, list: boolean, name = words): Field => ({ name: name.join("_"), shape, collection: list, head: singular(name[name.length - 1]!) });
   if (type) return field(type, false);
   if (words[0] === "number" && words[1] === "of") return field("integer", false);
-  if (LIST_WORDS.has(last)) return field(["string"], true);
+  if (LIST_WORDS.has(last) || GROUPS.has(last)) return field(["string"], true);
   if (collection || isPlural(last)) {
     const single = [...words.slice(0, -1), singular(last)];
     const singleType = scalarType(single);

@@ -23,8 +23,13 @@ const SUMMARY_VERBS = "summari[sz]e|describe|explain|r[ée]sume|resumir|zusammen
 const ASK_VERBS =
   "compare|comparing|find out|find|get(?: me)?|return|(?<!(?:a|the) )list|extract|give(?: me| us)?|tell(?: me| us)?|include|provide|show(?: me)?|identify|determine|collect|gather|retrieve|fetch|look up|report|compile|output|know|i need|we need|i want|i'd like|i would like|" +
   "finde|finden|gib|nenne|liste|ermittle|suche|zeige|trouve|trouver|donne|donner|indique|retourne|renvoie|encuentra|encontrar|busca|dame|lista|indica|devuelve|obtener";
-const TRIGGER = new RegExp(`${L}(?:(${SUMMARY_VERBS})|(?:${ASK_VERBS}))${R}|:(?=\\s)`, "gu");
-const QUESTION = new RegExp(`^\\s*(?:what|what's|who|when|where|which|how many|how much|is|are|does|do|can|was|were|quel(?:le)?s?|qui|combien|wer|welche[rsn]?|wie viele|cu[aá]l(?:es)?|qui[eé]n|cu[aá]nt[oa]s)${R}`, "u");
+// "I give you" is not an ask: a verb right after a pronoun is the speaker talking. Nor is "Context: …".
+const TRIGGER = new RegExp(`${L}(?<!(?:^|\\s)(?:i|you|we|they|it) )(?:(${SUMMARY_VERBS})|(?:${ASK_VERBS}))${R}|(?<!(?:context|notes?|background|examples?|fyi|ps|edit|update)):(?=\\s)`, "gu");
+// A sentence that is a question asks from its first word; "What I'd love is…" is not one.
+const QUESTION = new RegExp(
+  `^\\s*(?:(?:what|who|when|where|which|quel(?:le)?s?|qui|wer|welche[rsn]?|cu[aá]l(?:es)?|qui[eé]n)(?=['’]s|\\s+(?:is|are|was|were|does|do|did|can|has|have|est|sont|ist|sind|es|son)${R}|.*\\?\\s*$)|how many|how much|wie viele|combien|cu[aá]nt[oa]s|(?:is|are|does|do|can|was|were)(?=.*\\?\\s*$))${R}`,
+  "u",
+);
 const ITEM_SPLIT = /\s*(?:[,;&]|(?<![\p{L}])(?:and|as well as|plus|also|und|sowie|et|y)(?![\p{L}]))\s*/u;
 // "with their prices" always describes the thing before it; a bare "with" or "and their" only after a list.
 const ROWS = /(?<![\p{L}])(?:(?:along |together )?with (?:their|its|his|her|the)|including (?:their|its|his|her)|and their|including|with)(?![\p{L}])/gu;
@@ -41,36 +46,58 @@ function items(text: string): string[] {
     .filter(Boolean);
 }
 
+interface Reading {
+  out: Map<string, OutputShape>;
+  /** The last list asked for: "give me their names and prices" later describes its rows. */
+  list: { name: string; identity: string } | null;
+}
+
+/** A row shape for `list`, made from the fields `texts` ask for. */
+function addRows(reading: Reading, texts: string[], subject: Set<string>): boolean {
+  const list = reading.list;
+  const current = list && reading.out.get(list.name);
+  if (!list || !Array.isArray(current)) return false;
+  const row = new Map<string, OutputShape>(typeof current[0] === "object" && !Array.isArray(current[0]) ? Object.entries(current[0]) : [[list.identity, "string"]]);
+  for (const text of texts) if (row.size < MAX_ROW_FIELDS) add(row, readItem(text, subject, "row"));
+  reading.out.set(list.name, [Object.fromEntries(row) as Record<string, OutputShape>]);
+  return true;
+}
+
 /** Fields of one enumeration, nesting the part after "with their" under the thing before it. */
-function readEnumeration(text: string, subject: Set<string>, out: Map<string, OutputShape>): void {
-  for (const m of text.matchAll(ROWS)) {
+function readEnumeration(text: string, subject: Set<string>, reading: Reading): void {
+  const out = reading.out;
+  if (out.size >= MAX_FIELDS || (/^\s*their\b/.test(text) && addRows(reading, items(text), subject))) return;
+  // Only the first few "with"s can start rows: beyond them a prompt is a list of filters, and the rules stay linear.
+  for (const m of [...text.matchAll(ROWS)].slice(0, 3)) {
     const head = items(text.slice(0, m.index));
     const owner = head.length ? readItem(head[head.length - 1]!, subject, "top") : null;
     if (!owner) continue;
     const after = text.slice(m.index + m[0].length);
     const strong = /their|its|his|her|the$/.test(m[0]) && !m[0].startsWith("and");
     if ((!strong && !owner.collection) || (m[0] === "with" && FILTER_AFTER_WITH.test(after))) continue;
-    for (const item of head.slice(0, -1)) add(out, readItem(item, subject, "top"));
+    for (const item of head.slice(0, -1)) add(out, readItem(item, subject, "top"), reading);
     // ", and the main competitors" ends the rows; ", and whether they are open" still speaks of each row.
     const end = /,\s*and\s+(?!(?:whether|if|their|its|each|they|how)\b)/.exec(after);
     const row = new Map<string, OutputShape>();
     for (const item of items(end ? after.slice(0, end.index) : after)) if (row.size < MAX_ROW_FIELDS) add(row, readItem(item, subject, owner.collection ? "row" : "top"));
     const identity = TITLED.has(owner.head) ? "title" : "name";
     const shape = Object.fromEntries([...(row.has(identity) ? [] : [[identity, "string"]]), ...row]) as Record<string, OutputShape>;
-    add(out, row.size ? { ...owner, shape: owner.collection ? [shape] : shape } : owner);
-    if (end) for (const item of items(after.slice(end.index + end[0].length))) add(out, readItem(item, subject, "top"));
+    add(out, row.size ? { ...owner, shape: owner.collection ? [shape] : shape } : owner, reading);
+    if (end) for (const item of items(after.slice(end.index + end[0].length))) add(out, readItem(item, subject, "top"), reading);
     return;
   }
-  for (const item of items(text)) add(out, readItem(item, subject, "top"));
+  for (const item of items(text)) add(out, readItem(item, subject, "top"), reading);
 }
 
-function add(out: Map<string, OutputShape>, field: Field | null): void {
-  if (field && !out.has(field.name) && out.size < MAX_FIELDS) out.set(field.name, field.shape);
+function add(out: Map<string, OutputShape>, field: Field | null, reading?: Reading): void {
+  if (!field || out.has(field.name) || out.size >= MAX_FIELDS) return;
+  out.set(field.name, field.shape);
+  if (reading && field.collection && field.shape !== "string") reading.list = { name: field.name, identity: TITLED.has(field.head) ? "title" : "name" };
 }
 
 /** The fields a prompt asks for; `text` is lowercased, with subjects and defaults blanked. */
 export function readFields(text: string, subject: Set<string>): FieldReading {
-  const out = new Map<string, OutputShape>();
+  const reading: Reading = { out: new Map(), list: null };
   let summary = false;
   let topic = "";
   for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
@@ -88,8 +115,8 @@ export function readFields(text: string, subject: Set<string>): FieldReading {
       }
       const about = /^\s*about\s+(?!(?:its|their|his|her)\b)(.+)$/.exec(body);
       if (about) topic ||= about[1]!;
-      readEnumeration(body, subject, out);
+      readEnumeration(body, subject, reading);
     }
   }
-  return { fields: Object.fromEntries(out), summary, topic: topic.replace(/\s+/g, " ").trim() };
+  return { fields: Object.fromEntries(reading.out), summary, topic: topic.replace(/\s+/g, " ").trim() };
 }

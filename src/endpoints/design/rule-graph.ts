@@ -7,7 +7,7 @@
  */
 import type { OutputShape } from "../../research/output-format.ts";
 import type { EndpointInput, Graph, GraphNode } from "../model.ts";
-import { placeholderName } from "./rule-subjects.ts";
+import { PLACEHOLDER, placeholderName } from "./rule-subjects.ts";
 
 export type Format = Record<string, OutputShape>;
 
@@ -36,7 +36,7 @@ export function taskText(prompt: string, inputs: Set<string>): string {
     .replace(/\s+/g, " ")
     .trim()
     .slice(0, MAX_TASK)
-    .replace(/\{\{?\s*([^{}\n]{1,60}?)\s*\}\}?|[{}]/g, (whole, raw: string | undefined) => {
+    .replace(new RegExp(`${PLACEHOLDER.source}|[{}]`, "gu"), (whole, raw: string | undefined) => {
       if (raw === undefined) return whole === "{" ? "(" : ")";
       const name = placeholderName(raw);
       return inputs.has(name) ? `{${name}}` : `(${raw.trim()})`;

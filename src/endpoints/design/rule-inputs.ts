@@ -5,7 +5,7 @@
  * thing, because the author chose those names on purpose.
  */
 import type { EndpointInput } from "../model.ts";
-import { findSubjects, placeholderName } from "./rule-subjects.ts";
+import { findSubjects, PLACEHOLDER, placeholderName, titleOf } from "./rule-subjects.ts";
 import { inputType, RESERVED_INPUTS, type Scalar } from "./rule-words.ts";
 
 export interface InputReading {
@@ -29,7 +29,6 @@ interface Candidate {
   default?: string | number | boolean;
 }
 
-export const PLACEHOLDER = /\{\{?\s*([^{}\n]{1,60}?)\s*\}\}?/g;
 const DEFAULT =
   /(?:defaulting to|defaults? (?:is|of|to)|default value(?: is| of)?|default\s*[:=]|\(\s*default)\s*[:=]?\s*("[^"]{1,80}"|'[^']{1,80}'|[^\s,;()"'][^,;()\n]{0,40}?)(?=\s*(?:[,;)\n]|\.(?:\s|$)|$|\s(?:and|or|if|when|unless|otherwise|with|for)\s))/g;
 const MAX_INPUTS = 20;
@@ -68,7 +67,7 @@ export function readInputs(text: string, lower: string): InputReading {
     const end = m.index + m[0].length;
     const around = lower.slice(Math.max(0, m.index - 24), m.index) + "|" + lower.slice(end, end + 24);
     const optional = /optional(ly)?\s*(?:(?:a|an|the)\s+)?\|/.test(around) || /\|\s*(\(\s*optional|,?\s*optional\b)/.test(around);
-    candidates.push({ name, title: name.split("_"), start: m.index, end, optional, pair: false, placeholder: true });
+    candidates.push({ name, title: titleOf(name.split("_")), start: m.index, end, optional, pair: false, placeholder: true });
   }
   const placeholders = candidates.slice();
   const claimed = new Set(placeholders.flatMap((p) => p.name.split("_").filter((w) => !GENERIC.has(w))));

@@ -24,7 +24,7 @@ const L = "(?<![\\p{L}\\p{N}_])";
 // Words that end a noun phrase: the verbs and connectives prompts put right after a subject.
 const STOP = new Set(
   (
-    "find get return list extract give tell include including provide show identify determine collect gather retrieve fetch look compile output search summarize summarise describe explain want need please using use based along also then whose optionally default defaulting such like etc vs versus " +
+    "find get return list extract give tell include including provide show identify determine collect gather retrieve fetch look compile output search summarize summarise describe explain want need please using use based along also then whose whether optionally default defaulting such like etc vs versus " +
     "finde finden gib nenne liste ermittle suche zeige liefere trouve trouver donne indique retourne renvoie cherche encuentra busca dame lista indica devuelve obten"
   ).split(" "),
 );
@@ -77,7 +77,7 @@ function nounPhrase(text: string, from: number, max = 3): Phrase | null {
   return { words: words.map((w) => FOREIGN[ascii(w)] ?? w), end, optional };
 }
 
-function titleOf(words: string[]): string[] {
+export function titleOf(words: string[]): string[] {
   const kept = [...words];
   while (kept.length > 1 && IDENTIFIERS.has(kept[kept.length - 1]!)) kept.pop();
   return kept;
@@ -150,6 +150,9 @@ function* matches(text: string, source: string): Generator<RegExpExecArray> {
 /** The subjects of a lowercased prompt, in the order the prompt names them. */
 export function findSubjects(text: string): Subject[] {
   const reader = new SubjectReader(text);
+  // "Company profile: CEO, revenue": a heading names the subject.
+  const heading = /^\s*(\p{L}+) (?:profile|overview|lookup|report|info|information|details|facts|fact sheet|card|data)(?=\s*:)/u.exec(text);
+  if (heading && !isStopword(heading[1]!) && !STOP.has(heading[1]!)) reader.add({ name: snakeName([heading[1]!]), title: [heading[1]!], start: heading.index, end: heading[0].length });
   for (const m of matches(text, `${L}between (?:a|the) start date and (?:an|the) end date`)) reader.pair(m.index, m.index + m[0].length, "date", []);
   // The span starts at "two": "compare" stays in the text, as the verb that asks for the facts.
   for (const m of matches(text, `${L}(?:compare|comparing|between|of|for|about|versus) two `)) {
@@ -173,8 +176,9 @@ export function findSubjects(text: string): Subject[] {
     const id = nounPhrase(text, m.index + m[0].length);
     const last = id?.words[id.words.length - 1];
     if (!id || !last || !IDENTIFIERS.has(last)) continue;
-    const owner = /(?:^|\s)(?:a|an|any)\s+([\p{L}\p{N}-]+(?:\s+[\p{L}\p{N}-]+)?)\s+$/u.exec(text.slice(Math.max(0, m.index - 40), m.index));
-    const ownerWords = owner ? owner[1]!.split(/\s+/).filter((w) => !isStopword(w) && !STOP.has(w)) : [];
+    const owner = /(?:^|\s)(?:(?:a|an|any)\s+([\p{L}\p{N}-]+(?:\s+[\p{L}\p{N}-]+)?)|(\p{L}+s))\s+$/u.exec(text.slice(Math.max(0, m.index - 40), m.index));
+    // "a stock by ticker symbol", or a plural without an article: "books by ISBN".
+    const ownerWords = owner ? (owner[1] ?? singular(owner[2]!)).split(/\s+/).filter((w) => !isStopword(w) && !STOP.has(w)) : [];
     const specific = SPECIFIC_IDS.has(last) || id.words.length > 1;
     // "sorted by name" has no owner: a generic identifier needs "a person by name" to be an input.
     if (!specific && !ownerWords.length) continue;
@@ -187,6 +191,8 @@ export function findSubjects(text: string): Subject[] {
     const phrase = nounPhrase(text, m.index + m[0].length);
     // "for each attraction" after "list the attractions" describes the list's items, not an input.
     if (phrase && /(?:each|every) $/.test(m[0]) && new RegExp(`${L}${phrase.words[0]}(?:s|es)?(?![\\p{L}])`, "u").test(text.slice(0, m.index))) continue;
+    // "for each country in a region": the region is the input, the countries are rows of the answer.
+    if (phrase && /(?:each|every) $/.test(m[0]) && /^\s+in\s+(?:a|an|any|the given|each)\s/.test(text.slice(phrase.end, phrase.end + 20))) continue;
     reader.phrase(m.index, m.index + m[0].length);
   }
   for (const m of matches(text, `${L}in (a given|any|a specific|a particular|each|every|a|an) `)) {
@@ -203,6 +209,15 @@ export function findSubjects(text: string): Subject[] {
   for (const source of foreign) for (const m of matches(text, source)) reader.phrase(m.index, m.index + m[0].length, 1);
   return reader.found.sort((a, b) => a.start - b.start || a.end - b.end);
 }
+
+/** The X of "for each X in a Y": the answer is a list of X, one row each. */
+export function rowsOf(text: string): string | null {
+  const m = new RegExp(`${L}(?:for|of) (?:each|every) (\\p{L}+) in (?:a|an|any|the given|each) `, "u").exec(text);
+  return m ? m[1]! : null;
+}
+
+/** `{company}`, `{{start_year}}`, `{Company Name}`: a name between braces, not JSON like `{"a": 1}`. */
+export const PLACEHOLDER = /\{\{?\s*([\p{L}_][\p{L}\p{N}_ .-]{0,59}?)\s*\}\}?/gu;
 
 /** Placeholder names as inputs: "{Company Name}" → "company_name"; "" when nothing usable is left. */
 export function placeholderName(raw: string): string {

@@ -59,7 +59,7 @@ export const MEASURE_WORDS = new Set(
   (
     "price prices cost costs revenue revenues salary salaries amount rating ratings score scores percentage percent height weight length width depth distance area rent fee fees income profit profits valuation cap capitalization gdp budget temperature elevation altitude ratio rate yield margin growth calories worth volume speed high low index debt tax wage wages earnings sales turnover spending funding inflation share capacity " +
     // German, French and Spanish stems the examples use.
-    "preis kosten umsatz gehalt bewertung prix cout salaire note precio costo coste ingresos salario"
+    "preis kosten umsatz gehalt bewertung prix cout salaire note precio costo coste ingresos salario calificacion puntuacion"
   ).split(" "),
 );
 const COUNT_WORDS_ABROAD = new Set("anzahl einwohner annee nombre ano numero poblacion".split(" "));
@@ -103,7 +103,15 @@ export function inputType(name: string): "string" | "number" | "boolean" {
   return words.some((w) => NUMBER_INPUT_WORDS.has(w)) ? "number" : "string";
 }
 
-/** "ceo" → "CEO"-free sentence case for titles: "city tourist attractions" → "City tourist attractions". */
+/** A title of at most 60 characters, cut at a word. */
+export function shortTitle(name: string, max = 60): string {
+  const clean = name.replace(/\s+/g, " ").trim();
+  if (clean.length <= max) return clean;
+  const cut = clean.slice(0, max + 1).lastIndexOf(" ");
+  return clean.slice(0, cut > 20 ? cut : max).replace(/[\s,;:]+$/, "");
+}
+
+/** Sentence case for titles: "city tourist attractions" → "City tourist attractions". */
 export function sentenceCase(text: string): string {
   const trimmed = text.trim();
   return trimmed.charAt(0).toUpperCase() + trimmed.slice(1);

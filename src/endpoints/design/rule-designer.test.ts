@@ -1,0 +1,304 @@
+import { describe, expect, test } from "bun:test";
+import { checkOutputFormat } from "../../research/output-format.ts";
+import { checkContent } from "../rules.ts";
+import { INPUT_NAME, NODE_TYPES, type Design } from "../model.ts";
+import { designByRules } from "./rule-designer.ts";
+
+interface Case {
+  prompt: string;
+  api_name: string;
+  /** name, type, required, and default when there is one. */
+  inputs: Record<string, unknown>[];
+  output_format: Record<string, unknown>;
+}
+
+const req = (name: string, type = "string") => ({ name, type, required: true });
+
+/** Everyday prompts and the designs the rules give them: the designer's spec by example. */
+const CASES: Case[] = [
+  {
+    prompt: "Given a company name, find its CEO, founding year, number of employees and whether it is publicly traded",
+    api_name: "Company profile",
+    inputs: [req("company_name")],
+    output_format: { ceo: "string", founding_year: "integer", number_of_employees: "integer", is_publicly_traded: "boolean" },
+  },
+  {
+    prompt: "For a city, list the top tourist attractions with their ticket prices and opening hours",
+    api_name: "City tourist attractions",
+    inputs: [req("city")],
+    output_format: { tourist_attractions: [{ name: "string", ticket_price: "number", opening_hours: "string" }] },
+  },
+  {
+    prompt: "Tell me about a person: their nationality, date of birth, occupation and notable awards",
+    api_name: "Person profile",
+    inputs: [req("person")],
+    output_format: { nationality: "string", date_of_birth: "string", occupation: "string", notable_awards: ["string"] },
+  },
+  {
+    prompt: "For any product, get the price, average rating, manufacturer and a list of key features",
+    api_name: "Product profile",
+    inputs: [req("product")],
+    output_format: { price: "number", average_rating: "number", manufacturer: "string", key_features: ["string"] },
+  },
+  {
+    prompt: "Given the DOI of a research paper, return its title, authors, publication year, journal, citation count and abstract summary",
+    api_name: "Research paper profile",
+    inputs: [req("doi")],
+    output_format: { title: "string", authors: ["string"], publication_year: "integer", journal: "string", citation_count: "integer", abstract_summary: "string" },
+  },
+  {
+    prompt: "What is the capital, population, official languages and currency of a country?",
+    api_name: "Country profile",
+    inputs: [req("country")],
+    output_format: { capital: "string", population: "integer", official_languages: ["string"], currency: "string" },
+  },
+  {
+    prompt: "Look up a stock by ticker symbol and return the current price, market cap, P/E ratio and 52-week high",
+    api_name: "Stock profile",
+    inputs: [req("ticker_symbol")],
+    output_format: { current_price: "number", market_cap: "number", pe_ratio: "number", "52_week_high": "number" },
+  },
+  {
+    prompt: "Given a dish name, find a recipe with its ingredients, preparation steps, cooking time in minutes and number of servings",
+    api_name: "Dish recipe",
+    inputs: [req("dish_name")],
+    output_format: { recipe: { name: "string", ingredients: ["string"], preparation_steps: ["string"], cooking_time_minutes: "number", number_of_servings: "integer" } },
+  },
+  {
+    prompt: "List major tech events between two dates, with their location and date",
+    api_name: "Major tech events",
+    inputs: [req("start_date"), req("end_date")],
+    output_format: { major_tech_events: [{ name: "string", location: "string", date: "string" }] },
+  },
+  {
+    prompt: "Compare two companies by revenue, number of employees and market capitalization",
+    api_name: "Company comparison",
+    inputs: [req("first_company"), req("second_company")],
+    output_format: {
+      first_company: { name: "string", revenue: "number", number_of_employees: "integer", market_capitalization: "number" },
+      second_company: { name: "string", revenue: "number", number_of_employees: "integer", market_capitalization: "number" },
+      comparison: "string",
+    },
+  },
+  {
+    prompt: "What was the revenue of {company} in {year}? Also give the net income and the number of employees, counting subsidiaries only if {include_subsidiaries} is true.",
+    api_name: "Company profile",
+    inputs: [req("company"), req("year", "number"), req("include_subsidiaries", "boolean")],
+    output_format: { revenue: "number", net_income: "number", number_of_employees: "integer" },
+  },
+  {
+    prompt: "Given a city, optionally a country, and a currency (default: USD), find the average monthly rent and the cost of living index for a given year, defaulting to 2024.",
+    api_name: "City average monthly rent and cost of living index",
+    inputs: [
+      req("city"),
+      { name: "country", type: "string", required: false },
+      { name: "currency", type: "string", required: false, default: "USD" },
+      { name: "year", type: "number", required: false, default: 2024 },
+    ],
+    output_format: { average_monthly_rent: "number", cost_of_living_index: "number" },
+  },
+  {
+    prompt: "Für ein Unternehmen finde den Geschäftsführer, das Gründungsjahr und die Anzahl der Mitarbeiter.",
+    api_name: "Company profile",
+    inputs: [req("company")],
+    output_format: { geschaeftsfuehrer: "string", gruendungsjahr: "integer", anzahl_mitarbeiter: "integer" },
+  },
+  {
+    prompt: "Pour une ville, donne la population, le maire et le code postal.",
+    api_name: "City profile",
+    inputs: [req("city")],
+    output_format: { population: "integer", maire: "string", code_postal: "string" },
+  },
+  {
+    prompt: "Para una empresa, encuentra el director ejecutivo y el año de fundación.",
+    api_name: "Company director ejecutivo and ano fundacion",
+    inputs: [req("company")],
+    output_format: { director_ejecutivo: "string", ano_fundacion: "integer" },
+  },
+  {
+    prompt: "Summarize the latest developments in quantum computing",
+    api_name: "Latest developments in quantum computing",
+    inputs: [req("query")],
+    output_format: { summary: "string", key_facts: ["string"] },
+  },
+  {
+    prompt: "Find books by ISBN: title, author, publisher, page count and genres",
+    api_name: "Book profile",
+    inputs: [req("isbn")],
+    output_format: { title: "string", author: "string", publisher: "string", page_count: "integer", genres: ["string"] },
+  },
+  {
+    prompt: "Find news articles about {topic} published between {start_date} and {end_date}",
+    api_name: "Topic news articles",
+    inputs: [req("topic"), req("start_date"), req("end_date")],
+    output_format: { news_articles: ["string"] },
+  },
+  {
+    prompt: "Given an optional year, list the Nobel Prize winners with their field and nationality",
+    api_name: "Nobel prize winners",
+    inputs: [{ name: "year", type: "number", required: false }],
+    output_format: { nobel_prize_winners: [{ name: "string", field: "string", nationality: "string" }] },
+  },
+  {
+    prompt: "Find hotels in a city with more than 100 rooms and give me their names and prices",
+    api_name: "City hotels",
+    inputs: [req("city")],
+    output_format: { hotels: [{ name: "string", price: "number" }] },
+  },
+  {
+    prompt: "For each country in a region, list the population and GDP per capita",
+    api_name: "Region countries",
+    inputs: [req("region")],
+    output_format: { countries: [{ name: "string", population: "integer", gdp_per_capita: "number" }] },
+  },
+  {
+    prompt: "Company profile: CEO, headquarters, revenue and website",
+    api_name: "Company profile",
+    inputs: [req("company")],
+    output_format: { ceo: "string", headquarters: "string", revenue: "number", website: "string" },
+  },
+  {
+    prompt: "For a movie, get the director, release year, box office revenue, runtime in minutes and the main cast",
+    api_name: "Movie profile",
+    inputs: [req("movie")],
+    output_format: { director: "string", release_year: "integer", box_office_revenue: "number", runtime_minutes: "number", main_cast: ["string"] },
+  },
+  {
+    prompt: "Given a company, tell me who the CEO is, when it was founded, how many people work there, whether it has a free tier and does it offer an API?",
+    api_name: "Company profile",
+    inputs: [req("company")],
+    output_format: { ceo: "string", year_founded: "integer", number_of_people: "integer", has_free_tier: "boolean", offers_api: "boolean" },
+  },
+  {
+    prompt: "Given a company name, find its CEO with their email and LinkedIn URL, and the main competitors",
+    api_name: "Company CEO and main competitors",
+    inputs: [req("company_name")],
+    output_format: { ceo: { name: "string", email: "string", linkedin_url: "string" }, main_competitors: ["string"] },
+  },
+];
+
+const inputsOf = (design: Design) => design.inputs.map(({ description: _, ...rest }) => rest);
+
+/** The rules every design keeps, whatever the prompt: the service would store it as it is. */
+function expectValidDesign(design: Design, prompt: string): void {
+  expect(checkOutputFormat(design.output_format, [])).toEqual([]);
+  const names = design.inputs.map((i) => i.name);
+  expect(new Set(names).size).toBe(names.length);
+  for (const input of design.inputs) {
+    expect(input.name).toMatch(new RegExp(INPUT_NAME));
+    expect(input.name).not.toBe("max_results");
+    expect(["string", "number", "boolean"]).toContain(input.type);
+    expect(input.description?.length).toBeGreaterThan(0);
+    if (input.default !== undefined) expect(typeof input.default).toBe(input.type);
+  }
+  expect(design.api_name.length).toBeGreaterThan(0);
+  expect(design.api_name.length).toBeLessThanOrEqual(60);
+  const ids = new Set(design.graph.nodes.map((n) => n.id));
+  expect(design.graph.nodes.some((n) => n.type === "search_agent")).toBe(true);
+  for (const node of design.graph.nodes) {
+    expect(NODE_TYPES).toContain(node.type);
+    for (const [, name] of node.system_prompt.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) expect(names).toContain(name!);
+  }
+  for (const edge of design.graph.edges) expect(ids.has(edge.source) && ids.has(edge.target)).toBe(true);
+  // The service's own gate: inputs, output format, node types, placeholders, a DAG.
+  expect(() => checkContent({ original_prompt: prompt.trim() || "x", ...design, version_notes: null }, { allowMaxResults: false })).not.toThrow();
+}
+
+describe("everyday prompts give the designs a person would write", () => {
+  for (const c of CASES) {
+    test(c.prompt.slice(0, 80), () => {
+      const design = designByRules(c.prompt);
+      expect(design.api_name).toBe(c.api_name);
+      expect(inputsOf(design)).toEqual(c.inputs as never);
+      expect(design.output_format).toEqual(c.output_format);
+      expectValidDesign(design, c.prompt);
+    });
+  }
+});
+
+const RAMBLING =
+  "Hi! So I'm putting together a little market research thing for my team and honestly I've been doing it by hand for weeks, which is painful. " +
+  "What I'd love is something where, for each company I give you, you go out and figure out a bunch of stuff. I need to know who the CEO is, when it was founded, and how many people work there. " +
+  "It would also be great to get the headquarters address and the annual revenue in USD. Oh, and tell me whether it is publicly traded, because that matters a lot for us. " +
+  "Also some context: we mostly look at European fintechs but sometimes American ones too, and my manager keeps changing her mind about which ones matter, so the list changes every week. " +
+  "Last quarter we spent ages on a spreadsheet that nobody updated, and then the numbers were all from 2019, which was embarrassing in front of the board. " +
+  "Please be careful with sources, a lot of blogs are out of date, and press releases tend to exaggerate. If you can, prefer annual reports and official filings. " +
+  "I don't need a long essay, just the facts. Thanks so much, you're a lifesaver!";
+
+// Prompts no rule was written for: each must still give a valid design.
+const ODD = ["", "   ", "!!!", "{", "}{", "{{}}", "{max_results}", "{1abc} and {ok}", "Given a", "for a", "compare two", "between two", "中文提示：给定一个城市，列出旅游景点", "Привет, найди всё о компании", "a".repeat(20_000), RAMBLING.repeat(40)];
+
+describe("a long rambling prompt still gives the facts it asks for", () => {
+  test("the subject and the asks are found among the chatter", () => {
+    const design = designByRules(RAMBLING);
+    expect(design.api_name).toBe("Company profile");
+    expect(inputsOf(design)).toEqual([req("company")]);
+    expect(design.output_format).toEqual({
+      ceo: "string",
+      year_founded: "integer",
+      number_of_people: "integer",
+      headquarters_address: "string",
+      annual_revenue_usd: "number",
+      is_publicly_traded: "boolean",
+    });
+  });
+});
+
+describe("every design is valid, whatever the prompt", () => {
+  for (const prompt of [...CASES.map((c) => c.prompt), RAMBLING, ...ODD]) {
+    test(JSON.stringify(prompt.slice(0, 40)), () => expectValidDesign(designByRules(prompt), prompt));
+  }
+
+  test("a prompt with no identifiable subject gets one query input and the summary format", () => {
+    for (const prompt of ["", "!!!", "Tell me something interesting", "中文提示：给定一个城市，列出旅游景点"]) {
+      const design = designByRules(prompt);
+      expect(inputsOf(design)).toEqual([req("query")]);
+      expect(design.output_format).toEqual({ summary: "string", key_facts: ["string"] });
+      expect(design.graph.nodes[0]!.system_prompt).toContain("{query}");
+    }
+  });
+});
+
+describe("the graph researches the task", () => {
+  test("one search node restates the task with the inputs as placeholders and names the fields", () => {
+    const design = designByRules(CASES[0]!.prompt);
+    expect(design.graph.edges).toEqual([]);
+    const [node] = design.graph.nodes;
+    expect(node).toMatchObject({ id: "research", type: "search_agent", output_format: design.output_format, configuration: {} });
+    expect(node!.system_prompt).toContain("{company_name}");
+    expect(node!.system_prompt).toContain("Given a company name, find its CEO");
+    for (const field of ["ceo (string)", "founding_year (integer)", "number_of_employees (integer)", "is_publicly_traded (boolean)"]) expect(node!.system_prompt).toContain(field);
+  });
+
+  test("placeholders written in the prompt stay placeholders; braces that name no input do not", () => {
+    const design = designByRules('For a given {Company Name}, find the CEO. Output like {"ceo": "..."}. A stray { brace.');
+    expect(inputsOf(design)).toEqual([req("company_name")]);
+    expect(design.output_format).toEqual({ ceo: "string" });
+    expect(design.graph.nodes[0]!.system_prompt).toContain('For a given {company_name}, find the CEO. Output like ("ceo": "..."). A stray ( brace.');
+    expectValidDesign(design, "x");
+  });
+
+  test("a comparison researches each subject on its own and combines them in a general node", () => {
+    const design = designByRules(CASES[9]!.prompt);
+    expect(design.graph.nodes.map((n) => [n.id, n.type])).toEqual([
+      ["research_first", "search_agent"],
+      ["research_second", "search_agent"],
+      ["compare", "general_agent"],
+    ]);
+    expect(design.graph.edges).toEqual([
+      { id: "e1", source: "research_first", target: "compare" },
+      { id: "e2", source: "research_second", target: "compare" },
+    ]);
+    // Each search node fills its half under the endpoint's own key, so fields can be matched without a model.
+    expect(design.graph.nodes[0]!.output_format).toEqual({ first_company: design.output_format.first_company });
+    expect(design.graph.nodes[1]!.system_prompt).toContain("Research {second_company}");
+    expect(design.graph.nodes[2]!.output_format).toEqual(design.output_format);
+  });
+
+  test("two subjects without a comparison stay one research node", () => {
+    const design = designByRules("Find the distance between two cities and the travel time by train");
+    expect(inputsOf(design)).toEqual([req("first_city"), req("second_city")]);
+    expect(design.output_format).toEqual({ distance: "number", travel_time_by_train: "string" });
+    expect(design.graph.nodes.map((n) => n.id)).toEqual(["research"]);
+  });
+});
