@@ -17,6 +17,8 @@ const MAX_PATHS = 150;
 const MAX_SEGMENTS = 7;
 const MAX_INSTRUCTION = 12_000;
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
+// Type names models write instead of the schema's.
+const INPUT_ALIASES: Record<string, string> = { integer: "number", int: "number", float: "number", bool: "boolean", text: "string", str: "string" };
 
 type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -43,7 +45,8 @@ function repairInputs(raw: unknown): EndpointInput[] | null {
     if (!isRecord(item) || typeof item.name !== "string") continue;
     const name = snake(item.name);
     if (!name || RESERVED_INPUTS.has(name) || inputs.some((i) => i.name === name) || inputs.length >= MAX_INPUTS) continue;
-    const type = item.type === "integer" ? "number" : (INPUT_TYPES as readonly unknown[]).includes(item.type) ? (item.type as EndpointInput["type"]) : inputType(name);
+    const said = typeof item.type === "string" ? (INPUT_ALIASES[item.type.toLowerCase()] ?? item.type.toLowerCase()) : "";
+    const type = (INPUT_TYPES as readonly string[]).includes(said) ? (said as EndpointInput["type"]) : inputType(name);
     const fallback = coerceDefault(item.default, type);
     const description = typeof item.description === "string" && item.description.trim() ? item.description.trim().slice(0, 500) : `The ${name.replace(/_/g, " ")}.`;
     const input: EndpointInput = { name, type, required: fallback === undefined && item.required !== false, description };

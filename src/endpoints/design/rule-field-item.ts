@@ -47,19 +47,20 @@ const GENERIC = new Set("info information details detail data result results ans
 const MANY_PER_ROW = new Set("authors ingredients steps features members genres skills amenities products languages tags keywords categories awards ingredients instructions services brands".split(" "));
 const WHO_VERBS: Record<string, string> = { founded: "founder", wrote: "author", written: "author", directed: "director", invented: "inventor", owns: "owner", leads: "leader", runs: "leader", created: "creator", designed: "designer" };
 // Prepositions that open an item without being part of the fact: "by revenue", "on battery life".
-const LEADING = new Set("by on regarding across concerning like".split(" "));
+const LEADING = new Set("by on regarding across concerning like versus vs against".split(" "));
 // The speaker, not a fact: "I give you", "we mostly look at", "my manager keeps…", "so the list changes…".
 const SPEAKERS = new Set("i you we let my our so but because although though while then however honestly basically".split(" "));
 // Nouns that name a group of people: a list even though singular.
 const GROUPS = new Set("cast crew lineup roster".split(" "));
 // An item that starts with these asks for nothing in particular: "something interesting".
 const VAGUE = new Set("something anything everything stuff things more one two three four five ten".split(" "));
-// Gerunds that open an instruction, not a fact: "counting subsidiaries only if…".
-const INSTRUCTIONS = new Set("counting using excluding ignoring focusing considering taking making assuming keeping avoiding preferring prioritizing prioritising treating following".split(" "));
+// Words that open an instruction, not a fact: "counting subsidiaries only if…", "up to 10 rows", "sorted by name".
+const INSTRUCTIONS = new Set("up only limited sorted sort ordered order ranked counting using excluding ignoring focusing considering taking making assuming keeping avoiding preferring prioritizing prioritising treating following".split(" "));
 const VERBS = new Set("work works worked live lives lived visit visits use uses used exist exists attend attended get gets play plays".split(" "));
 
 type Mode = "plain" | "boolean" | "count" | "amount" | "who" | "when" | "where";
 
+const ARTICLES = new Set("it they he she the a an this that these those its their".split(" "));
 const AUX: Record<string, string> = { is: "is", are: "is", was: "is", were: "is", has: "has", have: "has", had: "has", can: "can", could: "can", does: "", do: "", did: "" };
 const QUESTION_WORDS: Record<string, Mode> = { whether: "boolean", if: "boolean", who: "who", when: "when", where: "where", what: "plain", which: "plain", whats: "plain" };
 const LIST_OF = /^\s*(?:(?:the|a|an)\s+)?(?:list|lists|names)\s+of\s+(?:(?:the|all)\s+)?/u;
@@ -120,11 +121,11 @@ export function readItem(raw: string, subject: Set<string>, place: Place): Field
   let verb = "";
   if (mode === "boolean") {
     const aux = words.findIndex((w) => AUX[w] !== undefined);
-    const content = words.filter((w, i) => i > aux && !DROP.has(w));
+    const content = words.filter((w, i) => i > aux && !ARTICLES.has(w) && !subject.has(w));
     verb = aux >= 0 ? AUX[words[aux]!]! : /s$/.test(content[0] ?? "") ? "" : "is";
     if (aux >= 0) words = content;
     // "does it have a free tier" → has_free_tier; "does it offer an API" → offers_api.
-    if (verb === "" && aux >= 0 && words[0]) words = [words[0] === "have" ? "has" : words[0].endsWith("s") ? words[0] : `${words[0]}s`, ...words.slice(1)];
+    if (verb === "" && aux >= 0 && words[0]) [verb, words] = [words[0] === "have" ? "has" : words[0].endsWith("s") ? words[0] : `${words[0]}s`, words.slice(1)];
   } else {
     const cut = words.findIndex((w, i) => i > 0 && (CUT.has(w) || (mode !== "plain" && VERBS.has(w)) || (FILTERING.has(w) && isPlural(words[i - 1]!))));
     if (cut > 0) words = words.slice(0, cut);

@@ -103,7 +103,9 @@ export function readFields(text: string, subject: Set<string>): FieldReading {
   for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
     const marks = [...sentence.matchAll(TRIGGER)];
     const regions: { text: string; summary: boolean }[] = [];
-    if (QUESTION.test(sentence)) regions.push({ text: sentence.slice(0, marks[0]?.index ?? sentence.length), summary: false });
+    // A question may follow the (blanked) subject: "Given a company, when was it founded?"
+    const lead = /^[\s,;:]*/.exec(sentence)![0].length;
+    if (QUESTION.test(sentence.slice(lead))) regions.push({ text: sentence.slice(lead, marks[0]?.index ?? sentence.length), summary: false });
     marks.forEach((m, i) => regions.push({ text: sentence.slice(m.index + m[0].length, marks[i + 1]?.index ?? sentence.length), summary: Boolean(m[1]) }));
     for (const region of regions) {
       const body = region.text.replace(/[.!?]+\s*$/, "").trim();
