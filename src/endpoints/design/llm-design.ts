@@ -18,7 +18,7 @@ const MAX_SEGMENTS = 7;
 const MAX_INSTRUCTION = 12_000;
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
 // Type names models write instead of the schema's.
-const INPUT_ALIASES: Record<string, string> = { integer: "number", int: "number", float: "number", bool: "boolean", text: "string", str: "string" };
+const INPUT_ALIASES = new Map(Object.entries({ integer: "number", int: "number", float: "number", bool: "boolean", text: "string", str: "string" }));
 
 type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -45,7 +45,7 @@ function repairInputs(raw: unknown): EndpointInput[] | null {
     if (!isRecord(item) || typeof item.name !== "string") continue;
     const name = snake(item.name);
     if (!name || RESERVED_INPUTS.has(name) || inputs.some((i) => i.name === name) || inputs.length >= MAX_INPUTS) continue;
-    const said = typeof item.type === "string" ? (INPUT_ALIASES[item.type.toLowerCase()] ?? item.type.toLowerCase()) : "";
+    const said = typeof item.type === "string" ? (INPUT_ALIASES.get(item.type.toLowerCase()) ?? item.type.toLowerCase()) : "";
     const type = (INPUT_TYPES as readonly string[]).includes(said) ? (said as EndpointInput["type"]) : inputType(name);
     const fallback = coerceDefault(item.default, type);
     const description = typeof item.description === "string" && item.description.trim() ? item.description.trim().slice(0, 500) : `The ${name.replace(/_/g, " ")}.`;
@@ -70,7 +70,8 @@ function place(root: Record<string, OutputShape>, path: string, type: unknown): 
   if (!segments.length || segments.length > MAX_SEGMENTS || segments.some((s) => !s.name)) return false;
   let node = root;
   for (const [i, segment] of segments.entries()) {
-    const existing = node[segment.name];
+    // Own fields only: a path named "constructor" is a field, not Object.prototype's.
+    const existing = Object.hasOwn(node, segment.name) ? node[segment.name] : undefined;
     if (i === segments.length - 1) {
       if (existing !== undefined) return false;
       node[segment.name] = leafShape(type, segment.list);

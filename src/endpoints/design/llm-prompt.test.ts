@@ -111,6 +111,12 @@ describe("fromLlmDesign turns a filled schema into a valid design", () => {
     valid(design);
   });
 
+  test("paths named like Object.prototype's properties are fields like any other", () => {
+    const design = fromLlmDesign({ api_name: "x", inputs: [], output_fields: [{ path: "constructor", type: "string" }, { path: "__proto__.x", type: "string" }, { path: "toString[].a", type: "number" }], search_instruction: "" }, PROMPT);
+    expect(design.output_format).toEqual({ constructor: "string", proto: { x: "string" }, tostring: [{ a: "number" }] });
+    expect(Object.getPrototypeOf(design.output_format)).toBe(Object.prototype);
+  });
+
   test("unusable parts fall back to the rules' parts", () => {
     const rules = designByRules(PROMPT);
     const design = fromLlmDesign({ api_name: "", inputs: [], output_fields: [{ path: "", type: "string" }], search_instruction: "" }, PROMPT);

@@ -28,24 +28,23 @@ const DROP = new Set(
     "quel quelle quels quelles est sont qui wer ist sind welche welcher welches cual cuales es son quien"
   ).split(" "),
 );
-// "of" is dropped only where it dangles; these keep it: "number of employees", "date of birth".
-const KEEP_OF = /\b(\p{L}+) of (?!(?:the|a|an|its|their|it|them)\b)(\p{L}+)/gu;
 // A prepositional phrase after the fact narrows it; the name stops before it.
 const CUT = new Set("in on at for from near during since within across around among over under between after before about located that which who whose where because using via according based with than like".split(" "));
 // Participles that start a filter after a plural: "articles published after 2020".
 const FILTERING = new Set("published released posted written issued sold made listed".split(" "));
 const QUALIFIERS =
   /\b(?:if (?:available|any|known|possible|applicable|relevant)|where (?:available|applicable)|when available|as (?:json|a list|a table|text|a string|a number|well)|in (?:json|a table|a list|detail|details|short)|e\.g\..*$|etc\.?|respectively|or not)\b|\([^)]*\)|\[[^\]]*\]|["“”‘`]/gu;
-const UNITS: Record<string, string> = {
+const UNITS = new Map(Object.entries({
   minutes: "minutes", hours: "hours", seconds: "seconds", days: "days", km: "km", kilometers: "km", kilometres: "km", miles: "miles", meters: "meters", metres: "meters", kg: "kg", kilograms: "kg",
   usd: "usd", dollars: "usd", eur: "eur", euros: "eur", gbp: "gbp", percent: "percent", "%": "percent", celsius: "celsius", fahrenheit: "fahrenheit", millions: "millions", billions: "billions",
-};
-const UNIT = new RegExp(`\\b(?:in|per) (?:us )?(${Object.keys(UNITS).join("|")})(?![\\p{L}])`, "u");
+}));
+const UNIT = new RegExp(`\\b(?:in|per) (?:us )?(${[...UNITS.keys()].join("|")})(?![\\p{L}])`, "u");
 // Words that say nothing about which fact is wanted.
 const GENERIC = new Set("info information details detail data result results answer json output everything anything something stuff topic subject thing things sources source citations references more other overview thoroughly carefully briefly concisely accurately".split(" "));
 // Plurals that stay lists inside a row: a paper has several authors, a recipe several steps.
 const MANY_PER_ROW = new Set("authors ingredients steps features members genres skills amenities products languages tags keywords categories awards ingredients instructions services brands".split(" "));
-const WHO_VERBS: Record<string, string> = { founded: "founder", wrote: "author", written: "author", directed: "director", invented: "inventor", owns: "owner", leads: "leader", runs: "leader", created: "creator", designed: "designer" };
+// Maps, not objects: a prompt's words must never reach Object.prototype ("constructor", "toString").
+const WHO_VERBS = new Map(Object.entries({ founded: "founder", wrote: "author", written: "author", directed: "director", invented: "inventor", owns: "owner", leads: "leader", runs: "leader", created: "creator", designed: "designer" }));
 // Prepositions that open an item without being part of the fact: "by revenue", "on battery life".
 const LEADING = new Set("by on regarding across concerning like versus vs against".split(" "));
 // The speaker, not a fact: "I give you", "we mostly look at", "my manager keeps…", "so the list changes…".
@@ -61,8 +60,8 @@ const VERBS = new Set("work works worked live lives lived visit visits use uses 
 type Mode = "plain" | "boolean" | "count" | "amount" | "who" | "when" | "where";
 
 const ARTICLES = new Set("it they he she the a an this that these those its their".split(" "));
-const AUX: Record<string, string> = { is: "is", are: "is", was: "is", were: "is", has: "has", have: "has", had: "has", can: "can", could: "can", does: "", do: "", did: "" };
-const QUESTION_WORDS: Record<string, Mode> = { whether: "boolean", if: "boolean", who: "who", when: "when", where: "where", what: "plain", which: "plain", whats: "plain" };
+const AUX = new Map(Object.entries({ is: "is", are: "is", was: "is", were: "is", has: "has", have: "has", had: "has", can: "can", could: "can", does: "", do: "", did: "" }));
+const QUESTION_WORDS = new Map<string, Mode>(Object.entries({ whether: "boolean", if: "boolean", who: "who", when: "when", where: "where", what: "plain", which: "plain", whats: "plain" }) as [string, Mode][]);
 const LIST_OF = /^\s*(?:(?:the|a|an)\s+)?(?:list|lists|names)\s+of\s+(?:(?:the|all)\s+)?/u;
 
 const ofSubjects = new WeakMap<Set<string>, RegExp>();
@@ -84,7 +83,7 @@ export function readItem(raw: string, subject: Set<string>, place: Place): Field
   let unit = "";
   const unitMatch = UNIT.exec(text);
   if (unitMatch) {
-    unit = UNITS[unitMatch[1]!]!;
+    unit = UNITS.get(unitMatch[1]!)!;
     text = text.slice(0, unitMatch.index) + text.slice(unitMatch.index + unitMatch[0].length);
   }
   let collection = LIST_OF.test(text);
@@ -101,11 +100,11 @@ export function readItem(raw: string, subject: Set<string>, place: Place): Field
   while (words.length) {
     const [w0, w1] = [words[0]!, words[1] ?? ""];
     if (SPEAKERS.has(w0) || INSTRUCTIONS.has(w0)) return null;
-    if (QUESTION_WORDS[w0] !== undefined) [mode, asked] = [QUESTION_WORDS[w0]!, true];
+    if (QUESTION_WORDS.has(w0)) [mode, asked] = [QUESTION_WORDS.get(w0)!, true];
     else if (w0 === "how" && (w1 === "many" || w1 === "much")) {
       [mode, asked] = [w1 === "many" ? "count" : "amount", true];
       words = words.slice(1);
-    } else if (AUX[w0] !== undefined && !asked && words.length > 1) {
+    } else if (AUX.has(w0) && !asked && words.length > 1) {
       // "is it open", "does it offer an API": a yes/no question; the verb stays to name the field.
       [mode, asked] = ["boolean", true];
       break;
@@ -115,14 +114,14 @@ export function readItem(raw: string, subject: Set<string>, place: Place): Field
       // "about its history" asks for history; "about quantum computing" names a topic, not a field.
       if (!["its", "their", "his", "her"].includes(w1)) return null;
     } else if (["all", "some", "several", "few", "top", "many"].includes(w0) || /^\d+$/.test(w0)) collection = true;
-    else if (!DROP.has(w0) || AUX[w0] !== undefined) break;
+    else if (!DROP.has(w0) || AUX.has(w0)) break;
     words = words.slice(1);
   }
   let verb = "";
   if (mode === "boolean") {
-    const aux = words.findIndex((w) => AUX[w] !== undefined);
+    const aux = words.findIndex((w) => AUX.has(w));
     const content = words.filter((w, i) => i > aux && !ARTICLES.has(w) && !subject.has(w));
-    verb = aux >= 0 ? AUX[words[aux]!]! : /s$/.test(content[0] ?? "") ? "" : "is";
+    verb = aux >= 0 ? AUX.get(words[aux]!)! : /s$/.test(content[0] ?? "") ? "" : "is";
     if (aux >= 0) words = content;
     // "does it have a free tier" → has_free_tier; "does it offer an API" → offers_api.
     if (verb === "" && aux >= 0 && words[0]) [verb, words] = [words[0] === "have" ? "has" : words[0].endsWith("s") ? words[0] : `${words[0]}s`, words.slice(1)];
@@ -145,7 +144,7 @@ function shape(parts: string[], mode: Mode, collection: boolean, unit: string, p
     words = ["number", "of", ...words];
     type = "integer";
   } else if (mode === "amount") type = "number";
-  else if (mode === "who") words = words.map((w) => WHO_VERBS[w] ?? w);
+  else if (mode === "who") words = words.map((w) => WHO_VERBS.get(w) ?? w);
   else if (mode === "when") words = words.some((w) => ["founded", "established", "incorporated", "year"].includes(w)) ? ["year", ...words.filter((w) => w !== "year")] : [...words, "date"];
   else if (mode === "where") words = words.join(" ") === "born" ? ["place", "of", "birth"] : /(location|address|place|city|country)$/.test(words.join(" ")) ? words : [...words, "location"];
   // A bare "founded" asks for the year; a bare "employees" for how many.
@@ -157,7 +156,7 @@ function shape(parts: string[], mode: Mode, collection: boolean, unit: string, p
   }
   words = words.slice(0, 6);
   const last = words[words.length - 1]!;
-  const field = (shape: OutputShape, list: boolean, name = words): Field => ({ name: name.join("_"), shape, collection: list, head: singular(name[name.length - 1]!) });
+  const field = (value: OutputShape, list: boolean, name = words): Field => ({ name: name.join("_").slice(0, 64), shape: value, collection: list, head: singular(name[name.length - 1]!) });
   if (type) return field(type, false);
   if (words[0] === "number" && words[1] === "of") return field("integer", false);
   if (LIST_WORDS.has(last) || GROUPS.has(last)) return field(["string"], true);

@@ -37,11 +37,12 @@ const IDENTIFIERS = new Set("name id identifier doi isbn url link ticker symbol 
 // Identifiers that name their subject alone: "by ISBN" needs no "book_" in front.
 const SPECIFIC_IDS = new Set("doi isbn ticker url domain email username handle sku upc barcode website".split(" "));
 // The subjects of the foreign-language forms, named in English so inputs read the same everywhere.
-const FOREIGN: Record<string, string> = {
+// (A Map: a prompt's words must never reach Object.prototype's "constructor".)
+const FOREIGN = new Map(Object.entries({
   unternehmen: "company", unternehmens: "company", firma: "company", stadt: "city", land: "country", landes: "country", produkt: "product", produkts: "product", jahr: "year", buch: "book",
   entreprise: "company", societe: "company", ville: "city", pays: "country", personne: "person", produit: "product", annee: "year", livre: "book",
   empresa: "company", compania: "company", ciudad: "city", pais: "country", persona: "person", producto: "product", ano: "year", libro: "book",
-};
+}));
 
 interface Phrase {
   words: string[];
@@ -74,7 +75,7 @@ function nounPhrase(text: string, from: number, max = 3): Phrase | null {
   }
   const first = words[0];
   if (!first || NOT_SUBJECT.has(first) || /^\d/.test(first)) return null;
-  return { words: words.map((w) => FOREIGN[ascii(w)] ?? w), end, optional };
+  return { words: words.map((w) => FOREIGN.get(ascii(w)) ?? w), end, optional };
 }
 
 export function titleOf(words: string[]): string[] {
