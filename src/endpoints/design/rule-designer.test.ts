@@ -228,7 +228,8 @@ const RAMBLING =
 // Prompts no rule was written for: each must still give a valid design.
 const ODD = ["", "   ", "!!!", "{", "}{", "{{}}", "{max_results}", "{1abc} and {ok}", "Given a", "for a", "compare two", "between two", "中文提示：给定一个城市，列出旅游景点", "Привет, найди всё о компании", "a".repeat(20_000), RAMBLING.repeat(40),
   // Words that are also Object.prototype's names, and a word longer than a field name may be.
-  "For a constructor, find its toString, __proto__ and whether it is hasOwnProperty", "para un constructor", "Find " + "x".repeat(500)];
+  "For a constructor, find its toString, __proto__ and whether it is hasOwnProperty", "para un constructor", "Find " + "x".repeat(500),
+  "Compare two e-books", "Look up a 3d model by name", "Given a 東京, find it"];
 
 describe("a long rambling prompt still gives the facts it asks for", () => {
   test("the subject and the asks are found among the chatter", () => {

@@ -14,7 +14,7 @@ import { nameParts, sentenceCase, shortTitle } from "./rule-words.ts";
 
 // Long prompts are read up to here: the subject and the asks come early, and the rules stay fast.
 const MAX_TEXT = 6_000;
-export const DEFAULT_FORMAT: Format = { summary: "string", key_facts: ["string"] };
+const DEFAULT_FORMAT: Format = { summary: "string", key_facts: ["string"] };
 const COMPARE = /(?<![\p{L}])(?:compare|comparing|comparison|versus|vs\.?|differences? between|contrast|vergleiche|comparer|compara|comparar)(?![\p{L}])/u;
 // Words of input names that say how the subject is identified, not what it is.
 const NOT_SUBJECT = new Set("name id code symbol url title first second start end".split(" "));

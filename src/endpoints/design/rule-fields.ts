@@ -19,7 +19,7 @@ export interface FieldReading {
 
 const L = "(?<![\\p{L}\\p{N}_'])";
 const R = "(?![\\p{L}\\p{N}_])";
-const SUMMARY_VERBS = "summari[sz]e|describe|explain|r[ée]sume|resumir|zusammenfassen|beschreibe|d[ée]cris|describe";
+const SUMMARY_VERBS = "summari[sz]e|describe|explain|r[ée]sume|resumir|zusammenfassen|beschreibe|d[ée]cris";
 const ASK_VERBS =
   "compare|comparing|find out|find|get(?: me)?|return|(?<!(?:a|the) )list|extract|give(?: me| us)?|tell(?: me| us)?|include|provide|show(?: me)?|identify|determine|collect|gather|retrieve|fetch|look up|report|compile|output|know|i need|we need|i want|i'd like|i would like|" +
   "finde|finden|gib|nenne|liste|ermittle|suche|zeige|trouve|trouver|donne|donner|indique|retourne|renvoie|encuentra|encontrar|busca|dame|lista|indica|devuelve|obtener";

@@ -6,7 +6,7 @@
  */
 import type { EndpointInput } from "../model.ts";
 import { findSubjects, PLACEHOLDER, placeholderName, titleOf } from "./rule-subjects.ts";
-import { inputType, RESERVED_INPUTS, type Scalar } from "./rule-words.ts";
+import { INPUT_NAME_RE, inputType, RESERVED_INPUTS, type Scalar } from "./rule-words.ts";
 
 export interface InputReading {
   inputs: EndpointInput[];
@@ -92,7 +92,7 @@ export function readInputs(text: string, lower: string): InputReading {
   const titles: string[][] = [];
   const pairNames: string[] = [];
   for (const c of candidates) {
-    if (RESERVED_INPUTS.has(c.name) || inputs.some((i) => i.name === c.name) || inputs.length >= MAX_INPUTS) continue;
+    if (!INPUT_NAME_RE.test(c.name) || RESERVED_INPUTS.has(c.name) || inputs.some((i) => i.name === c.name) || inputs.length >= MAX_INPUTS) continue;
     const type = inputType(c.name);
     const input: EndpointInput = { name: c.name, type, required: !c.optional && c.default === undefined, description: describe(c, type) };
     if (c.default !== undefined) input.default = c.default;

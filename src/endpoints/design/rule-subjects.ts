@@ -134,7 +134,8 @@ class SubjectReader {
     if (this.add(subject)) this.continuation(phrase.end, max);
   }
 
-  pair(start: number, end: number, head: string, title: string[]): void {
+  pair(start: number, end: number, word: string, title: string[]): void {
+    const head = snakeName([word], 3);
     const range = head === "date" || head === "year" || head === "day" || head === "month";
     const [a, b] = range ? [`start_${head}`, `end_${head}`] : [`first_${head}`, `second_${head}`];
     if (!this.free(start, end)) return;
