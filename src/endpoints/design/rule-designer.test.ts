@@ -158,6 +158,18 @@ const CASES: Case[] = [
     output_format: { ceo: "string", headquarters: "string", revenue: "number", website: "string" },
   },
   {
+    prompt: "Given a ticker symbol, return the company name, sector and dividend yield",
+    api_name: "Stock profile",
+    inputs: [req("ticker_symbol")],
+    output_format: { company_name: "string", sector: "string", dividend_yield: "number" },
+  },
+  {
+    prompt: "Find the top 5 podcasts about a topic with their host and episode count",
+    api_name: "Topic podcasts",
+    inputs: [req("topic")],
+    output_format: { podcasts: [{ title: "string", host: "string", episode_count: "integer" }] },
+  },
+  {
     prompt: "For a movie, get the director, release year, box office revenue, runtime in minutes and the main cast",
     api_name: "Movie profile",
     inputs: [req("movie")],

@@ -44,7 +44,7 @@ const GENERIC = new Set("info information details detail data result results ans
 // Plurals that stay lists inside a row: a paper has several authors, a recipe several steps.
 const MANY_PER_ROW = new Set("authors ingredients steps features members genres skills amenities products languages tags keywords categories awards ingredients instructions services brands".split(" "));
 // Maps, not objects: a prompt's words must never reach Object.prototype ("constructor", "toString").
-const WHO_VERBS = new Map(Object.entries({ founded: "founder", wrote: "author", written: "author", directed: "director", invented: "inventor", owns: "owner", leads: "leader", runs: "leader", created: "creator", designed: "designer" }));
+const WHO_VERBS = new Map(Object.entries({ founded: "founder", wrote: "author", written: "author", directed: "director", invented: "inventor", owns: "owner", leads: "leader", runs: "leader", created: "creator", designed: "designer", won: "winner", wins: "winner" }));
 // Prepositions that open an item without being part of the fact: "by revenue", "on battery life".
 const LEADING = new Set("by on regarding across concerning like versus vs against".split(" "));
 // The speaker, not a fact: "I give you", "we mostly look at", "my manager keeps…", "so the list changes…".
@@ -144,7 +144,8 @@ function shape(parts: string[], mode: Mode, collection: boolean, unit: string, p
     words = ["number", "of", ...words];
     type = "integer";
   } else if (mode === "amount") type = "number";
-  else if (mode === "who") words = words.map((w) => WHO_VERBS.get(w) ?? w);
+  // "who won the World Cup" asks for the winner; "who the CEO is" for the CEO.
+  else if (mode === "who") words = WHO_VERBS.has(words[0]!) ? [WHO_VERBS.get(words[0]!)!] : words;
   else if (mode === "when") words = words.some((w) => ["founded", "established", "incorporated", "year"].includes(w)) ? ["year", ...words.filter((w) => w !== "year")] : [...words, "date"];
   else if (mode === "where") words = words.join(" ") === "born" ? ["place", "of", "birth"] : /(location|address|place|city|country)$/.test(words.join(" ")) ? words : [...words, "location"];
   // A bare "founded" asks for the year; a bare "employees" for how many.

@@ -32,6 +32,7 @@ interface Candidate {
 const DEFAULT =
   /(?:defaulting to|defaults? (?:is|of|to)|default value(?: is| of)?|default\s*[:=]|\(\s*default)\s*[:=]?\s*("[^"]{1,80}"|'[^']{1,80}'|[^\s,;()"'][^,;()\n]{0,40}?)(?=\s*(?:[,;)\n]|\.(?:\s|$)|$|\s(?:and|or|if|when|unless|otherwise|with|for)\s))/g;
 const MAX_INPUTS = 20;
+const ASKING = /\b(?:find|get|return|list|extract|give|tell|include|provide|show|look up)\b/;
 // Words an input name shares with a placeholder without meaning the same thing.
 const GENERIC = new Set(["name", "id", "first", "second", "start", "end"]);
 
@@ -80,7 +81,8 @@ export function readInputs(text: string, lower: string): InputReading {
 
   const spans: [number, number][] = candidates.map((c) => [c.start, c.end]);
   for (const m of lower.matchAll(DEFAULT)) {
-    const owner = candidates.filter((c) => c.end <= m.index && m.index - c.end <= 80).pop();
+    // A default belongs to the input just before it, in the same clause: not across "…, find prices, default: USD".
+    const owner = candidates.filter((c) => c.end <= m.index && m.index - c.end <= 80 && !ASKING.test(lower.slice(c.end, m.index))).pop();
     spans.push([m.index, m.index + m[0].length]);
     if (!owner || owner.default !== undefined) continue;
     const start = m.index + m[0].length - m[1]!.length;

@@ -61,6 +61,13 @@ describe("inputs come from the prompt's subjects", () => {
     ]);
   });
 
+  test("a default belongs to the input of its own clause", () => {
+    expect(inputsOf(designByRules("Given a product, find prices in a currency, default: USD"))).toEqual([
+      { name: "product", type: "string", required: true },
+      { name: "currency", type: "string", required: false, default: "USD" },
+    ]);
+  });
+
   test("a default that does not fit the input's type is left out", () => {
     expect(inputsOf(designByRules("For a given year (default: last year), find the winner"))).toEqual([{ name: "year", type: "number", required: true }]);
   });
@@ -112,6 +119,7 @@ describe("output field types come from the words", () => {
 
   test("a question after the subject asks for its answer", () => {
     expect(designByRules("Given a company, when was it founded?").output_format).toEqual({ year_founded: "integer" });
+    expect(designByRules("Who won the World Cup in a given year, and what was the final score?").output_format).toEqual({ winner: "string", final_score: "number" });
   });
 });
 

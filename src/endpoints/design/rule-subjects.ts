@@ -32,7 +32,10 @@ const STOP = new Set(
 const MODIFIERS = new Set("given specific particular certain single specified chosen selected provided user optional".split(" "));
 // Heads that follow "for a", "of a" without being a subject: "for a while", "a list of".
 const NOT_SUBJECT = new Set("few lot number list couple total bit variety range maximum minimum summary description set table way time while moment result results short brief detailed json response answer new good better more dozen half quarter".split(" "));
-const PLACES = new Set("city country region state province town neighborhood neighbourhood area location place year month week market industry sector language county district".split(" "));
+// What "in a X" names as a parameter: places and periods, and the units an answer is given in.
+const PLACES = new Set("city country region state province town neighborhood neighbourhood area location place year month week market industry sector language county district currency unit".split(" "));
+// Identifiers that say what the subject is better than the word left after "symbol" goes: a ticker names a stock.
+const TITLE_ALIASES = new Map(Object.entries({ ticker: "stock", isbn: "book", doi: "paper" }));
 const IDENTIFIERS = new Set("name id identifier doi isbn url link ticker symbol code domain email username handle sku upc barcode website title".split(" "));
 // Identifiers that name their subject alone: "by ISBN" needs no "book_" in front.
 const SPECIFIC_IDS = new Set("doi isbn ticker url domain email username handle sku upc barcode website".split(" "));
@@ -81,7 +84,7 @@ function nounPhrase(text: string, from: number, max = 3): Phrase | null {
 export function titleOf(words: string[]): string[] {
   const kept = [...words];
   while (kept.length > 1 && IDENTIFIERS.has(kept[kept.length - 1]!)) kept.pop();
-  return kept;
+  return kept.length === 1 && TITLE_ALIASES.has(kept[0]!) ? [TITLE_ALIASES.get(kept[0]!)!] : kept;
 }
 
 class SubjectReader {
