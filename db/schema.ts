@@ -3,7 +3,7 @@
  * earnings add up exactly; ids are prefixed, time-sortable strings (src/ids.ts).
  */
 import { sql } from "drizzle-orm";
-import { bigint, customType, index, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, customType, index, integer, json, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
@@ -154,9 +154,10 @@ export const endpointVersions = pgTable(
     version: integer("version").notNull(),
     originalPrompt: text("original_prompt").notNull(),
     apiName: text("api_name").notNull(),
-    inputs: jsonb("inputs").$type<unknown[]>().notNull(),
-    outputFormat: jsonb("output_format").$type<Record<string, unknown>>().notNull(),
-    graph: jsonb("graph").$type<Record<string, unknown>>().notNull(),
+    // json, not jsonb: jsonb reorders object keys, and an owner's field order is part of the design.
+    inputs: json("inputs").$type<unknown[]>().notNull(),
+    outputFormat: json("output_format").$type<Record<string, unknown>>().notNull(),
+    graph: json("graph").$type<Record<string, unknown>>().notNull(),
     versionNotes: text("version_notes"),
     frozenAt: timestamp("frozen_at", { withTimezone: true, mode: "date" }),
     createdAt: createdAt(),
@@ -202,9 +203,10 @@ export const publishedVersions = pgTable(
     sourceVersion: integer("source_version").notNull(),
     apiName: text("api_name").notNull(),
     originalPrompt: text("original_prompt").notNull(),
-    inputs: jsonb("inputs").$type<unknown[]>().notNull(),
-    outputFormat: jsonb("output_format").$type<Record<string, unknown>>().notNull(),
-    graph: jsonb("graph").$type<Record<string, unknown>>().notNull(),
+    // json, not jsonb: jsonb reorders object keys, and an owner's field order is part of the design.
+    inputs: json("inputs").$type<unknown[]>().notNull(),
+    outputFormat: json("output_format").$type<Record<string, unknown>>().notNull(),
+    graph: json("graph").$type<Record<string, unknown>>().notNull(),
     versionNotes: text("version_notes"),
     createdAt: createdAt(),
   },

@@ -29,8 +29,17 @@ afterAll(async () => {
   world.stop();
 });
 
-const run = (stub: string, body: unknown, suffix = "") => owner.call("POST", `/v1/user-defined-service/${stub}${suffix}`, body);
-const lastQuery = () => String(world.searxng.requests.at(-1)?.params.q ?? "");
+const run = (stub: string, body: unknown, suffix = "") => {
+  mark = world.searxng.requests.length;
+  return owner.call("POST", `/v1/user-defined-service/${stub}${suffix}`, body);
+};
+let mark = 0;
+/** Every query the SearXNG peer received since the last call to this function. */
+const lastQuery = () => {
+  const text = world.searxng.requests.slice(mark).map((r) => String(r.params.q ?? "")).join("\n");
+  mark = world.searxng.requests.length;
+  return text;
+};
 
 describe("a call runs the live version and answers in the search shape", () => {
   test("inputs in, an object matching output_format out, with its sources", async () => {

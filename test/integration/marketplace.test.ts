@@ -115,17 +115,21 @@ describe("running published endpoints", () => {
     await publisher.call("DELETE", `/v1/design-api/${draft.id}`);
     const after = await consumer.json("GET", "/v1/marketplace/frozen-contract");
     expect(after).toEqual(before);
+    const seen = world.searxng.requests.length;
     const run = await consumer.call("POST", "/v1/published-service/frozen-contract", { landmark: "Eiffel Tower" });
     expect(run.status).toBe(200);
     expect(Object.keys(((await run.json()) as { response: object }).response).sort()).toEqual(["completed_year", "designer", "height_metres"]);
-    expect(String(world.searxng.requests.at(-1)?.params.q)).toContain("Facts about Eiffel Tower");
-    await expect(app.db.execute(sql`update published_versions set api_name = 'tampered'`)).rejects.toThrow();
+    expect(world.searxng.requests.slice(seen).map((r) => String(r.params.q)).join("\n")).toContain("Facts about Eiffel Tower");
+    expect(await Promise.resolve(app.db.execute(sql`update published_versions set api_name = 'tampered'`)).then(() => "written", () => "refused")).toBe("refused");
   });
 });
 
 describe("billing", () => {
   test("a paying consumer pays for a run; the publisher earns its share; a free consumer pays nothing; GET /v1/usage shows both sides", async () => {
     await publishNew({ public_stub: "earning-endpoint" });
+    // Earlier runs' charges are buffered: settle them before reading the balance.
+    await app.usage.flush();
+    app.accounts.keyCache?.forgetAccount(consumerAccount);
     const balanceBefore = (await consumer.json("GET", "/v1/account")).balance;
     expect((await consumer.call("POST", "/v1/published-service/earning-endpoint", { landmark: "Eiffel Tower" })).status).toBe(200);
     expect((await freeConsumer.call("POST", "/v1/published-service/earning-endpoint", { landmark: "Eiffel Tower" })).status).toBe(200);
@@ -149,8 +153,11 @@ describe("billing", () => {
     expect(consumerUsage.days.length).toBe(7);
     expect(consumerUsage.totals.cost).toBeGreaterThan(0);
     expect(consumerUsage.recent.some((r: { route: string }) => r.route === "POST /v1/published-service/:api_stub")).toBe(true);
+    // The publisher's earnings are every paying run of its endpoints by others (earlier tests ran some too).
+    const earned = (await app.db.query.usageRecords.findMany({ where: (u, { eq }) => eq(u.publisherAccountId, paid.publisherAccountId!) })).filter((r) => r.accountId !== paid.publisherAccountId);
     const publisherUsage = await publisher.json("GET", "/v1/usage");
-    expect(publisherUsage.totals.earnings).toBeCloseTo(paid.earningsMicros / 1e6, 6);
-    expect(publisherUsage.totals.earning_calls).toBe(2);
+    expect(publisherUsage.totals.earnings).toBeCloseTo(earned.reduce((sum, r) => sum + r.earningsMicros, 0) / 1e6, 6);
+    expect(publisherUsage.totals.earnings).toBeGreaterThanOrEqual(paid.earningsMicros / 1e6);
+    expect(publisherUsage.totals.earning_calls).toBe(earned.length);
   });
 });
