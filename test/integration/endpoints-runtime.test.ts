@@ -201,3 +201,43 @@ describe("graphs", () => {
     expect(body.info.nodes.map((n) => n.id).sort()).toEqual(["bridge", "combine", "tower"]);
   });
 });
+
+describe("max_results with a model that returns long lists", () => {
+  test("every top-level list is cut to max_results; nested lists are not", async () => {
+    const { startChatPeer, quoteFirstSource, textOf } = await import("../helpers/peers/openai-compatible.ts");
+    const five = (prefix: string) => Array.from({ length: 5 }, (_, i) => `${prefix} ${i + 1}`);
+    const peer = startChatPeer({
+      script: (request, kind) =>
+        kind === "structured" && textOf(request.messages[0]).includes("fill a JSON object")
+          ? { landmarks: five("Landmark").map((name) => ({ name, completed_year: 1900 })), facts: five("Fact"), summary: { highlights: five("Highlight") } }
+          : quoteFirstSource(request, kind),
+    });
+    const llmApp = await startTestApp(database, { env: world.env({ OPENAI_BASE_URL: peer.url, OPENAI_API_KEY: peer.apiKey, LLM_MODEL: "loopback-model" }), resolver: world.resolver });
+    try {
+      const c = client(llmApp, (await llmApp.account({ name: "lists", limit: 100_000 })).apiKey);
+      const endpoint = (
+        await c.json("POST", "/v1/design-api", {
+          original_prompt: "For a city, list its landmarks",
+          api_name: "City lists",
+          inputs: [{ name: "city", type: "string" }],
+          output_format: { landmarks: [{ name: "string", completed_year: "integer" }], facts: "array", summary: { highlights: ["string"] } },
+          graph: { nodes: [{ id: "research", type: "search_agent", name: "Research", system_prompt: "Landmarks of {city}: the Eiffel Tower" }], edges: [] },
+        })
+      ).response;
+      const body = (await c.json("POST", `/v1/user-defined-service/${endpoint.stub}`, { city: "Paris", max_results: 2.7 })) as { response: { landmarks: unknown[]; facts: unknown[]; summary: { highlights: unknown[] } } };
+      expect(body.response.landmarks).toEqual([
+        { name: "Landmark 1", completed_year: 1900 },
+        { name: "Landmark 2", completed_year: 1900 },
+      ]);
+      expect(body.response.facts).toEqual(["Fact 1", "Fact 2"]);
+      expect(body.response.summary.highlights.length).toBe(5);
+      // The engine was told the limit too.
+      expect(peer.requests.some((r) => textOf(r.messages.at(-1)).includes("Return at most 2 items"))).toBe(true);
+      const defaulted = (await c.json("POST", `/v1/user-defined-service/${endpoint.stub}`, { city: "Paris" })) as { response: { landmarks: unknown[] } };
+      expect(defaulted.response.landmarks.length).toBe(5);
+    } finally {
+      await llmApp.stop();
+      peer.stop();
+    }
+  });
+});
