@@ -13,6 +13,10 @@ export const accounts = pgTable("accounts", {
   balanceMicros: bigint("balance_micros", { mode: "number" }).notNull().default(0),
   /** Set only for enterprise accounts: their contracted calls per minute. */
   customRateLimit: integer("custom_rate_limit"),
+  /** Dashboard sign-in (lowercased); null for accounts that only use keys. */
+  email: text("email").unique(),
+  /** argon2id (Bun.password); null until a password is set. */
+  passwordHash: text("password_hash"),
   createdAt: createdAt(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
@@ -211,4 +215,25 @@ export const publishedVersions = pgTable(
     createdAt: createdAt(),
   },
   (table) => [uniqueIndex("published_versions_number_idx").on(table.publishedId, table.version)],
+);
+
+/**
+ * Dashboard sessions. The cookie carries a random token; only its SHA-256
+ * is stored. Each session has its own CSRF token, which every request that
+ * uses the session must send back in a header.
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique(),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [index("sessions_account_idx").on(table.accountId)],
 );
