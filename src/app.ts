@@ -12,6 +12,7 @@ import type { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import type { Extractor } from "./contents/extraction-pool.ts";
 import type { PageReads } from "./contents/page-reads.ts";
 import { contentsRoutes } from "./contents/routes.ts";
+import { dashboardRoutes } from "./dashboard/routes.ts";
 import { designRoutes } from "./endpoints/routes.ts";
 import { userServiceRoutes } from "./endpoints/service-routes.ts";
 import { marketplaceRoutes } from "./marketplace/routes.ts";
@@ -48,7 +49,7 @@ export interface AppDeps {
   extractor: Extractor;
 }
 
-export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "llm" | "fetch">;
+export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "llm" | "fetch" | "dashboard">;
 
 export interface AppState {
   /** True once shutdown has begun: /readyz turns 503 so the proxy stops routing here. */
@@ -57,7 +58,7 @@ export interface AppState {
 
 export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
   const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache };
-  const auth = { accounts, limiter: deps.limiter };
+  const auth = { accounts, limiter: deps.limiter, publicBaseUrl: config.publicBaseUrl };
   const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
   const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };
   const endpoints = { db: deps.database.db, clock: deps.clock, llm: face.engine.llm };
@@ -98,7 +99,8 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(designRoutes(auth, endpoints, config.publicBaseUrl))
     .use(userServiceRoutes(auth, endpoints, face))
     .use(marketplaceRoutes(auth, endpoints, face, config.publicBaseUrl))
-    .use(usageRoutes(auth, { usage: deps.usage, clock: deps.clock }));
+    .use(usageRoutes(auth, { usage: deps.usage, clock: deps.clock }))
+    .use(dashboardRoutes(auth, { ...config.dashboard, publicBaseUrl: config.publicBaseUrl }));
   listed = app.routes;
   return app;
 }

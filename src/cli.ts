@@ -17,6 +17,7 @@ import { systemResolver } from "./contents/egress/resolver.ts";
 import { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import { ExtractionPool } from "./contents/extraction-pool.ts";
 import { PageReads } from "./contents/page-reads.ts";
+import { setPassword } from "./dashboard/accounts.ts";
 import { ServiceError } from "./errors.ts";
 import { createLogger } from "./log.ts";
 
@@ -26,6 +27,8 @@ Accounts and keys
   accounts create --name NAME [--credit DOLLARS] [--limit PER_MIN] [--json]
                                      create an account and its first key (--limit: enterprise, ${"calls/min"} >= 5000)
   accounts list [--json]             list accounts with plan and balance
+  accounts password --account ID --email EMAIL
+                                     set the dashboard sign-in; the password is read from standard input
   keys create --account ID [--name NAME] [--json]
                                      create another key for an account
   keys list --account ID [--json]    list an account's keys (prefixes only)
@@ -88,6 +91,7 @@ async function run(argv: string[]): Promise<number> {
     strict: true,
     options: {
       name: { type: "string" },
+      email: { type: "string" },
       credit: { type: "string" },
       limit: { type: "string" },
       account: { type: "string" },
@@ -109,7 +113,7 @@ async function run(argv: string[]): Promise<number> {
     for (const v of describeEnvironment()) out(`${v.name}${v.default !== undefined ? ` (default ${JSON.stringify(v.default)})` : ""}\n    ${v.description}`);
     return 0;
   }
-  const known = ["accounts create", "accounts list", "keys create", "keys list", "keys revoke", "credit add", "db migrate"];
+  const known = ["accounts create", "accounts list", "accounts password", "keys create", "keys list", "keys revoke", "credit add", "db migrate"];
   const indexing = group === "index";
   if (!known.includes(command) && !indexing) throw new UsageError(`unknown command "${command}"`);
 
@@ -134,6 +138,13 @@ async function run(argv: string[]): Promise<number> {
           out(`account ${view.id} "${view.name}": plan ${view.plan_label}, ${view.rate_limit_per_minute} calls/min, balance $${view.balance}`);
           out(`API key (shown once, store it now): ${created.secret}`);
         }
+        break;
+      }
+      case "accounts password": {
+        // From standard input, so the password is in no argument list or shell history.
+        const password = (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, "");
+        const account = await setPassword(handle.db, required(values.account, "--account"), required(values.email, "--email"), password);
+        out(`account ${account.id} can now sign in to the dashboard as ${account.email}`);
         break;
       }
       case "accounts list": {

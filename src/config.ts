@@ -95,6 +95,11 @@ export const EnvSchema = Type.Object({
   ANTHROPIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "Anthropic API base URL (default Anthropic's)." })),
   PRICE_PER_MILLION_TOKENS: Type.Number({ minimum: 0, maximum: 10_000, default: 2, description: "What a paying account is charged per million tokens, in US dollars (the free plan is never charged)." }),
   PUBLISHER_SHARE: Type.Number({ minimum: 0, maximum: 1, default: 0.7, description: "The share of a paying consumer's cost credited to the publisher of a marketplace endpoint they run." }),
+  SESSION_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 14, description: "How long a dashboard sign-in lasts." }),
+  DASHBOARD_CREDIT: Type.Boolean({ default: true, description: "Whether the dashboard's \"add credit\" form works: a stand-in for payment; turn it off where credit is sold." }),
+  SIGNUPS_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 10, description: "Dashboard sign-ups per client address per minute." }),
+  SIGNINS_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 20, description: "Dashboard sign-in attempts per client address per minute (and a quarter of it, at least 5, per email)." }),
+  CLIENT_IP_HEADER: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9-]+$", description: "A header carrying the client's address set by a trusted proxy (Fly: fly-client-ip), for sign-in limits. Absent: the socket peer." })),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -135,6 +140,13 @@ export interface Config {
   readonly contentsMaxAgeSeconds: number;
   readonly extraction: { readonly workers: number; readonly timeoutMs: number };
   readonly pricing: { readonly perMillionTokens: number; readonly publisherShare: number };
+  readonly dashboard: {
+    readonly sessionDays: number;
+    readonly credit: boolean;
+    readonly clientIpHeader: string | undefined;
+    readonly signupsPerMinute: number;
+    readonly signinsPerMinute: number;
+  };
   readonly search: {
     readonly providers: readonly ProviderName[];
     readonly searxngUrl: string | undefined;
@@ -295,6 +307,13 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     contentsMaxAgeSeconds: env.CONTENTS_MAX_AGE_SECONDS,
     extraction: { workers: env.EXTRACT_WORKERS, timeoutMs: env.EXTRACT_TIMEOUT_MS },
     pricing: { perMillionTokens: env.PRICE_PER_MILLION_TOKENS, publisherShare: env.PUBLISHER_SHARE },
+    dashboard: {
+      sessionDays: env.SESSION_DAYS,
+      credit: env.DASHBOARD_CREDIT,
+      clientIpHeader: env.CLIENT_IP_HEADER?.toLowerCase(),
+      signupsPerMinute: env.SIGNUPS_PER_MINUTE,
+      signinsPerMinute: env.SIGNINS_PER_MINUTE,
+    },
     search: {
       providers,
       searxngUrl: env.SEARXNG_URL,

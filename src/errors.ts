@@ -9,6 +9,7 @@ export type ErrorCode =
   | "missing_inputs"
   | "node_not_runnable"
   | "unauthorized"
+  | "forbidden"
   | "not_found"
   | "conflict"
   | "payload_too_large"

@@ -1,9 +1,19 @@
-/** Who is calling: the account and key behind a valid X-API-Key, as read for this request. */
+/**
+ * Who is calling: the account and the key behind a valid X-API-Key, or the
+ * dashboard session (cookie plus CSRF header) of a signed-in owner.
+ */
 export interface Caller {
   accountId: string;
   accountName: string;
-  keyId: string;
-  keyPrefix: string;
+  /** Null when the caller is a dashboard session. */
+  keyId: string | null;
+  keyPrefix: string | null;
+  sessionId?: string;
   balanceMicros: number;
   customRateLimit: number | null;
+}
+
+/** The rate-limit bucket of a caller: per key, or one per account for its dashboard sessions. */
+export function bucketOf(caller: Caller): string {
+  return caller.keyId ?? `session:${caller.accountId}`;
 }

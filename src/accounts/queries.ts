@@ -88,3 +88,13 @@ export async function debitBalance(db: Database, accountId: string, micros: numb
     .set({ balanceMicros: sql`greatest(${accounts.balanceMicros} - ${micros}, 0)`, updatedAt: at })
     .where(eq(accounts.id, accountId));
 }
+
+export async function findAccountByEmail(db: Database, email: string): Promise<AccountRow | null> {
+  const rows = await db.select().from(accounts).where(eq(accounts.email, email)).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function setCredentials(db: Database, accountId: string, email: string, passwordHash: string, at: Date): Promise<AccountRow | null> {
+  const rows = await db.update(accounts).set({ email, passwordHash, updatedAt: at }).where(eq(accounts.id, accountId)).returning();
+  return rows[0] ?? null;
+}

@@ -1,17 +1,7 @@
 import { Elysia, t } from "elysia";
 import { API_VERSION } from "../http/openapi.ts";
+import { baseUrlOf } from "../http/base-url.ts";
 import { clientRecipes, integrationPrompt, KEY_ENV, type RouteSummary } from "./guide.ts";
-
-const HOST_SHAPE = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-/** The base URL callers should use: PUBLIC_BASE_URL, else this request's own scheme and Host. */
-export function baseUrlOf(request: Request, publicBaseUrl: string | undefined): string {
-  if (publicBaseUrl) return publicBaseUrl;
-  // Never `new URL(request.url)`: a malformed Host makes request.url unparsable.
-  const scheme = request.url.startsWith("https:") ? "https" : "http";
-  const host = request.headers.get("host");
-  return `${scheme}://${host && HOST_SHAPE.test(host) ? host : "localhost"}`;
-}
 
 const Recipe = t.Object({ install: t.String(), invoke: t.String() });
 

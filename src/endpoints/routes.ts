@@ -1,7 +1,7 @@
 /** /v1/design-api: create, read, edit, version, release and delete designed endpoints. Answers are `{"response": ...}`. */
 import { Elysia, t } from "elysia";
 import type { Caller } from "../accounts/caller.ts";
-import { baseUrlOf } from "../discovery/routes.ts";
+import { baseUrlOf } from "../http/base-url.ts";
 import { notFound } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";

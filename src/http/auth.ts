@@ -1,11 +1,15 @@
 /**
- * The only reader of X-API-Key (and of its WebSocket subprotocol form). A plugin that every authenticated feature
+ * The only reader of X-API-Key (and of its WebSocket subprotocol form) and of dashboard sessions. A plugin that every authenticated feature
  * uses: it finds the caller (401 otherwise), takes a token from the key's
  * bucket (429 otherwise), and puts the rate-limit headers on the response,
  * error or not.
  */
 import { Elysia } from "elysia";
-import { authenticate, type AccountsContext } from "../accounts/service.ts";
+import { timingSafeEqual } from "node:crypto";
+import { bucketOf, type Caller } from "../accounts/caller.ts";
+import { authenticate, unauthorized, type AccountsContext } from "../accounts/service.ts";
+import { findSession, readCookie, SESSION_COOKIE } from "../dashboard/sessions.ts";
+import { sameOrigin } from "./base-url.ts";
 import type { RateLimiter } from "../limits/limiter.ts";
 import { planFor } from "../limits/plans.ts";
 import { rateLimited, rateLimitHeaders } from "./rate-limit-headers.ts";
@@ -14,30 +18,61 @@ import { requestMeta } from "./request-context.ts";
 export interface AuthDeps {
   accounts: AccountsContext;
   limiter: RateLimiter;
+  publicBaseUrl: string | undefined;
 }
 
 /** Browsers cannot set headers on a WebSocket: this subprotocol, followed by the key, carries it instead. */
 export const KEY_SUBPROTOCOL = "x-api-key";
+/** ... and this one, followed by the session's CSRF token, for a signed-in dashboard. */
+export const CSRF_SUBPROTOCOL = "x-csrf-token";
+
+function offeredSubprotocol(request: Request, name: string): string | null {
+  if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return null;
+  const protocols = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+  const at = protocols.indexOf(name);
+  return at >= 0 ? (protocols[at + 1] ?? null) : null;
+}
 
 /**
  * The key a request presents: the X-API-Key header, or for a WebSocket
  * upgrade the subprotocol pair `x-api-key, <key>` in Sec-WebSocket-Protocol.
  */
 export function presentedKey(request: Request): string | null {
-  const header = request.headers.get("x-api-key");
-  if (header !== null) return header;
-  if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return null;
-  const protocols = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
-  const at = protocols.indexOf(KEY_SUBPROTOCOL);
-  return at >= 0 ? (protocols[at + 1] ?? null) : null;
+  return request.headers.get("x-api-key") ?? offeredSubprotocol(request, KEY_SUBPROTOCOL);
+}
+
+const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/**
+ * A signed-in dashboard: the session cookie, and its CSRF token in the
+ * X-CSRF-Token header (or the WebSocket subprotocol pair). A cross-site page
+ * can make a browser send the cookie but cannot read or send the token, and
+ * a foreign Origin is refused outright.
+ */
+async function sessionCaller(deps: AuthDeps, request: Request): Promise<Caller> {
+  const token = readCookie(request, SESSION_COOKIE);
+  const csrf = request.headers.get("x-csrf-token") ?? offeredSubprotocol(request, CSRF_SUBPROTOCOL);
+  if (!token || !csrf || !sameOrigin(request, deps.publicBaseUrl)) throw unauthorized();
+  const found = await findSession(deps.accounts.db, deps.accounts.clock, token);
+  if (!found || !sameToken(csrf, found.session.csrfToken)) throw unauthorized();
+  return {
+    accountId: found.account.id,
+    accountName: found.account.name,
+    keyId: null,
+    keyPrefix: null,
+    sessionId: found.session.id,
+    balanceMicros: found.account.balanceMicros,
+    customRateLimit: found.account.customRateLimit,
+  };
 }
 
 export function authenticated(deps: AuthDeps) {
   return new Elysia().derive({ as: "scoped" }, async ({ request, set }) => {
     const meta = requestMeta(request);
-    const caller = await authenticate(deps.accounts, presentedKey(request));
+    const key = presentedKey(request);
+    const caller = key !== null ? await authenticate(deps.accounts, key) : await sessionCaller(deps, request);
     meta.caller = caller;
-    const outcome = await deps.limiter.check(caller.keyId, planFor(caller));
+    const outcome = await deps.limiter.check(bucketOf(caller), planFor(caller));
     Object.assign(set.headers, rateLimitHeaders(outcome, deps.accounts.clock.now()));
     if (!outcome.allowed) throw rateLimited(outcome);
     return { caller };

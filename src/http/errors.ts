@@ -13,6 +13,7 @@ const STATUS: Record<string, number> = {
   missing_inputs: 400,
   node_not_runnable: 409,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,

@@ -51,6 +51,7 @@ export function openapiDocs() {
         { name: "Search", description: "Agentic search: a prompt in, a cited answer out (JSON, server-sent events, or the WebSocket at /v1/ws/search)." },
         { name: "Designed endpoints", description: "Private, versioned, typed endpoints designed from a research task in words, and running them." },
         { name: "Marketplace", description: "Published endpoints: publish, browse, and run other accounts' endpoints." },
+        { name: "Dashboard", description: "Sign-up, sign-in and the session of the owners' dashboard (served at /dashboard)." },
         { name: "Contents", description: "Read a page's main content, through the SSRF guard and the page cache." },
         { name: "Discovery", description: "How agents integrate with this service." },
         { name: "Operations", description: "Health and readiness." },

@@ -3,7 +3,7 @@
  * published endpoints (any authenticated account).
  */
 import { Elysia, t } from "elysia";
-import { baseUrlOf } from "../discovery/routes.ts";
+import { baseUrlOf } from "../http/base-url.ts";
 import { notFound } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";

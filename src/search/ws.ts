@@ -10,9 +10,9 @@
  */
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
-import type { Caller } from "../accounts/caller.ts";
+import { bucketOf, type Caller } from "../accounts/caller.ts";
 import { InvalidInput, ServiceError } from "../errors.ts";
-import { authenticated, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
+import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
 import { errorMessage } from "../http/errors.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { validationIssues } from "../http/validation-detail.ts";
@@ -83,18 +83,20 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
     .use(authenticated(auth))
     .ws("/v1/ws/search", {
       beforeHandle({ caller, request }) {
-        if ((openPerKey.get(caller.keyId) ?? 0) >= limits.maxSocketsPerKey) {
+        if ((openPerKey.get(bucketOf(caller)) ?? 0) >= limits.maxSocketsPerKey) {
           throw new ServiceError("rate_limited", `at most ${limits.maxSocketsPerKey} open search sockets per key`, { retryAfterSeconds: 5 });
         }
         requestMeta(request).usageRecordedLater = true;
       },
       upgrade({ request, set }) {
+        // A browser fails the connection unless the server picks one of the subprotocols it offered.
         const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
-        if (offered.includes(KEY_SUBPROTOCOL)) set.headers["sec-websocket-protocol"] = KEY_SUBPROTOCOL;
+        const chosen = [KEY_SUBPROTOCOL, CSRF_SUBPROTOCOL].find((p) => offered.includes(p));
+        if (chosen) set.headers["sec-websocket-protocol"] = chosen;
       },
       open(ws) {
         const { caller, request } = ws.data as unknown as { caller: Caller; request: Request };
-        openPerKey.set(caller.keyId, (openPerKey.get(caller.keyId) ?? 0) + 1);
+        openPerKey.set(bucketOf(caller), (openPerKey.get(bucketOf(caller)) ?? 0) + 1);
         const raw = ws.raw as unknown as RawSocket;
         const state: SocketState = { caller, requestId: requestMeta(request).id, started: false, controller: new AbortController(), idle: undefined };
         state.idle = setTimeout(() => {
@@ -124,9 +126,10 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
           usage.record({ caller: state.caller, route: "WS /v1/ws/search", status: 400, tokens: 0, requestId: state.requestId, at: new Date() });
         }
         state.controller.abort(new ServiceError("bad_request", "the client closed the socket"));
-        const open = (openPerKey.get(state.caller.keyId) ?? 1) - 1;
-        if (open <= 0) openPerKey.delete(state.caller.keyId);
-        else openPerKey.set(state.caller.keyId, open);
+        const bucket = bucketOf(state.caller);
+        const open = (openPerKey.get(bucket) ?? 1) - 1;
+        if (open <= 0) openPerKey.delete(bucket);
+        else openPerKey.set(bucket, open);
       },
     });
 }
