@@ -33,6 +33,8 @@ export interface TestAppOptions {
   keyPrefix?: string;
   /** DNS answers for page fetching; the default is the system resolver. */
   resolver?: Resolver;
+  /** A fixed port (the browser tests need one); the default is any free port. */
+  port?: number;
 }
 
 export interface TestAccount {
@@ -82,7 +84,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const pageReads = new PageReads();
   const extractor = new ExtractionPool({ size: 1, timeoutMs: config.extraction.timeoutMs }, log);
   const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor }, config);
-  app.listen({ port: 0, hostname: "127.0.0.1" });
+  app.listen({ port: options.port ?? 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {
     url,
