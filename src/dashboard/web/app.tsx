@@ -1,0 +1,135 @@
+/**
+ * The owners' dashboard: loads the session, then shows the page the URL
+ * names. Signed-out visitors are sent to sign in and brought back after.
+ */
+import { render } from "preact";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api, ApiError, whenSignedOut } from "./api.ts";
+import { ErrorMessage } from "./components/ErrorMessage.tsx";
+import { Header } from "./components/Header.tsx";
+import type { Account, Session } from "./model.ts";
+import { EndpointPage } from "./pages/EndpointPage.tsx";
+import { EndpointsPage } from "./pages/EndpointsPage.tsx";
+import { KeysPage } from "./pages/KeysPage.tsx";
+import { ListingPage } from "./pages/ListingPage.tsx";
+import { MarketplacePage } from "./pages/MarketplacePage.tsx";
+import { NotFoundPage } from "./pages/NotFoundPage.tsx";
+import { PlaygroundPage } from "./pages/PlaygroundPage.tsx";
+import { SignInPage, SignUpPage } from "./pages/SignInPage.tsx";
+import { UsagePage } from "./pages/UsagePage.tsx";
+import { BASE, match, Redirect, usePlace, type Place } from "./router.tsx";
+import { adoptSession, SessionContext, type SessionState } from "./session.ts";
+
+type Loaded = { status: "loading" } | { status: "failed"; error: unknown } | { status: "ready"; session: Session | null };
+
+const HOME = `${BASE}/usage`;
+
+function signedInPage(place: Place) {
+  const path = place.path;
+  if (path === BASE) return <Redirect to={HOME} />;
+  if (path === `${BASE}/usage`) return <UsagePage />;
+  if (path === `${BASE}/keys`) return <KeysPage />;
+  if (path === `${BASE}/playground`) return <PlaygroundPage />;
+  if (path === `${BASE}/endpoints`) return <EndpointsPage />;
+  if (path === `${BASE}/marketplace`) return <MarketplacePage search={place.search} />;
+  const endpoint = match(`${BASE}/endpoints/:id`, path);
+  if (endpoint) return <EndpointPage key={endpoint.id} apiId={endpoint.id!} />;
+  const listing = match(`${BASE}/marketplace/:stub`, path);
+  if (listing) return <ListingPage key={listing.stub} publicStub={listing.stub!} />;
+  return <NotFoundPage />;
+}
+
+/** Only same-dashboard paths are followed after sign-in, never another site. */
+function safeNext(search: URLSearchParams): string {
+  const next = search.get("next") ?? "";
+  return next.startsWith(`${BASE}/`) && !next.startsWith("//") && !next.includes("/signin") && !next.includes("/signup") ? next : HOME;
+}
+
+function Page({ place, session }: { place: Place; session: Session | null }) {
+  const isSignIn = place.path === `${BASE}/signin`;
+  const isSignUp = place.path === `${BASE}/signup`;
+  if (isSignIn || isSignUp) {
+    if (session) return <Redirect to={safeNext(place.search)} />;
+    return isSignIn ? <SignInPage next={safeNext(place.search)} /> : <SignUpPage next={safeNext(place.search)} />;
+  }
+  if (!session) {
+    const here = place.path + ((place.search.toString() ? `?${place.search}` : ""));
+    return <Redirect to={place.path === BASE ? `${BASE}/signin` : `${BASE}/signin?next=${encodeURIComponent(here)}`} />;
+  }
+  return signedInPage(place);
+}
+
+function App() {
+  const place = usePlace();
+  const [loaded, setLoaded] = useState<Loaded>({ status: "loading" });
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    let live = true;
+    api
+      .get<Session>("/auth/session", { quietUnauthorized: true })
+      .then((session) => {
+        adoptSession(session);
+        if (live) setLoaded({ status: "ready", session });
+      })
+      .catch((error: unknown) => {
+        if (!live) return;
+        if (error instanceof ApiError && error.status === 401) setLoaded({ status: "ready", session: null });
+        else setLoaded({ status: "failed", error });
+      });
+    return () => {
+      live = false;
+    };
+  }, [attempt]);
+
+  const state = useMemo<SessionState>(() => {
+    const session = loaded.status === "ready" ? loaded.session : null;
+    const setSession = (next: Session | null) => {
+      adoptSession(next);
+      setLoaded({ status: "ready", session: next });
+    };
+    return {
+      session,
+      setSession,
+      setAccount: (account: Account) => session && setSession({ ...session, account }),
+    };
+  }, [loaded]);
+
+  useEffect(() => whenSignedOut(() => state.setSession(null)), [state]);
+
+  // After an in-app navigation, start keyboard and screen-reader users at the new page's heading.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById("page-heading")?.focus();
+  }, [place.path]);
+
+  return (
+    <SessionContext.Provider value={state}>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Header path={place.path} />
+      <main id="main" tabIndex={-1}>
+        {loaded.status === "loading" ? (
+          <p role="status">Loading…</p>
+        ) : loaded.status === "failed" ? (
+          <>
+            <h1>The dashboard could not start</h1>
+            <ErrorMessage error={loaded.error} />
+            <button type="button" onClick={() => setAttempt((n) => n + 1)}>
+              Try again
+            </button>
+          </>
+        ) : (
+          <Page place={place} session={loaded.session} />
+        )}
+      </main>
+    </SessionContext.Provider>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,39 @@
+/**
+ * Where a form's or a page's failure is announced. The live region is always
+ * in the document (a region inserted together with its text is often not
+ * read out); only its content changes.
+ */
+import { describeError, ApiError } from "../api.ts";
+
+export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
+  const issues = error instanceof ApiError ? error.issues : [];
+  return (
+    <div role="alert" id={id} class="alert-slot">
+      {error ? (
+        <div class="error-box">
+          <p>{describeError(error)}</p>
+          {issues.length > 0 && (
+            <ul>
+              {issues.map((issue) => (
+                <li key={issue.path + issue.msg}>
+                  {issue.path ? <code>{issue.path}</code> : null}
+                  {issue.path ? ": " : null}
+                  {issue.msg}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** A polite live region for progress and success ("Saved", "Copied"). */
+export function StatusMessage({ text }: { text: string }) {
+  return (
+    <p role="status" class="status-slot">
+      {text}
+    </p>
+  );
+}

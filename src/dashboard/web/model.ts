@@ -1,0 +1,131 @@
+/** The API's answers as the dashboard reads them (see /openapi.json). */
+
+export interface Account {
+  id: string;
+  name: string;
+  plan: "free" | "pro" | "enterprise";
+  plan_label: string;
+  rate_limit_per_minute: number;
+  balance: number;
+  key_id: string | null;
+  key_prefix: string | null;
+  created_at: string;
+}
+
+export interface Session {
+  account: Account;
+  email: string;
+  csrf_token: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string | null;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface UsageDay {
+  date: string;
+  calls: number;
+  tokens: number;
+  cost: number;
+  earnings: number;
+  earning_calls: number;
+}
+
+export interface Usage {
+  since: string;
+  until: string;
+  days: UsageDay[];
+  totals: Omit<UsageDay, "date">;
+  recent: { route: string; status: number; tokens: number; cost: number; request_id: string | null; at: string }[];
+}
+
+export interface Source {
+  id: number;
+  metadata: { title: string; url: string; content: string };
+}
+
+export interface SearchResult {
+  response: string | Record<string, unknown>;
+  context: Source[];
+  info?: Record<string, unknown>;
+}
+
+export type InputType = "string" | "number" | "boolean";
+
+export interface EndpointInput {
+  name: string;
+  type: InputType;
+  required?: boolean;
+  default?: string | number | boolean | null;
+  description?: string | null;
+}
+
+export interface Integration {
+  method: "POST";
+  url: string;
+  versioned_url: string;
+  request_schema: unknown;
+  response_schema: unknown;
+  example_request: unknown;
+  code: { curl: string; python: string; javascript: string };
+  agent_handoff: string;
+}
+
+export interface EndpointRecord {
+  id: string;
+  original_prompt: string;
+  api_name: string;
+  stub: string;
+  inputs: EndpointInput[];
+  output_format: unknown;
+  version: number;
+  state: "draft" | "released";
+  frozen_at: string | null;
+  is_live: boolean;
+  live_version: number;
+  versions: { id: string; version: number; frozen_at: string | null; is_latest: boolean; is_live: boolean }[];
+  integration: Integration;
+  version_notes: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ListingVersion {
+  version: number;
+  source_version: number;
+  published_at: string;
+  version_notes: string | null;
+}
+
+export interface Listing {
+  public_stub: string;
+  title: string;
+  description: string;
+  category: string | null;
+  tags: string[];
+  publisher: string;
+  latest_version: number;
+  versions: ListingVersion[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ListingDetail extends Listing {
+  api_name: string;
+  inputs: EndpointInput[];
+  output_format: unknown;
+  integration: Integration;
+  example_request: unknown;
+}
+
+export interface ListingPage {
+  items: Listing[];
+  total: number;
+  page: number;
+  per_page: number;
+}

@@ -1,0 +1,148 @@
+/**
+ * One version of a designed endpoint: its actions (release, new version,
+ * delete), the editor, the version timeline, "try it", the integration
+ * snippets and publishing.
+ */
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { CodeSnippets } from "../components/CodeSnippets.tsx";
+import { ConfirmDialog } from "../components/ConfirmDialog.tsx";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { ErrorMessage, StatusMessage } from "../components/ErrorMessage.tsx";
+import { PageHeading } from "../components/PageHeading.tsx";
+import { RunForm } from "../components/RunForm.tsx";
+import { useLoad } from "../components/useLoad.ts";
+import type { EndpointRecord } from "../model.ts";
+import { BASE, Link, navigate } from "../router.tsx";
+import { EndpointEditor } from "./endpoint/EndpointEditor.tsx";
+import { PublishForm } from "./endpoint/PublishForm.tsx";
+import { VersionTimeline } from "./endpoint/VersionTimeline.tsx";
+import { endpointHref, StateBadge } from "./EndpointsPage.tsx";
+
+type One = { response: EndpointRecord };
+
+export function EndpointPage({ apiId }: { apiId: string }) {
+  const base = `/v1/design-api/${encodeURIComponent(apiId)}`;
+  // One read gives this version and its whole lineage (the timeline): each call counts against the per-minute limit.
+  const lineage = useLoad((signal) => api.get<{ response: EndpointRecord[] }>(`${base}/versions`, { signal }), [apiId]);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState("");
+  const [confirmDelete, setConfirmDelete] = useState(false);
+
+  const act = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    setStatus("");
+    try {
+      await work();
+    } catch (err) {
+      setError(err);
+    }
+    setBusy(false);
+  };
+
+  const release = () =>
+    act(async () => {
+      const released = await api.post<One>(`${base}/release`);
+      lineage.reload();
+      setStatus(`Version ${released.response.version} released; it is live now.`);
+    });
+
+  const newVersion = (from: EndpointRecord) =>
+    act(async () => {
+      const next = await api.post<One>(`/v1/design-api/${encodeURIComponent(from.id)}/versions`);
+      navigate(endpointHref(next.response.id));
+    });
+
+  const remove = () =>
+    act(async () => {
+      await api.delete(base);
+      navigate(`${BASE}/endpoints`);
+    });
+
+  const versions = lineage.data?.response ?? [];
+  const data = versions.find((v) => v.id === apiId) ?? null;
+  if (!data) {
+    return (
+      <section>
+        <PageHeading title="Endpoint" />
+        <ErrorMessage error={lineage.error} />
+        {lineage.loading ? <p>Loading the endpoint…</p> : <Link href={`${BASE}/endpoints`}>Back to your endpoints</Link>}
+      </section>
+    );
+  }
+
+  const draft = data.state === "draft";
+  const lineageHasDraft = versions.some((v) => v.state === "draft");
+  return (
+    <section>
+      <p class="breadcrumb">
+        <Link href={`${BASE}/endpoints`}>Endpoints</Link> /
+      </p>
+      <PageHeading title={data.api_name} />
+      <p class="subtitle">
+        Version {data.version} <StateBadge record={data} /> · <code class="wrap">{data.stub}</code>
+      </p>
+      <p class="muted">Designed from: “{data.original_prompt}”</p>
+
+      <div class="actions toolbar" role="group" aria-label="Version actions">
+        {draft ? (
+          <button type="button" disabled={busy} onClick={release}>
+            Release version {data.version}
+          </button>
+        ) : null}
+        {draft || !lineageHasDraft ? (
+          <button type="button" class="secondary" disabled={busy} onClick={() => newVersion(data)}>
+            {draft ? "Release and start a new version" : `Start a new version from v${data.version}`}
+          </button>
+        ) : null}
+        <button type="button" class="danger" disabled={busy} onClick={() => setConfirmDelete(true)}>
+          Delete endpoint
+        </button>
+      </div>
+      <ErrorMessage error={error ?? lineage.error} />
+      <StatusMessage text={status} />
+
+      <div class="split main-side">
+        <EndpointEditor
+          key={`${data.id}-${data.state}`}
+          record={data}
+          onSaved={(saved) => lineage.set({ response: versions.map((v) => (v.id === saved.id ? saved : v)) })}
+        />
+        <div class="stack">
+          <VersionTimeline versions={versions} currentId={data.id} busy={busy} onRevert={newVersion} />
+        </div>
+      </div>
+
+      <section class="card" aria-labelledby="try-heading">
+        <h2 id="try-heading">Try it</h2>
+        <p class="hint">
+          Calls <code class="wrap">POST /v1/user-defined-service/{data.stub}/v{data.version}</code>, this exact version{draft ? " (drafts too)" : ""}.
+        </p>
+        <RunForm key={`${data.id}-${data.updated_at}`} inputs={data.inputs} path={`/v1/user-defined-service/${encodeURIComponent(data.stub)}/v${data.version}`} idPrefix="try-" />
+      </section>
+
+      <div class="split">
+        <section class="card" aria-labelledby="integration-heading">
+          <h2 id="integration-heading">Integration</h2>
+          <div class="url-row">
+            <span>
+              URL: <code class="wrap">{data.integration.url}</code>
+            </span>
+            <CopyButton text={data.integration.url} label="Copy URL" />
+          </div>
+          <CodeSnippets code={data.integration.code} />
+        </section>
+
+        <PublishForm record={data} onPublished={lineage.reload} />
+      </div>
+
+      <ConfirmDialog open={confirmDelete} title="Delete this endpoint?" confirmLabel="Yes, delete it" busy={busy} onConfirm={remove} onCancel={() => setConfirmDelete(false)}>
+        <p>
+          Every version of <strong>{data.api_name}</strong> is deleted, permanently. Published marketplace snapshots stay callable.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}

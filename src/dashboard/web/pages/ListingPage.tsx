@@ -1,0 +1,147 @@
+/** One published endpoint: what it does, its versions and schemas, an example, and "try it". */
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { CodeSnippets } from "../components/CodeSnippets.tsx";
+import { ErrorMessage } from "../components/ErrorMessage.tsx";
+import { Field } from "../components/Field.tsx";
+import { PageHeading } from "../components/PageHeading.tsx";
+import { RunForm } from "../components/RunForm.tsx";
+import { useLoad } from "../components/useLoad.ts";
+import { formatTime } from "../format.ts";
+import type { EndpointInput, ListingDetail } from "../model.ts";
+import { BASE, Link } from "../router.tsx";
+
+function InputsTable({ inputs }: { inputs: EndpointInput[] }) {
+  if (inputs.length === 0) return <p>No inputs.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="responsive">
+        <caption class="visually-hidden">Inputs</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Type</th>
+            <th scope="col">Required</th>
+            <th scope="col">Default</th>
+            <th scope="col">Description</th>
+          </tr>
+        </thead>
+        <tbody>
+          {inputs.map((input) => (
+            <tr key={input.name}>
+              <td data-label="Name">
+                <code>{input.name}</code>
+              </td>
+              <td data-label="Type">{input.type}</td>
+              <td data-label="Required">{(input.required ?? true) && (input.default === null || input.default === undefined) ? "Yes" : "No"}</td>
+              <td data-label="Default">{input.default === null || input.default === undefined ? <span class="muted">none</span> : <code>{String(input.default)}</code>}</td>
+              <td data-label="Description">{input.description ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function ListingPage({ publicStub }: { publicStub: string }) {
+  const listing = useLoad((signal) => api.get<ListingDetail>(`/v1/marketplace/${encodeURIComponent(publicStub)}`, { signal }), [publicStub]);
+  const [version, setVersion] = useState("");
+  const data = listing.data;
+  const back = <Link href={`${BASE}/marketplace`}>Marketplace</Link>;
+  if (!data) {
+    return (
+      <section>
+        <PageHeading title="Published endpoint" />
+        <ErrorMessage error={listing.error} />
+        {listing.loading ? <p>Loading…</p> : <p>{back}</p>}
+      </section>
+    );
+  }
+  const runPath = `/v1/published-service/${encodeURIComponent(data.public_stub)}${version ? `/v${version}` : ""}`;
+  return (
+    <section>
+      <p class="breadcrumb">{back} /</p>
+      <PageHeading title={data.title} />
+      <p class="subtitle">
+        By {data.publisher} · newest version {data.latest_version}
+        {data.category ? ` · ${data.category}` : ""} · <code class="wrap">{data.public_stub}</code>
+      </p>
+      <p>{data.description}</p>
+      {data.tags.length > 0 ? (
+        <ul class="tags" aria-label="Tags">
+          {data.tags.map((t) => (
+            <li key={t}>{t}</li>
+          ))}
+        </ul>
+      ) : null}
+
+      <div class="split main-side">
+        <section class="card" aria-labelledby="schema-heading">
+          <h2 id="schema-heading">Inputs</h2>
+          <InputsTable inputs={data.inputs} />
+          <h2>Response</h2>
+          <p class="hint">The shape of the answer's "response" (output format):</p>
+          <pre class="code" tabIndex={0} aria-label="Output format">
+            {JSON.stringify(data.output_format, null, 2)}
+          </pre>
+          <details>
+            <summary>Request and response JSON Schemas</summary>
+            <h3>Request schema</h3>
+            <pre class="code" tabIndex={0}>
+              {JSON.stringify(data.integration.request_schema, null, 2)}
+            </pre>
+            <h3>Response schema</h3>
+            <pre class="code" tabIndex={0}>
+              {JSON.stringify(data.integration.response_schema, null, 2)}
+            </pre>
+          </details>
+          <h2>Example request</h2>
+          <pre class="code" tabIndex={0} aria-label="Example request">
+            {JSON.stringify(data.example_request, null, 2)}
+          </pre>
+        </section>
+        <section class="card" aria-labelledby="listing-versions-heading">
+          <h2 id="listing-versions-heading">Versions</h2>
+          <ol class="timeline" reversed>
+            {[...data.versions].reverse().map((v) => (
+              <li key={v.version}>
+                <div class="timeline-head">
+                  Version {v.version}
+                  {v.version === data.latest_version ? <span class="badge badge-live">Newest</span> : null}
+                </div>
+                <p class="muted">Published {formatTime(v.published_at)}</p>
+                {v.version_notes ? <p class="notes">{v.version_notes}</p> : null}
+              </li>
+            ))}
+          </ol>
+        </section>
+      </div>
+
+      <section class="card" aria-labelledby="listing-try-heading">
+        <h2 id="listing-try-heading">Try it</h2>
+        <Field label="Version to call" hint="The form shows the newest version's inputs.">
+          {(control) => (
+            <select {...control} value={version} onChange={(e) => setVersion(e.currentTarget.value)}>
+              <option value="">Newest (v{data.latest_version})</option>
+              {[...data.versions].reverse().map((v) => (
+                <option key={v.version} value={String(v.version)}>
+                  Version {v.version}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <p class="hint">
+          Calls <code class="wrap">POST {runPath}</code>; the call is billed to your account.
+        </p>
+        <RunForm inputs={data.inputs} path={runPath} idPrefix="market-" />
+      </section>
+
+      <section class="card" aria-labelledby="listing-integration-heading">
+        <h2 id="listing-integration-heading">Integration</h2>
+        <CodeSnippets code={data.integration.code} />
+      </section>
+    </section>
+  );
+}

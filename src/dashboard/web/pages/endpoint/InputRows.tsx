@@ -1,0 +1,104 @@
+/** The inputs of a draft as editable rows: name, type, required, default, description. */
+import { Field } from "../../components/Field.tsx";
+import type { EndpointInput, InputType } from "../../model.ts";
+
+export interface InputRow {
+  /** Keeps a row's identity (and focus) while rows above it are removed. */
+  key: number;
+  name: string;
+  type: InputType;
+  required: boolean;
+  defaultText: string;
+  description: string;
+}
+
+let nextKey = 1;
+
+export function toRows(inputs: EndpointInput[]): InputRow[] {
+  return inputs.map((input) => ({
+    key: nextKey++,
+    name: input.name,
+    type: input.type,
+    required: input.required ?? true,
+    defaultText: input.default === null || input.default === undefined ? "" : String(input.default),
+    description: input.description ?? "",
+  }));
+}
+
+export function emptyRow(): InputRow {
+  return { key: nextKey++, name: "", type: "string", required: true, defaultText: "", description: "" };
+}
+
+/**
+ * Rows to the API's inputs. A default that does not read as its type is sent
+ * as typed, so the API's own message ("default must be a number") comes back.
+ */
+export function fromRows(rows: InputRow[]): EndpointInput[] {
+  return rows.map((row) => {
+    const text = row.defaultText.trim();
+    let value: string | number | boolean | null = text === "" ? null : row.defaultText;
+    if (text !== "" && row.type === "number" && Number.isFinite(Number(text))) value = Number(text);
+    if (row.type === "boolean" && (text === "true" || text === "false")) value = text === "true";
+    return { name: row.name.trim(), type: row.type, required: row.required, default: value, description: row.description.trim() || null };
+  });
+}
+
+interface InputRowsProps {
+  rows: InputRow[];
+  onChange: (rows: InputRow[]) => void;
+  issues: (path: string) => string[];
+}
+
+export function InputRows({ rows, onChange, issues }: InputRowsProps) {
+  const update = (index: number, patch: Partial<InputRow>) => onChange(rows.map((row, i) => (i === index ? { ...row, ...patch } : row)));
+  const remove = (index: number) => onChange(rows.filter((_, i) => i !== index));
+  return (
+    <div class="input-rows">
+      {rows.length === 0 ? <p class="muted">No inputs.</p> : null}
+      {rows.map((row, i) => {
+        const at = (field: string) => issues(`inputs.${i}.${field}`);
+        const title = `Input ${i + 1}${row.name ? `: ${row.name}` : ""}`;
+        return (
+          <fieldset key={row.key} class="input-row">
+            <legend>{title}</legend>
+            <Field label="Name" errors={at("name")}>
+              {(c) => <input {...c} class="mono" value={row.name} autocapitalize="off" spellcheck={false} onInput={(e) => update(i, { name: e.currentTarget.value })} />}
+            </Field>
+            <Field label="Type" errors={at("type")}>
+              {(c) => (
+                <select {...c} value={row.type} onChange={(e) => update(i, { type: e.currentTarget.value as InputType })}>
+                  <option value="string">string</option>
+                  <option value="number">number</option>
+                  <option value="boolean">boolean</option>
+                </select>
+              )}
+            </Field>
+            <Field label="Default" hint={row.type === "boolean" ? "true, false, or empty" : "Empty: no default"} errors={at("default")}>
+              {(c) => <input {...c} value={row.defaultText} onInput={(e) => update(i, { defaultText: e.currentTarget.value })} />}
+            </Field>
+            <Field label="Description" class="wide" errors={at("description")}>
+              {(c) => <input {...c} value={row.description} onInput={(e) => update(i, { description: e.currentTarget.value })} />}
+            </Field>
+            <div class="row-end">
+              <label class="check">
+                <input type="checkbox" checked={row.required} onChange={(e) => update(i, { required: e.currentTarget.checked })} />
+                Required
+              </label>
+              {at("required").map((m) => (
+                <p class="field-errors" key={m}>
+                  {m}
+                </p>
+              ))}
+              <button type="button" class="secondary small" onClick={() => remove(i)} aria-label={`Remove ${title}`}>
+                Remove
+              </button>
+            </div>
+          </fieldset>
+        );
+      })}
+      <button type="button" class="secondary" onClick={() => onChange([...rows, emptyRow()])}>
+        Add input
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+/** Publishing a version to the marketplace: releases a draft first, adds an immutable snapshot. */
+import { useState } from "preact/hooks";
+import { api, ApiError } from "../../api.ts";
+import { ErrorMessage } from "../../components/ErrorMessage.tsx";
+import { TextArea, TextInput } from "../../components/Field.tsx";
+import type { EndpointRecord, Listing } from "../../model.ts";
+import { BASE, Link } from "../../router.tsx";
+
+type Published = Listing & { published_version: number };
+
+export function PublishForm({ record, onPublished }: { record: EndpointRecord; onPublished: () => void }) {
+  const [title, setTitle] = useState(record.api_name);
+  const [description, setDescription] = useState(record.original_prompt);
+  const [category, setCategory] = useState("");
+  const [tags, setTags] = useState("");
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [published, setPublished] = useState<Published | null>(null);
+  const issues = (path: string) => (error instanceof ApiError ? error.at(path) : []);
+
+  const publish = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const body = {
+        title: title.trim() || null,
+        description: description.trim() || null,
+        category: category.trim() || null,
+        tags: tags
+          .split(",")
+          .map((t) => t.trim())
+          .filter(Boolean),
+      };
+      const result = await api.post<Published>(`/v1/design-api/${encodeURIComponent(record.id)}/publish`, body);
+      setPublished(result);
+      onPublished();
+    } catch (err) {
+      setError(err);
+    }
+    setBusy(false);
+  };
+
+  return (
+    <form class="card stack" onSubmit={publish} aria-labelledby="publish-heading" noValidate>
+      <h2 id="publish-heading">Publish to the marketplace</h2>
+      <p class="hint">
+        Publishing {record.state === "draft" ? "releases this draft and " : ""}adds version {record.version} as a snapshot any account can call. Snapshots never change.
+      </p>
+      <TextInput label="Title" value={title} onValue={setTitle} maxLength={200} errors={issues("title")} />
+      <TextArea label="Description" rows={3} value={description} onValue={setDescription} maxLength={2000} errors={issues("description")} />
+      <TextInput label="Category" hint="For example: companies, finance, science." value={category} onValue={setCategory} maxLength={60} errors={issues("category")} />
+      <TextInput label="Tags" hint="Comma-separated." value={tags} onValue={setTags} errors={issues("tags")} />
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? "Publishing…" : "Publish"}
+        </button>
+      </div>
+      <ErrorMessage error={error} />
+      <div role="status">
+        {published ? (
+          <p class="success">
+            Published as version {published.published_version} of{" "}
+            <Link href={`${BASE}/marketplace/${encodeURIComponent(published.public_stub)}`}>{published.title}</Link>.
+          </p>
+        ) : null}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,72 @@
+/**
+ * One search over the WebSocket face, signed in by the session: the cookie
+ * travels with the upgrade and the CSRF token as the subprotocol pair (a
+ * browser cannot set headers on a WebSocket). The server sends
+ * {type, content} messages and closes the socket when the run ends; there is
+ * no "done" message, so the close is the end.
+ */
+import { ApiError, csrf, type FieldIssue } from "./api.ts";
+import type { Source } from "./model.ts";
+
+export interface StreamHandlers {
+  onContext: (sources: Source[]) => void;
+  /** A text delta, or the whole object when the body has output_format. */
+  onResponse: (content: string | Record<string, unknown>) => void;
+  onError: (error: ApiError) => void;
+  onEnd: () => void;
+}
+
+/**
+ * The socket's error is one string; a validation failure reads
+ * "body.output_format.a: message; body.prompt: message". Those become field
+ * issues like a 422 over HTTP, so the same form shows them the same way.
+ */
+export function socketError(text: string): ApiError {
+  const parts = text.split(/;\s(?=body[.:])/);
+  const issues: FieldIssue[] = [];
+  for (const part of parts) {
+    const found = /^body((?:\.[^\s:]+)*):\s([\s\S]*)$/.exec(part);
+    if (!found) return new ApiError(0, text, "search_error");
+    issues.push({ path: found[1]!.replace(/^\./, ""), msg: found[2]! });
+  }
+  return new ApiError(422, "Some fields need attention.", "validation_error", issues);
+}
+
+export function streamSearch(body: unknown, handlers: StreamHandlers): () => void {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const socket = new WebSocket(`${scheme}//${location.host}/v1/ws/search`, ["x-csrf-token", csrf()]);
+  let opened = false;
+  let failed = false;
+  let stopped = false;
+
+  socket.onopen = () => {
+    opened = true;
+    socket.send(JSON.stringify(body));
+  };
+  socket.onmessage = (event) => {
+    let message: { type?: string; content?: unknown };
+    try {
+      message = JSON.parse(String(event.data));
+    } catch {
+      return;
+    }
+    if (message.type === "context" && Array.isArray(message.content)) handlers.onContext(message.content as Source[]);
+    else if (message.type === "response") handlers.onResponse(message.content as string | Record<string, unknown>);
+    else if (message.type === "error") {
+      failed = true;
+      handlers.onError(socketError(String(message.content)));
+    }
+  };
+  socket.onclose = (event) => {
+    if (!stopped && !failed) {
+      // A refused upgrade (401 signed out, 429 rate limited) reaches a browser only as a close before open.
+      if (!opened) handlers.onError(new ApiError(0, "The search stream could not be opened: you may be signed out or over your rate limit. Wait a few seconds and try again.", "stream_refused"));
+      else if (event.code !== 1000) handlers.onError(new ApiError(0, `The stream ended early (code ${event.code}). The answer may be incomplete.`, "stream_closed"));
+    }
+    handlers.onEnd();
+  };
+  return () => {
+    stopped = true;
+    socket.close(1000, "stopped");
+  };
+}
