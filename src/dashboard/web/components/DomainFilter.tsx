@@ -50,7 +50,7 @@ export function DomainFilter({ value, onChange, names, errors = [] }: DomainFilt
         ))}
       </div>
       {value.mode !== "any" ? (
-        <Field label="Domains" hint="One per line: example.com also covers its subdomains; a URL prefix works too." errors={errors}>
+        <Field label="Domain list" hint="One per line: example.com also covers its subdomains; a URL prefix works too." errors={errors}>
           {(control) => (
             <textarea {...control} class="mono" rows={3} spellcheck={false} autocapitalize="off" value={value.text} onInput={(e) => onChange({ ...value, text: e.currentTarget.value })} />
           )}
