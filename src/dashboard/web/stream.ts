@@ -13,7 +13,8 @@ export interface StreamHandlers {
   /** A text delta, or the whole object when the body has output_format. */
   onResponse: (content: string | Record<string, unknown>) => void;
   onError: (error: ApiError) => void;
-  onEnd: () => void;
+  /** `stopped` is true when the run ended because the page closed the socket. */
+  onEnd: (stopped: boolean) => void;
 }
 
 /**
@@ -63,7 +64,7 @@ export function streamSearch(body: unknown, handlers: StreamHandlers): () => voi
       if (!opened) handlers.onError(new ApiError(0, "The search stream could not be opened: you may be signed out or over your rate limit. Wait a few seconds and try again.", "stream_refused"));
       else if (event.code !== 1000) handlers.onError(new ApiError(0, `The stream ended early (code ${event.code}). The answer may be incomplete.`, "stream_closed"));
     }
-    handlers.onEnd();
+    handlers.onEnd(stopped);
   };
   return () => {
     stopped = true;

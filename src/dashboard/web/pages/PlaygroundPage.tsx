@@ -48,7 +48,6 @@ export function PlaygroundPage() {
       document.querySelector<HTMLTextAreaElement>("textarea[aria-invalid]")?.focus();
       return;
     }
-    stop.current?.();
     setError(null);
     setResult({ response: "", context: [] });
     setRunning(true);
@@ -71,18 +70,15 @@ export function PlaygroundPage() {
         // Keep what already arrived; drop an answer area that never got anything.
         setResult((r) => (r && (r.response || r.context.length > 0) ? r : null));
       },
-      onEnd: () => {
+      onEnd: (stopped) => {
         stop.current = null;
         setRunning(false);
-        setStatus(failed ? "The search failed." : `Search finished with ${sources} ${sources === 1 ? "source" : "sources"}.`);
+        setStatus(stopped ? "Search stopped." : failed ? "The search failed." : `Search finished with ${sources} ${sources === 1 ? "source" : "sources"}.`);
       },
     });
   };
 
-  const cancel = () => {
-    stop.current?.();
-    setStatus("Search stopped.");
-  };
+  const cancel = () => stop.current?.();
 
   const issues = (path: string) => (error instanceof ApiError ? error.at(path) : []);
   return (

@@ -1,4 +1,5 @@
 /** The inputs of a draft as editable rows: name, type, required, default, description. */
+import { useLayoutEffect, useRef } from "preact/hooks";
 import { Field } from "../../components/Field.tsx";
 import type { EndpointInput, InputType } from "../../model.ts";
 
@@ -50,10 +51,27 @@ interface InputRowsProps {
 }
 
 export function InputRows({ rows, onChange, issues }: InputRowsProps) {
+  const box = useRef<HTMLDivElement>(null);
+  // Where keyboard focus goes after a row is added or removed (the removed button is gone with its row).
+  const focusNext = useRef<number | "add" | null>(null);
+  useLayoutEffect(() => {
+    const target = focusNext.current;
+    focusNext.current = null;
+    if (target === null || !box.current) return;
+    const names = box.current.querySelectorAll<HTMLInputElement>(".input-row input.mono");
+    (target === "add" ? box.current.querySelector<HTMLButtonElement>(".add-input") : names[target])?.focus();
+  });
   const update = (index: number, patch: Partial<InputRow>) => onChange(rows.map((row, i) => (i === index ? { ...row, ...patch } : row)));
-  const remove = (index: number) => onChange(rows.filter((_, i) => i !== index));
+  const remove = (index: number) => {
+    focusNext.current = rows.length > 1 ? Math.min(index, rows.length - 2) : "add";
+    onChange(rows.filter((_, i) => i !== index));
+  };
+  const add = () => {
+    focusNext.current = rows.length;
+    onChange([...rows, emptyRow()]);
+  };
   return (
-    <div class="input-rows">
+    <div class="input-rows" ref={box}>
       {rows.length === 0 ? <p class="muted">No inputs.</p> : null}
       {rows.map((row, i) => {
         const at = (field: string) => issues(`inputs.${i}.${field}`);
@@ -96,7 +114,7 @@ export function InputRows({ rows, onChange, issues }: InputRowsProps) {
           </fieldset>
         );
       })}
-      <button type="button" class="secondary" onClick={() => onChange([...rows, emptyRow()])}>
+      <button type="button" class="secondary add-input" onClick={add}>
         Add input
       </button>
     </div>
