@@ -120,7 +120,7 @@ export function ListingPage({ publicStub }: { publicStub: string }) {
 
       <section class="card" aria-labelledby="listing-try-heading">
         <h2 id="listing-try-heading">Try it</h2>
-        <Field label="Version to call" hint="The form shows the newest version's inputs.">
+        <Field label="Version to call" hint="The form shows the newest version's inputs." class="short">
           {(control) => (
             <select {...control} value={version} onChange={(e) => setVersion(e.currentTarget.value)}>
               <option value="">Newest (v{data.latest_version})</option>

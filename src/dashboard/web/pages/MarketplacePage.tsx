@@ -45,7 +45,7 @@ export function MarketplacePage({ search }: { search: URLSearchParams }) {
   return (
     <section>
       <PageHeading title="Marketplace" />
-      <p class="lead">Endpoints other accounts have published. Calls are billed to you; their publishers earn a share.</p>
+      <p class="lead">Endpoints published by the accounts of this service. A call is billed to the caller; its publisher earns a share.</p>
       <form
         role="search"
         aria-label="Search the marketplace"

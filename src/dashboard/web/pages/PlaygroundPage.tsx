@@ -86,7 +86,7 @@ export function PlaygroundPage() {
       <PageHeading title="Playground" />
       <p class="lead">Ask a question; the service searches, reads and answers with cited sources. The answer streams in over a WebSocket.</p>
       <div class="split">
-        <form class="card stack" onSubmit={run} aria-label="Search">
+        <form class="card stack" onSubmit={run} aria-label="Search request">
           <TextArea label="Prompt" rows={4} required value={prompt} onValue={setPrompt} errors={issues("prompt")} />
           <ImagePicker value={image} onChange={setImage} errors={issues("image")} />
           <DomainFilter value={domains} onChange={setDomains} names={DOMAIN_NAMES} errors={[...issues("source_whitelist"), ...issues("source_blacklist")]} />

@@ -24,7 +24,8 @@ function useAuthForm(path: string, next: string) {
       setBusy(false);
     }
   };
-  const fieldErrors = (name: string) => (error instanceof ApiError ? error.at(name) : []);
+  // A taken email (409) belongs to the email field as much as a malformed one (422).
+  const fieldErrors = (name: string) => (error instanceof ApiError ? (name === "email" && error.status === 409 ? [error.message] : error.at(name)) : []);
   return { error, busy, submit, fieldErrors };
 }
 

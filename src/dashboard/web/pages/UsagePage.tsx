@@ -163,7 +163,7 @@ export function UsagePage() {
       <section aria-labelledby="usage-heading">
         <div class="section-head">
           <h2 id="usage-heading">Tokens per day</h2>
-          <Field label="Period">
+          <Field label="Period" class="short">
             {(control) => (
               <select {...control} value={days} onChange={(e) => setDays(e.currentTarget.value)}>
                 <option value="7">Last 7 days</option>
