@@ -58,7 +58,7 @@ export interface AppState {
 
 export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
   const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache };
-  const auth = { accounts, limiter: deps.limiter, publicBaseUrl: config.publicBaseUrl };
+  const auth = { accounts, limiter: deps.limiter, publicBaseUrl: config.publicBaseUrl, dashboardPerMinute: config.dashboard.perMinute };
   const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
   const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };
   const endpoints = { db: deps.database.db, clock: deps.clock, llm: face.engine.llm };

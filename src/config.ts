@@ -97,6 +97,7 @@ export const EnvSchema = Type.Object({
   PUBLISHER_SHARE: Type.Number({ minimum: 0, maximum: 1, default: 0.7, description: "The share of a paying consumer's cost credited to the publisher of a marketplace endpoint they run." }),
   SESSION_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 14, description: "How long a dashboard sign-in lasts." }),
   DASHBOARD_CREDIT: Type.Boolean({ default: true, description: "Whether the dashboard's \"add credit\" form works: a stand-in for payment; turn it off where credit is sold." }),
+  DASHBOARD_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 120, description: "Calls a minute a signed-in dashboard may make besides research (which counts against the plan, as with a key)." }),
   SIGNUPS_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 10, description: "Dashboard sign-ups per client address per minute." }),
   SIGNINS_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 20, description: "Dashboard sign-in attempts per client address per minute (and a quarter of it, at least 5, per email)." }),
   CLIENT_IP_HEADER: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9-]+$", description: "A header carrying the client's address set by a trusted proxy (Fly: fly-client-ip), for sign-in limits. Absent: the socket peer." })),
@@ -146,6 +147,7 @@ export interface Config {
     readonly clientIpHeader: string | undefined;
     readonly signupsPerMinute: number;
     readonly signinsPerMinute: number;
+    readonly perMinute: number;
   };
   readonly search: {
     readonly providers: readonly ProviderName[];
@@ -313,6 +315,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       clientIpHeader: env.CLIENT_IP_HEADER?.toLowerCase(),
       signupsPerMinute: env.SIGNUPS_PER_MINUTE,
       signinsPerMinute: env.SIGNINS_PER_MINUTE,
+      perMinute: env.DASHBOARD_PER_MINUTE,
     },
     search: {
       providers,

@@ -43,7 +43,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
     const outcome = await auth.limiter.check(key, attempts(perMinute));
     if (!outcome.allowed) {
       const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
-      throw new ServiceError("rate_limited", `too many sign-in attempts, try again in ${seconds} seconds`, { retryAfterSeconds: seconds });
+      throw new ServiceError("rate_limited", `too many sign-in attempts, try again in ${seconds} second${seconds === 1 ? "" : "s"}`, { retryAfterSeconds: seconds });
     }
   };
   const clientIp = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) =>

@@ -108,7 +108,17 @@ export const EndpointRecordView = t.Object({
   frozen_at: t.Nullable(t.String({ format: "date-time" })),
   is_live: t.Boolean(),
   live_version: t.Integer(),
-  versions: t.Array(t.Object({ id: t.String(), version: t.Integer(), frozen_at: t.Nullable(t.String()), is_latest: t.Boolean(), is_live: t.Boolean() })),
+  versions: t.Array(
+    t.Object({
+      id: t.String(),
+      version: t.Integer(),
+      state: t.Union([t.Literal("draft"), t.Literal("released")]),
+      frozen_at: t.Nullable(t.String()),
+      is_latest: t.Boolean(),
+      is_live: t.Boolean(),
+      version_notes: t.Nullable(t.String()),
+    }),
+  ),
   integration: IntegrationView,
   graph: Graph,
   version_notes: t.Nullable(t.String()),

@@ -13,6 +13,7 @@ import { designEndpoint } from "./design/designer.ts";
 import { DRAFT_EXISTS, stateOf } from "./lifecycle.ts";
 import type { EndpointInput, Graph } from "./model.ts";
 import * as q from "./queries.ts";
+import { checkOutputFormat } from "../research/output-format.ts";
 import { checkContent, MAX_RESULTS, type EndpointContent } from "./rules.ts";
 
 export interface EndpointsContext {
@@ -152,7 +153,8 @@ export async function patchVersion(ctx: EndpointsContext, accountId: string, api
         api_name: patch.api_name ?? current.api_name,
         inputs,
         output_format: outputFormat,
-        graph: patch.graph ?? (reshaped ? adaptGraph(current.graph, outputFormat, inputs) : current.graph),
+        // A new output format reaches the graph only when it is valid: its problems are reported once, at output_format.
+        graph: patch.graph ?? (reshaped && checkOutputFormat(outputFormat, []).length === 0 ? adaptGraph(current.graph, outputFormat, inputs) : current.graph),
         version_notes: patch.version_notes !== undefined ? patch.version_notes : current.version_notes,
       },
       { allowMaxResults: patch.inputs === undefined },

@@ -11,7 +11,7 @@ import { authenticate, unauthorized, type AccountsContext } from "../accounts/se
 import { findSession, readCookie, SESSION_COOKIE } from "../dashboard/sessions.ts";
 import { sameOrigin } from "./base-url.ts";
 import type { RateLimiter } from "../limits/limiter.ts";
-import { planFor } from "../limits/plans.ts";
+import { planFor, type Plan } from "../limits/plans.ts";
 import { rateLimited, rateLimitHeaders } from "./rate-limit-headers.ts";
 import { requestMeta } from "./request-context.ts";
 
@@ -19,6 +19,24 @@ export interface AuthDeps {
   accounts: AccountsContext;
   limiter: RateLimiter;
   publicBaseUrl: string | undefined;
+  /** Calls a minute a signed-in dashboard may make outside research (browsing and editing its own things). */
+  dashboardPerMinute: number;
+}
+
+/** Calls that do research (and cost money): a dashboard session spends its plan's bucket on these, as a key does. */
+const RESEARCH = /^\/v1\/(search|ws\/search|contents|user-defined-service\/|published-service\/)/;
+
+/**
+ * The bucket and plan a call is counted against. A key: its own bucket at
+ * its plan's limit. A dashboard session: research shares one bucket per
+ * account at the plan's limit; everything else the page does (listing keys,
+ * reading usage, editing endpoints) has its own allowance, so a Free owner
+ * can use the dashboard without running out of calls by looking around.
+ */
+function allowance(deps: AuthDeps, caller: Caller, path: string): { bucket: string; plan: Plan } {
+  const plan = planFor(caller);
+  if (!caller.sessionId || RESEARCH.test(path)) return { bucket: bucketOf(caller), plan };
+  return { bucket: `dashboard:${caller.accountId}`, plan: { ...plan, perMinute: Math.max(plan.perMinute, deps.dashboardPerMinute) } };
 }
 
 /** Browsers cannot set headers on a WebSocket: this subprotocol, followed by the key, carries it instead. */
@@ -67,12 +85,13 @@ async function sessionCaller(deps: AuthDeps, request: Request): Promise<Caller> 
 }
 
 export function authenticated(deps: AuthDeps) {
-  return new Elysia().derive({ as: "scoped" }, async ({ request, set }) => {
+  return new Elysia().derive({ as: "scoped" }, async ({ request, set, path }) => {
     const meta = requestMeta(request);
     const key = presentedKey(request);
     const caller = key !== null ? await authenticate(deps.accounts, key) : await sessionCaller(deps, request);
     meta.caller = caller;
-    const outcome = await deps.limiter.check(bucketOf(caller), planFor(caller));
+    const { bucket, plan } = allowance(deps, caller, path);
+    const outcome = await deps.limiter.check(bucket, plan);
     Object.assign(set.headers, rateLimitHeaders(outcome, deps.accounts.clock.now()));
     if (!outcome.allowed) throw rateLimited(outcome);
     return { caller };

@@ -19,7 +19,7 @@ export function rateLimitHeaders(outcome: LimitOutcome, nowMs: number): Record<s
 
 export function rateLimited(outcome: LimitOutcome): ServiceError {
   const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
-  return new ServiceError("rate_limited", `rate limited, try again in ${seconds} seconds`, {
+  return new ServiceError("rate_limited", `rate limited, try again in ${seconds} second${seconds === 1 ? "" : "s"}`, {
     retryAfterSeconds: seconds,
     body: { plan: outcome.plan.name, limit_per_minute: outcome.limit, retry_after_seconds: seconds },
   });

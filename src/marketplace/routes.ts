@@ -66,7 +66,7 @@ const Listing = t.Object({
 });
 const ListingDetail = t.Composite([
   Listing,
-  t.Object({ api_name: t.String(), inputs: t.Array(t.Unknown()), output_format: t.Unknown(), integration: IntegrationView, example_request: t.Unknown() }),
+  t.Object({ shown_version: t.Integer(), api_name: t.String(), inputs: t.Array(t.Unknown()), output_format: t.Unknown(), integration: IntegrationView, example_request: t.Unknown() }),
 ]);
 
 export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: SearchFaceDeps, publicBaseUrl: string | undefined) {
@@ -134,13 +134,20 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: S
     )
     .get(
       "/marketplace/:public_stub",
-      async ({ params, request }) => {
+      async ({ params, query, request }) => {
         const { listing, versions } = await published(params.public_stub);
-        const latest = versions.at(-1)!;
-        const integration = snapshotIntegration(baseUrlOf(request, publicBaseUrl), listing.publicStub, latest, latest.version);
-        return { ...listingView(listing, versions), api_name: latest.apiName, inputs: shownInputs(latest.inputs), output_format: latest.outputFormat, integration, example_request: integration.example_request };
+        const newest = versions.at(-1)!;
+        const shown = query.version === undefined ? newest : versions.find((v) => v.version === query.version);
+        if (!shown) throw notFound("published version");
+        const integration = snapshotIntegration(baseUrlOf(request, publicBaseUrl), listing.publicStub, shown, newest.version);
+        return { ...listingView(listing, versions), shown_version: shown.version, api_name: shown.apiName, inputs: shownInputs(shown.inputs), output_format: shown.outputFormat, integration, example_request: integration.example_request };
       },
-      { params: t.Object({ public_stub: t.String({ maxLength: 64 }) }), response: { 200: ListingDetail }, detail: secured({ tags, summary: "One published endpoint: description, versions, schemas and an example" }) },
+      {
+        params: t.Object({ public_stub: t.String({ maxLength: 64 }) }),
+        query: t.Object({ version: t.Optional(t.Numeric({ minimum: 1, maximum: 1_000_000, description: "A published version (default: the newest)." })) }),
+        response: { 200: ListingDetail },
+        detail: secured({ tags, summary: "One published endpoint: description, versions, schemas and an example (of the newest version, or ?version=n)" }),
+      },
     )
     .post(
       "/published-service/:api_stub",

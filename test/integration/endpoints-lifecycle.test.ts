@@ -38,7 +38,7 @@ describe("creation", () => {
       expect(record).toHaveProperty(field);
     }
     expect(record).toMatchObject({ version: 1, state: "draft", frozen_at: null, is_live: true, live_version: 1, api_name: "Landmark facts", version_notes: null });
-    expect(record.versions).toEqual([{ id: record.id, version: 1, frozen_at: null, is_latest: true, is_live: true }]);
+    expect(record.versions).toEqual([{ id: record.id, version: 1, state: "draft", frozen_at: null, is_latest: true, is_live: true, version_notes: null }]);
     expect(record.id).toMatch(/^api_/);
     expect(record.stub).toMatch(/^landmark-facts-[0-9a-z]{6}$/);
     expect(record.stub).not.toMatch(/^v\d+$/);
@@ -94,6 +94,9 @@ describe("the state machine (every transition)", () => {
     expect(patched).toMatchObject({ api_name: "Renamed", version_notes: "first notes", original_prompt: v1.original_prompt, output_format: v1.output_format, state: "draft" });
     const bad = await owner.call("PATCH", `/v1/design-api/${v1.id}`, { inputs: [{ name: "bad name", type: "string" }] });
     expect(bad.status).toBe(422);
+    // A bad output format is reported once, where it was sent (not again on the graph it would have reached).
+    const badFormat = await owner.call("PATCH", `/v1/design-api/${v1.id}`, { output_format: { a: "text" } });
+    expect(((await badFormat.json()) as { detail: { loc: unknown[] }[] }).detail.map((d) => d.loc)).toEqual([["body", "output_format", "a"]]);
     const refused = await owner.call("PATCH", `/v1/design-api/${v1.id}`, { graph: { nodes: [{ id: "db", type: "database_agent", name: "DB", system_prompt: "x" }], edges: [] } });
     expect(refused.status).toBe(422);
     expect(JSON.stringify(await refused.json())).toContain("cannot run");

@@ -41,7 +41,7 @@ describe(`the free plan (${backendName})`, () => {
     expect(refused.headers.get("ratelimit-policy")).toBe('"free";q=10;w=60');
     expect(refused.headers.get("ratelimit")).toMatch(/^"free";r=0;t=\d+$/);
     expect(await jsonOf(refused)).toEqual({
-      detail: `rate limited, try again in ${retryAfter} seconds`,
+      detail: `rate limited, try again in ${retryAfter} second${retryAfter === 1 ? "" : "s"}`,
       error: "rate_limited",
       plan: "free",
       limit_per_minute: 10,
