@@ -10,7 +10,7 @@ import { accountView, addCredit } from "../accounts/service.ts";
 import { notFound, ServiceError } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { sameOrigin } from "../http/base-url.ts";
-import { secured } from "../http/openapi.ts";
+import { sessionOnly } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
 import type { Plan } from "../limits/plans.ts";
 import { signIn, signUp } from "./accounts.ts";
@@ -67,7 +67,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
         if (!found) throw new ServiceError("unauthorized", "not signed in");
         return sessionBody(found.account, found.session.csrfToken);
       },
-      { detail: { tags, summary: "The signed-in owner's account and the session's CSRF token" } },
+      { detail: sessionOnly({ tags, summary: "The signed-in owner's account and the session's CSRF token" }) },
     )
     .post(
       "/signup",
@@ -105,7 +105,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
         set.status = 204;
         return "";
       },
-      { detail: { tags, summary: "Sign out" } },
+      { detail: sessionOnly({ tags, summary: "Sign out" }) },
     );
 
   const credit = new Elysia({ prefix: "/dashboard/api" }).use(authenticated(auth)).post(
@@ -117,7 +117,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
       requestMeta(request).tokens = 0;
       return accountView(account);
     },
-    { body: t.Object({ amount: t.Number({ exclusiveMinimum: 0, maximum: 1_000 }) }), detail: secured({ tags, summary: "Add credit (a stand-in for payment; the same code as the CLI's credit add)" }) },
+    { body: t.Object({ amount: t.Number({ exclusiveMinimum: 0, maximum: 1_000 }) }), detail: sessionOnly({ tags, summary: "Add credit (a stand-in for payment; the same code as the CLI's credit add)" }) },
   );
 
   return new Elysia()

@@ -2,13 +2,20 @@ import { Elysia } from "elysia";
 import { fileURLToPath } from "node:url";
 import { notFound } from "../errors.ts";
 import { openapi } from "@elysiajs/openapi";
+import { SESSION_COOKIE } from "../dashboard/sessions.ts";
 
 export const API_VERSION = "1.6.0";
 export const SECURITY_SCHEME = "ApiKeyAuth";
+export const SESSION_SCHEME = "SessionCookie";
 
 /** OpenAPI `detail` for a route that needs X-API-Key. */
 export function secured<T extends Record<string, unknown>>(detail: T): T & { security: Record<string, string[]>[] } {
   return { ...detail, security: [{ [SECURITY_SCHEME]: [] }] };
+}
+
+/** OpenAPI `detail` for a dashboard route that only a signed-in session (cookie plus X-CSRF-Token) may call. */
+export function sessionOnly<T extends Record<string, unknown>>(detail: T): T & { security: Record<string, string[]>[] } {
+  return { ...detail, security: [{ [SESSION_SCHEME]: [] }] };
 }
 
 /** The document at /openapi.json and the reference page at /docs, generated from the route schemas. */
@@ -29,7 +36,11 @@ export function openapiDocs() {
           "A self-hostable agentic search service, wire-compatible with Critique Labs' public API. Authenticate every call (except discovery, health and docs) with the `X-API-Key` header.",
       },
       components: {
-        securitySchemes: { [SECURITY_SCHEME]: { type: "apiKey", in: "header", name: "X-API-Key" } },
+        securitySchemes: {
+          [SECURITY_SCHEME]: { type: "apiKey", in: "header", name: "X-API-Key" },
+          // The dashboard's own routes; state-changing calls also need the session's X-CSRF-Token header.
+          [SESSION_SCHEME]: { type: "apiKey", in: "cookie", name: SESSION_COOKIE },
+        },
       },
       paths: {
         "/v1/ws/search": {

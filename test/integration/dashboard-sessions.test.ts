@@ -172,6 +172,11 @@ describe("the credit stand-in", () => {
     const { apiKey } = await app.account({ name: "key only" });
     const byKey = await app.fetch("/dashboard/api/credit", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: JSON.stringify({ amount: 25 }) });
     expect(byKey.status).toBe(403);
+    const json = { "content-type": "application/json" };
+    expect((await app.fetch("/dashboard/api/credit", { method: "POST", headers: json, body: JSON.stringify({ amount: 25 }) })).status).toBe(401);
+    expect((await app.fetch("/dashboard/api/credit", { method: "POST", headers: { ...json, cookie: session.cookie }, body: JSON.stringify({ amount: 25 }) })).status).toBe(401);
+    expect((await jsonOf(app.fetch("/v1/account", as(session)))).balance).toBe(25);
+    expect((await app.fetch("/auth/session")).status).toBe(401);
   });
 });
 

@@ -64,19 +64,22 @@ describe("GET /v1/agent-integration", () => {
 });
 
 describe("OpenAPI", () => {
-  test("/openapi.json is version 1.6.0 with the X-API-Key scheme on every authenticated operation", async () => {
+  test("/openapi.json is version 1.6.0: X-API-Key on every API operation, the session cookie on the dashboard's own", async () => {
     const response = await app.fetch("/openapi.json");
     expect(response.status).toBe(200);
     const doc = await jsonOf(response);
     expect(doc.info.version).toBe("1.6.0");
     expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: "apiKey", in: "header", name: "X-API-Key" });
-    const publicPaths = new Set(["/v1/agent-integration", "/healthz", "/readyz"]);
+    expect(doc.components.securitySchemes.SessionCookie).toEqual({ type: "apiKey", in: "cookie", name: "as_session" });
+    const publicPaths = new Set(["/v1/agent-integration", "/healthz", "/readyz", "/auth/signup", "/auth/signin"]);
+    const sessionPaths = new Set(["/auth/session", "/auth/signout", "/dashboard/api/credit"]);
     let operations = 0;
     for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, { security?: unknown }>][]) {
       expect(path.startsWith("/docs")).toBe(false);
       for (const [method, operation] of Object.entries(item)) {
         operations++;
         if (publicPaths.has(path)) expect(operation.security).toBeUndefined();
+        else if (sessionPaths.has(path)) expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ SessionCookie: [] }] });
         else expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ ApiKeyAuth: [] }] });
       }
     }
