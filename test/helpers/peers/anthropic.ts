@@ -9,7 +9,11 @@
  */
 import { kindOf, quoteFirstSource, textOf, type ChatRequest, type ChatScript } from "./openai-compatible.ts";
 
-type AnthropicPart = { type: "text"; text: string } | { type: "image"; source: { type: string; media_type?: string; data?: string } } | { type: string; [key: string]: unknown };
+interface AnthropicPart {
+  type: string;
+  text?: string;
+  source?: { type: string; media_type?: string; data?: string };
+}
 
 export interface MessagesRequest {
   model: string;
@@ -60,11 +64,8 @@ function asChatRequest(request: MessagesRequest): ChatRequest {
     messages.push({
       role: message.role,
       content: message.content.map((part) => {
-        if (part.type === "image") {
-          const source = (part as { source: { media_type?: string; data?: string } }).source;
-          return { type: "image_url", image_url: { url: `data:${source.media_type};base64,${source.data}` } };
-        }
-        return { type: part.type, text: typeof part.text === "string" ? part.text : "" };
+        if (part.type === "image") return { type: "image_url", image_url: { url: `data:${part.source?.media_type};base64,${part.source?.data}` } };
+        return { type: part.type, text: part.text ?? "" };
       }),
     });
   }
