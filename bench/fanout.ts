@@ -6,12 +6,16 @@
  * formats with log-normal latencies (Tavily also has a slow tail: 10% of its
  * calls take 1.5–3 s more); a page server answers every page with its own
  * log-normal latency. Every request gets unique pages, so reads are real.
- * For each request the ideal critical path is computed from the latencies
- * injected for it: the slowest provider call (the engine waits for all of
- * them, or for the hedge) plus the slowest page read (all pages are read at
- * once). Reported: end-to-end p50/p99 next to that ideal, with and without
- * hedging; time to the first WebSocket `context` message; and the server's
- * CPU time per request (from /proc, so the peers' work is not counted).
+ * For each request two critical paths are computed from the latencies
+ * injected for it. "Wait-all": the slowest provider call (or its hedge)
+ * plus the slowest page read, the best a run can do when reading waits for
+ * the whole fan-out. "Pipelined": the later of the slowest provider call
+ * and the fastest call plus the slowest page, the best a run can do when
+ * pages start reading as the first list arrives (every provider here
+ * returns the same pages). Reported, for hedging on/off and early reads
+ * on/off: end-to-end p50/p99 next to both; time to the first WebSocket
+ * `context` message; and the server's CPU time per request (from /proc, so
+ * the peers' work is not counted).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -85,16 +89,18 @@ brave.setLatency(providerLatency("brave", false));
 tavily.setLatency(providerLatency("tavily", true));
 for (const peer of [searxng, brave, tavily]) peer.setAnswers((ask) => hitsFor(ask.query));
 
-function idealMs(id: string, hedging: boolean): number {
+/** When each provider call answered (the hedge's answer if it was first). */
+function callTimes(id: string, hedging: boolean): number[] {
+  return [...draws.get(id)!.calls.values()].map((list) => (hedging && list.length > 1 ? Math.min(list[0]!, HEDGE_AFTER_MS + list[1]!) : list[0]!));
+}
+
+function idealMs(id: string, hedging: boolean, pipelined: boolean): number {
   const d = draws.get(id);
   if (!d) return Number.NaN;
-  let search = 0;
-  for (const list of d.calls.values()) {
-    const first = list[0]!;
-    const effective = hedging && list.length > 1 ? Math.min(first, HEDGE_AFTER_MS + list[1]!) : first;
-    search = Math.max(search, effective);
-  }
-  return search + Math.max(0, ...d.pages);
+  const calls = callTimes(id, hedging);
+  const slowestPage = Math.max(0, ...d.pages);
+  const slowestCall = Math.max(0, ...calls);
+  return pipelined ? Math.max(slowestCall, Math.min(...calls) + slowestPage) : slowestCall + slowestPage;
 }
 
 function cpuSeconds(pid: number): number {
@@ -102,7 +108,7 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
 }
 
-async function startApp(hedging: boolean): Promise<{ server: ServerProcess; key: string; dir: string }> {
+async function startApp(hedging: boolean, early: boolean): Promise<{ server: ServerProcess; key: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "bench-fanout-"));
   const env: Record<string, string> = {
     DATA_DIR: dir,
@@ -118,6 +124,7 @@ async function startApp(hedging: boolean): Promise<{ server: ServerProcess; key:
     HEDGE_AFTER_MS: String(HEDGE_AFTER_MS),
     PROVIDER_TIMEOUT_MS: "5000",
     SEARCH_HEDGING: String(hedging),
+    SEARCH_EARLY_READS: String(early),
     SEARCH_READ_PAGES: String(PAGES_PER_REQUEST),
     SEARCH_READ_CONCURRENCY: String(PAGES_PER_REQUEST),
     // Every page here lives on one loopback host; on the web they come from many, so the per-host
@@ -176,47 +183,56 @@ async function firstContextMs(base: string, key: string, id: string): Promise<nu
 
 const rows: Row[] = [];
 const results: Record<string, unknown> = {};
-for (const hedging of [true, false]) {
-  const { server, key, dir } = await startApp(hedging);
-  const firstId = hedging ? 100_000 : 200_000;
+const RUNS = [
+  { hedging: true, early: true },
+  { hedging: true, early: false },
+  { hedging: false, early: true },
+  { hedging: false, early: false },
+];
+for (const [runIndex, { hedging, early }] of RUNS.entries()) {
+  const { server, key, dir } = await startApp(hedging, early);
+  const firstId = (runIndex + 1) * 100_000;
+  const label = `hedging ${hedging ? "on" : "off"}, early reads ${early ? "on" : "off"}`;
   // Warm the process (JIT, connections, database) off the clock.
   await httpPhase(server.url, key, firstId - 10_000).catch(() => {});
   draws.clear();
   const cpuBefore = cpuSeconds(server.child.pid);
   const { e2e, ids } = await httpPhase(server.url, key, firstId);
   const cpuMs = ((cpuSeconds(server.child.pid) - cpuBefore) * 1000) / ids.length;
-  const ideal = ids.map((id) => idealMs(id, hedging));
-  const idealNoHedge = ids.map((id) => idealMs(id, false));
-  const overhead = ids.map((_, i) => e2e[i]! - ideal[i]!);
+  const ideal = ids.map((id) => idealMs(id, hedging, false));
+  const pipelined = ids.map((id) => idealMs(id, hedging, true));
+  const idealNoHedge = ids.map((id) => idealMs(id, false, false));
+  const overhead = ids.map((_, i) => e2e[i]! - (early ? pipelined : ideal)[i]!);
   const stage = (name: string) => summarize(ids.map((i) => stageTimes.get(i)?.[name] ?? Number.NaN)).p50;
-  const searchIdeal = summarize(ids.map((i) => Math.max(0, ...[...draws.get(i)!.calls.values()].map((l) => (hedging && l.length > 1 ? Math.min(l[0]!, HEDGE_AFTER_MS + l[1]!) : l[0]!))))).p50;
+  const searchIdeal = summarize(ids.map((i) => Math.max(0, ...callTimes(i, hedging)))).p50;
   const readIdeal = summarize(ids.map((i) => Math.max(0, ...draws.get(i)!.pages))).p50;
-  console.log(`${hedging ? "hedging on" : "hedging off"}: stage p50 ms: plan ${stage("plan")}, search ${stage("search")} (ideal ${searchIdeal.toFixed(0)}), read ${stage("read")} (ideal ${readIdeal.toFixed(0)}), rank ${stage("rank")}, answer ${stage("answer")}, total ${stage("total")}`);
+  console.log(`${label}: stage p50 ms: plan ${stage("plan")}, search ${stage("search")} (ideal ${searchIdeal.toFixed(0)}), read ${stage("read")} (ideal ${readIdeal.toFixed(0)}), rank ${stage("rank")}, answer ${stage("answer")}, total ${stage("total")}`);
   const ttfc: number[] = [];
   for (let i = 0; i < WS_REQUESTS; i++) ttfc.push(await firstContextMs(server.url, key, String(firstId + 50_000 + i)));
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
   const s = summarize(e2e);
   const id = summarize(ideal);
-  const label = hedging ? "hedging on" : "hedging off";
+  const pipe = summarize(pipelined);
   rows.push({
     run: label,
     requests: ids.length,
     e2e_p50_ms: s.p50,
     e2e_p99_ms: s.p99,
-    ideal_p50_ms: id.p50,
-    ideal_p99_ms: id.p99,
-    p50_vs_ideal: s.p50 / id.p50,
-    p99_vs_no_hedge_ideal_p99: s.p99 / summarize(idealNoHedge).p99,
+    wait_all_ideal_p50_ms: id.p50,
+    p50_vs_wait_all_ideal: s.p50 / id.p50,
+    pipelined_ideal_p50_ms: pipe.p50,
+    p50_vs_pipelined_ideal: s.p50 / pipe.p50,
+    p99_vs_no_hedge_wait_all_p99: s.p99 / summarize(idealNoHedge).p99,
     overhead_p50_ms: summarize(overhead).p50,
     first_context_p50_ms: summarize(ttfc).p50,
     first_context_p99_ms: summarize(ttfc).p99,
     server_cpu_ms_per_request: cpuMs,
   });
-  results[label] = { e2e, ideal, idealNoHedge, ttfc, cpuMs };
+  results[label] = { e2e, ideal, pipelined, idealNoHedge, ttfc, cpuMs };
 }
 
-printTable(`Fan-out: ${REQUESTS} searches at concurrency ${CONCURRENCY}, 3 providers (one with a slow tail), ${PAGES_PER_REQUEST} unique pages each; ideal = slowest provider call + slowest page, from the injected latencies`, rows);
+printTable(`Fan-out: ${REQUESTS} searches at concurrency ${CONCURRENCY}, 3 providers (one with a slow tail), ${PAGES_PER_REQUEST} unique pages each; ideals from the injected latencies: wait-all = slowest call + slowest page, pipelined = max(slowest call, fastest call + slowest page)`, rows);
 console.log(`\nwrote ${writeResults("fanout", { rows, results })}`);
 site.stop(true);
 for (const peer of [searxng, brave, tavily]) peer.stop();

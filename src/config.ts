@@ -77,6 +77,7 @@ export const EnvSchema = Type.Object({
   SEARCH_RESULTS_PER_QUERY: Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Hits asked of each provider per query." }),
   SEARCH_READ_PAGES: Type.Integer({ minimum: 0, maximum: 30, default: 6, description: "Top pages read per search." }),
   SEARCH_READ_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 30, default: 6, description: "Pages read at once per search." }),
+  SEARCH_EARLY_READS: Type.Boolean({ default: true, description: "Start reading the top hits of each provider's list as it arrives, before the slowest provider answers (true or false)." }),
   SEARCH_READ_BUDGET_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 8_000, description: "Time for reading pages; sources not read by then count by their snippets." }),
   SEARCH_TOKEN_BUDGET: Type.Integer({ minimum: 200, maximum: 200_000, default: 6_000, description: "Tokens of passages given to the answerer." }),
   SEARCH_MAX_PASSAGES: Type.Integer({ minimum: 1, maximum: 100, default: 12, description: "Passages given to the answerer." }),
@@ -164,6 +165,7 @@ export interface Config {
     readonly readPages: number;
     readonly readConcurrency: number;
     readonly readBudgetMs: number;
+    readonly earlyReads: boolean;
     readonly tokenBudget: number;
     readonly maxPassages: number;
     readonly imageMaxBytes: number;
@@ -332,6 +334,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       readPages: env.SEARCH_READ_PAGES,
       readConcurrency: env.SEARCH_READ_CONCURRENCY,
       readBudgetMs: env.SEARCH_READ_BUDGET_MS,
+      earlyReads: env.SEARCH_EARLY_READS,
       tokenBudget: env.SEARCH_TOKEN_BUDGET,
       maxPassages: env.SEARCH_MAX_PASSAGES,
       imageMaxBytes: env.IMAGE_MAX_BYTES,

@@ -7,6 +7,7 @@
  * one fetch.
  */
 import type { Database } from "../../db/client.ts";
+import { untilAborted } from "../abort.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
@@ -77,10 +78,6 @@ export async function readPage(ctx: ContentsContext, input: { url: URL; maxAgeSe
   return { page: read.page, cached: read.cached };
 }
 
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return Promise.race([promise, new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))]);
-}
 
 async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | null): Promise<SharedRead> {
   const conditional: Record<string, string> = {};
@@ -96,25 +93,25 @@ async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | 
   const finalUrl = new URL(fetched.finalUrl);
   const row: q.NewPage & q.PageRow = {
     id: newId("page"),
-      url: url.toString(),
-      finalUrl: fetched.finalUrl,
-      host: finalUrl.hostname.toLowerCase(),
-      contentType: document.contentType,
-      title: document.title,
-      byline: document.byline,
-      siteName: document.siteName,
-      publishedAt: parseDate(document.publishedAt),
-      language: document.language ?? fetched.contentLanguage?.split(",")[0]?.trim() ?? null,
-      html: document.html,
-      markdown: document.markdown,
-      text: document.text,
-      links: document.links,
-      wordCount: countWords(document.text),
-      tokenCount: countTokens(document.text),
-      etag: fetched.etag,
-      lastModified: fetched.lastModified,
-      fetchedAt: now,
-      createdAt: now,
+    url: url.toString(),
+    finalUrl: fetched.finalUrl,
+    host: finalUrl.hostname.toLowerCase(),
+    contentType: document.contentType,
+    title: document.title,
+    byline: document.byline,
+    siteName: document.siteName,
+    publishedAt: parseDate(document.publishedAt),
+    language: document.language ?? fetched.contentLanguage?.split(",")[0]?.trim() ?? null,
+    html: document.html,
+    markdown: document.markdown,
+    text: document.text,
+    links: document.links,
+    wordCount: countWords(document.text),
+    tokenCount: countTokens(document.text),
+    etag: fetched.etag,
+    lastModified: fetched.lastModified,
+    fetchedAt: now,
+    createdAt: now,
   };
   ctx.reads.storing.set(row.url, row);
   const stored = q

@@ -16,6 +16,7 @@ import { fillOutputFormat } from "./answer/typed-extraction.ts";
 import type { CircuitBreaker } from "./breaker.ts";
 import { citationFilter } from "./citations.ts";
 import { gatherEvidence } from "./evidence.ts";
+import { EarlyReads } from "./early-reads.ts";
 import { fanOut, type FanoutSettings, type ProviderReport } from "./fanout.ts";
 import { sniffImage } from "./image.ts";
 import { addUsage, NO_USAGE, type ImageBytes, type LlmPort } from "./llm/port.ts";
@@ -127,10 +128,11 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
   lap("plan");
 
   const scopes = { whitelist: request.whitelist, blacklist: request.blacklist };
-  const { hits, reports } = await fanOut(deps.sources, plan.queries, scopes, deps.settings.fanout, deps.breakers, signal);
+  const early = deps.settings.read.early && deps.settings.read.maxPages > 0 ? new EarlyReads(deps.contents, deps.settings.read.maxPages, signal) : undefined;
+  const { hits, reports } = await fanOut(deps.sources, plan.queries, scopes, deps.settings.fanout, deps.breakers, signal, early && ((list) => early.offer(list)));
   lap("search");
 
-  const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal);
+  const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal, early);
   lap("read");
 
   const question = [request.prompt, ...plan.queries, imageDescription ?? ""].join("\n");

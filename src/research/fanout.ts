@@ -2,9 +2,11 @@
  * Fan out: every query to every provider in parallel. Each call has its own
  * timeout inside the run's deadline, one hedged retry (a second identical
  * call when the first is slow or fails; the first answer wins and the other
- * is aborted), and its provider's circuit breaker. Hits are merged by
- * reciprocal rank fusion under a canonical URL and filtered by the domain
- * lists. A failing provider degrades the answer; it never fails the run.
+ * is aborted), and its provider's circuit breaker. Each list is filtered
+ * by the domain lists as it arrives (and handed to `onList`, so reading can
+ * start before the slowest provider answers); the lists are merged by
+ * reciprocal rank fusion under a canonical URL. A failing provider degrades
+ * the answer; it never fails the run.
  */
 import { inScope } from "../contents/source-scope.ts";
 import type { SourceScope } from "../contents/queries.ts";
@@ -96,6 +98,7 @@ export async function fanOut(
   settings: FanoutSettings,
   breakers: Map<string, CircuitBreaker>,
   signal: AbortSignal,
+  onList?: (hits: SearchHit[]) => void,
 ): Promise<{ hits: MergedHit[]; reports: ProviderReport[] }> {
   const reports = new Map(sources.map((s) => [s.name, { name: s.name, calls: 0, succeeded: 0, failed: 0, hedges: 0, skipped_by_breaker: 0, errors: [] } as ProviderReport]));
   const lists: { provider: string; hits: SearchHit[] }[] = [];
@@ -110,10 +113,12 @@ export async function fanOut(
         }
         report.calls++;
         try {
-          const hits = await hedgedSearch(source, query, { limit: settings.resultsPerQuery, ...scopes }, settings, signal, report);
+          const found = await hedgedSearch(source, query, { limit: settings.resultsPerQuery, ...scopes }, settings, signal, report);
           breaker?.succeeded();
           report.succeeded++;
+          const hits = found.filter((hit) => (!scopes.whitelist || inScope(hit.url, scopes.whitelist)) && !(scopes.blacklist && inScope(hit.url, scopes.blacklist)));
           lists.push({ provider: source.name, hits });
+          onList?.(hits);
         } catch (error) {
           if (signal.aborted) throw signal.reason;
           breaker?.failed();
@@ -123,16 +128,14 @@ export async function fanOut(
       }),
     ),
   );
-  return { hits: mergeHits(lists, scopes), reports: [...reports.values()] };
+  return { hits: mergeHits(lists), reports: [...reports.values()] };
 }
 
 /** Reciprocal rank fusion over every (query, provider) list, one entry per canonical URL. */
-export function mergeHits(lists: { provider: string; hits: SearchHit[] }[], scopes: { whitelist: SourceScope | null; blacklist: SourceScope | null }): MergedHit[] {
+function mergeHits(lists: { provider: string; hits: SearchHit[] }[]): MergedHit[] {
   const merged = new Map<string, MergedHit>();
   for (const { provider, hits } of lists) {
     hits.forEach((hit, rank) => {
-      if (scopes.whitelist && !inScope(hit.url, scopes.whitelist)) return;
-      if (scopes.blacklist && inScope(hit.url, scopes.blacklist)) return;
       const key = canonicalUrl(hit.url);
       if (!key) return;
       const score = 1 / (60 + rank);

@@ -3,18 +3,23 @@
  * once, within a time budget. What is not read in time, or fails, is still
  * a source through its search snippet; reads that are cut off keep going in
  * the background (bounded by the fetcher's own deadline) so the page cache
- * and the local index still get them.
+ * and the local index still get them. A hit whose read started early (see
+ * early-reads.ts) is awaited, not read again, and takes no reading slot.
  */
+import { untilAborted } from "../abort.ts";
 import { parseRequestedUrl } from "../contents/egress/policy.ts";
 import type { PageRow } from "../contents/queries.ts";
-import { readPage, type ContentsContext } from "../contents/service.ts";
+import { readPage, type ContentsContext, type PageRead } from "../contents/service.ts";
 import { ServiceError } from "../errors.ts";
+import type { EarlyReads } from "./early-reads.ts";
 import type { MergedHit } from "./fanout.ts";
 
 export interface ReadSettings {
   maxPages: number;
   concurrency: number;
   budgetMs: number;
+  /** Whether reading starts while the fan-out still waits (see early-reads.ts). */
+  early: boolean;
 }
 
 export interface ReadOutcome {
@@ -24,27 +29,38 @@ export interface ReadOutcome {
   error: string | null;
 }
 
-export async function readHits(contents: ContentsContext, hits: MergedHit[], settings: ReadSettings, signal: AbortSignal): Promise<ReadOutcome[]> {
+export async function readHits(contents: ContentsContext, hits: MergedHit[], settings: ReadSettings, signal: AbortSignal, early?: EarlyReads): Promise<ReadOutcome[]> {
   const chosen = hits.slice(0, settings.maxPages);
   const outcomes: ReadOutcome[] = chosen.map((hit) => ({ hit, page: null, cached: false, error: "not read in time" }));
   const budget = AbortSignal.any([signal, AbortSignal.timeout(settings.budgetMs)]);
-  let next = 0;
-  const worker = async () => {
-    while (next < chosen.length && !budget.aborted) {
-      const index = next++;
-      const outcome = outcomes[index]!;
-      try {
-        // The answer needs the page, not its cache write: that finishes in the background.
-        const { page, cached } = await readPage(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: budget, waitForStore: false });
-        outcome.page = page;
-        outcome.cached = cached;
-        outcome.error = null;
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        outcome.error = error instanceof ServiceError ? error.code : budget.aborted ? "not read in time" : "read failed";
-      }
+  const settle = async (outcome: ReadOutcome, read: Promise<PageRead>) => {
+    try {
+      const { page, cached } = await untilAborted(read, budget);
+      outcome.page = page;
+      outcome.cached = cached;
+      outcome.error = null;
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      outcome.error = error instanceof ServiceError ? error.code : budget.aborted ? "not read in time" : "read failed";
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(settings.concurrency, chosen.length)) }, worker));
+  const waiting: Promise<void>[] = [];
+  const queue: ReadOutcome[] = [];
+  for (const outcome of outcomes) {
+    const started = early?.take(outcome.hit.key);
+    if (started) waiting.push(settle(outcome, started));
+    else queue.push(outcome);
+  }
+  let next = 0;
+  const worker = async () => {
+    while (next < queue.length && !budget.aborted) {
+      const outcome = queue[next++]!;
+      // The answer needs the page, not its cache write: that finishes in the background.
+      await settle(outcome, (async () => readPage(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: budget, waitForStore: false }))());
+    }
+  };
+  const workers = Math.min(settings.concurrency, queue.length);
+  await Promise.all([...waiting, ...Array.from({ length: workers }, worker)]);
   return outcomes;
 }
+

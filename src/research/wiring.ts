@@ -42,7 +42,7 @@ export function languageModel(llm: Config["llm"]): LlmPort | null {
 export function engineSettings(search: Config["search"]): EngineSettings {
   return {
     fanout: { providerTimeoutMs: search.providerTimeoutMs, hedgeAfterMs: search.hedgeAfterMs, resultsPerQuery: search.resultsPerQuery, hedging: search.hedging },
-    read: { maxPages: search.readPages, concurrency: search.readConcurrency, budgetMs: search.readBudgetMs },
+    read: { maxPages: search.readPages, concurrency: search.readConcurrency, budgetMs: search.readBudgetMs, early: search.earlyReads },
     rank: { tokenBudget: search.tokenBudget, maxPassages: search.maxPassages },
     imageMaxBytes: search.imageMaxBytes,
   };

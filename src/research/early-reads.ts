@@ -1,0 +1,46 @@
+/**
+ * Early reads: while the fan-out still waits for its slowest provider, the
+ * top hits of each list that has arrived start reading. The merge decides
+ * afterwards which pages the answer uses; by then most of them are read or
+ * in flight, and the read stage takes these promises over instead of
+ * starting again. Bounded: the first `maxPages` hits of a list, at most
+ * twice `maxPages` URLs a run. A read the merge does not choose finishes in
+ * the background (readPage's fetch has its own deadline) and lands in the
+ * page cache and the local index like any other.
+ */
+import { parseRequestedUrl } from "../contents/egress/policy.ts";
+import { readPage, type ContentsContext, type PageRead } from "../contents/service.ts";
+import { canonicalUrl } from "./canonical-url.ts";
+import type { SearchHit } from "./sources/source.ts";
+
+export class EarlyReads {
+  private readonly started = new Map<string, Promise<PageRead>>();
+
+  constructor(
+    private readonly contents: ContentsContext,
+    private readonly maxPages: number,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Start reading the top of one provider's list (already filtered by the domain lists). */
+  offer(hits: SearchHit[]): void {
+    for (const hit of hits.slice(0, this.maxPages)) {
+      if (this.started.size >= this.maxPages * 2) return;
+      const key = canonicalUrl(hit.url);
+      if (!key || this.started.has(key)) continue;
+      const read = (async () => readPage(this.contents, { url: parseRequestedUrl(hit.url, ["url"]), signal: this.signal, waitForStore: false }))();
+      // Whoever takes the read reports its failure; one nobody takes fails quietly.
+      read.catch(() => {});
+      this.started.set(key, read);
+    }
+  }
+
+  /** The read started for this canonical URL, if any. */
+  take(key: string): Promise<PageRead> | undefined {
+    return this.started.get(key);
+  }
+
+  get count(): number {
+    return this.started.size;
+  }
+}
