@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { expectGroundedCitations } from "../helpers/citations.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { expectExtractiveFallback, expectStreamedDeltas } from "../helpers/llm-checks.ts";
 import { minimalPng } from "../helpers/fixtures/images.ts";
 import { startAnthropicPeer, structuredMode, type AnthropicPeer } from "../helpers/peers/anthropic.ts";
 import { quoteFirstSource, textOf, type ChatScript } from "../helpers/peers/openai-compatible.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
-import { openSocket } from "../helpers/websocket.ts";
 
 const FACTS: ChatScript = (request, kind) => (kind === "structured" && textOf(request.messages[0]).includes("fill a JSON object") ? { completed_year: 1889, designer: "Gustave Eiffel" } : quoteFirstSource(request, kind));
 
@@ -80,12 +80,7 @@ for (const { model, mode } of [
       reset();
       peer.chunkDelayMs = 5;
       try {
-        const run = await openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": apiKey }, send: JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }) });
-        expect(run.messages[0]!.type).toBe("context");
-        const deltas = run.messages.filter((m) => m.type === "response");
-        expect(deltas.length).toBeGreaterThan(3);
-        expect(deltas.map((d) => d.content).join("")).toMatch(/\[1\]$/);
-        expect(run.closeCode).toBe(1000);
+        await expectStreamedDeltas(app, apiKey);
       } finally {
         peer.chunkDelayMs = 0;
       }
@@ -116,10 +111,7 @@ for (const { model, mode } of [
     test("an overloaded model (529) falls back to key-phrase planning and an extractive answer", async () => {
       reset();
       peer.failNext = { status: 529, count: 100 };
-      const body = await jsonOf(search({ prompt: "When was the Eiffel Tower completed?" }));
-      expect(body.info.planner).toBe("keyphrases");
-      expect(body.response).toContain("1889");
-      expect(body.info.notes.join(" ")).toContain("extractively");
+      await expectExtractiveFallback(search);
       peer.failNext = null;
     });
   });

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { conforms, toJsonSchema } from "../../src/research/output-format.ts";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { expectExtractiveFallback, expectStreamedDeltas } from "../helpers/llm-checks.ts";
 import { minimalPng } from "../helpers/fixtures/images.ts";
 import { quoteFirstSource, startChatPeer, textOf, type ChatPeer } from "../helpers/peers/openai-compatible.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
-import { openSocket } from "../helpers/websocket.ts";
 import { expectGroundedCitations } from "../helpers/citations.ts";
 
 let database: TestDatabase;
@@ -71,12 +71,7 @@ describe("with an OpenAI-compatible model", () => {
     reset();
     peer.chunkDelayMs = 5;
     try {
-      const run = await openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": apiKey }, send: JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }) });
-      expect(run.messages[0]!.type).toBe("context");
-      const deltas = run.messages.filter((m) => m.type === "response");
-      expect(deltas.length).toBeGreaterThan(3);
-      expect(deltas.map((d) => d.content).join("")).toMatch(/\[1\]$/);
-      expect(run.closeCode).toBe(1000);
+      await expectStreamedDeltas(app, apiKey);
     } finally {
       peer.chunkDelayMs = 0;
     }
@@ -116,10 +111,7 @@ describe("with an OpenAI-compatible model", () => {
   test("a failing model falls back to key-phrase planning and an extractive answer", async () => {
     reset();
     peer.failNext = { status: 500, count: 100 };
-    const body = await jsonOf(search({ prompt: "When was the Eiffel Tower completed?" }));
-    expect(body.info.planner).toBe("keyphrases");
-    expect(body.response).toContain("1889");
-    expect(body.info.notes.join(" ")).toContain("extractively");
+    await expectExtractiveFallback(search);
     peer.failNext = null;
   });
 
