@@ -78,7 +78,6 @@ export async function readPage(ctx: ContentsContext, input: { url: URL; maxAgeSe
   return { page: read.page, cached: read.cached };
 }
 
-
 async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | null): Promise<SharedRead> {
   const conditional: Record<string, string> = {};
   if (stale?.etag) conditional["If-None-Match"] = stale.etag;

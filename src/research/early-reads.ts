@@ -39,8 +39,4 @@ export class EarlyReads {
   take(key: string): Promise<PageRead> | undefined {
     return this.started.get(key);
   }
-
-  get count(): number {
-    return this.started.size;
-  }
 }
