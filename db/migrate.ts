@@ -15,16 +15,17 @@ export const migrationsFolder = fileURLToPath(new URL("./migrations", import.met
 
 const MIGRATION_LOCK = 7_143_820_441; // any constant shared by every instance
 
-export async function migrateDatabase(handle: DatabaseHandle, postgresUrl?: string): Promise<void> {
+/** `folder` is for tests that build a database as an earlier release left it. */
+export async function migrateDatabase(handle: DatabaseHandle, postgresUrl?: string, folder = migrationsFolder): Promise<void> {
   if (handle.kind === "pglite") {
-    await migratePglite(handle.db as unknown as PgliteDatabase, { migrationsFolder });
+    await migratePglite(handle.db as unknown as PgliteDatabase, { migrationsFolder: folder });
     return;
   }
   if (!postgresUrl) throw new Error("migrating Postgres needs its URL");
   const client = postgres(postgresUrl, { max: 1, onnotice: () => {} });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await migratePostgres(drizzlePostgres({ client }), { migrationsFolder });
+    await migratePostgres(drizzlePostgres({ client }), { migrationsFolder: folder });
     await client`select pg_advisory_unlock(${MIGRATION_LOCK})`;
   } finally {
     await client.end({ timeout: 5 });

@@ -1,6 +1,7 @@
 /**
  * The service's tables. Money is kept in micro-dollars (bigint) so credit and
- * earnings add up exactly; ids are prefixed, time-sortable strings (src/ids.ts).
+ * earnings add up exactly; ids are prefixed, time-sortable strings (src/ids.ts),
+ * except endpoint versions, whose ids are integers (SPEC 2.6).
  */
 import { sql } from "drizzle-orm";
 import { bigint, customType, index, integer, json, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
@@ -56,6 +57,8 @@ export const usageRecords = pgTable(
     /** For runs of a published endpoint: whose it is, and the publisher's share of the cost. */
     publisherAccountId: text("publisher_account_id"),
     publishedId: text("published_id"),
+    /** For runs of one's own designed endpoint: the version that ran (no foreign key: records outlive deleted endpoints). */
+    apiId: integer("api_id"),
     earningsMicros: bigint("earnings_micros", { mode: "number" }).notNull().default(0),
     requestId: text("request_id"),
     createdAt: createdAt(),
@@ -143,12 +146,13 @@ export const endpoints = pgTable(
 /**
  * One version of an endpoint. `frozen_at` null is the draft (at most one
  * per lineage: a partial unique index); set, it is released and immutable
- * (a trigger refuses changes to its content).
+ * (a trigger refuses changes to its content). Its id is an integer from
+ * one global sequence: Critique's wire contract makes `api_id` an integer.
  */
 export const endpointVersions = pgTable(
   "endpoint_versions",
   {
-    id: text("id").primaryKey(),
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
     endpointId: text("endpoint_id")
       .notNull()
       .references(() => endpoints.id, { onDelete: "cascade" }),

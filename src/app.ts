@@ -84,11 +84,12 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
           requestId: meta.id,
           at: new Date(deps.clock.now()),
           ...(meta.publisher ? { publisher: meta.publisher } : {}),
+          ...(meta.apiId !== undefined ? { apiId: meta.apiId } : {}),
         });
       }),
     )
     .use(bodyParser(config.maxBodyBytes))
-    .use(openapiDocs())
+    .use(openapiDocs(config.publicBaseUrl))
     .use(docsAssets())
     .use(opsRoutes({ database: deps.database, limiter: deps.limiter, draining: state.draining }))
     .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))

@@ -5,7 +5,7 @@
  */
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lowercase
 
-export type IdPrefix = "acct" | "key" | "req" | "page" | "ep" | "api" | "pub" | "pubv" | "sess" | "user";
+export type IdPrefix = "acct" | "key" | "req" | "page" | "ep" | "pub" | "pubv" | "sess" | "user";
 
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   let time = "";

@@ -35,6 +35,8 @@ export function scopeOf(entries: string[]): { scope: SourceScope; invalid: numbe
   const scope: SourceScope = { hosts: [], prefixes: [] };
   const invalid: number[] = [];
   entries.forEach((entry, index) => {
+    // A blank entry says nothing (n8n sends one for a trailing comma in "a.com, b.com, ").
+    if (entry.trim() === "") return;
     const parsed = parseScopeEntry(entry);
     if (!parsed) invalid.push(index);
     else if ("host" in parsed) scope.hosts.push(parsed.host);

@@ -6,12 +6,14 @@
  */
 import { Elysia, t } from "elysia";
 import * as accountQueries from "../accounts/queries.ts";
+import { AccountView } from "../accounts/model.ts";
 import { accountView, addCredit } from "../accounts/service.ts";
 import { notFound, ServiceError } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { sameOrigin } from "../http/base-url.ts";
 import { sessionOnly } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
+import { waitWords } from "../http/wait-words.ts";
 import type { Plan } from "../limits/plans.ts";
 import { signIn, signUp } from "./accounts.ts";
 import { ASSET_PREFIX, dashboardBundle, PAGE_HEADERS } from "./bundle.ts";
@@ -29,6 +31,12 @@ export interface DashboardSettings {
 // Sign-in attempts are limited like calls, in buckets of their own (never slowed by peak load).
 const attempts = (perMinute: number): Plan => ({ name: "pro", label: "sign-in attempts", perMinute });
 
+const SessionView = t.Object({
+  account: AccountView,
+  email: t.Nullable(t.String()),
+  csrf_token: t.String({ description: "Send it back in X-CSRF-Token with every call that uses the session." }),
+});
+
 const Credentials = t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 200 }) });
 
 export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
@@ -43,7 +51,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
     const outcome = await auth.limiter.check(key, attempts(perMinute));
     if (!outcome.allowed) {
       const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
-      throw new ServiceError("rate_limited", `too many sign-in attempts, try again in ${seconds} second${seconds === 1 ? "" : "s"}`, { retryAfterSeconds: seconds });
+      throw new ServiceError("rate_limited", `too many sign-in attempts, try again in ${waitWords(seconds)}`, { retryAfterSeconds: seconds });
     }
   };
   const clientIp = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) =>
@@ -67,7 +75,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
         if (!found) throw new ServiceError("unauthorized", "not signed in");
         return sessionBody(found.account, found.session.csrfToken);
       },
-      { detail: sessionOnly({ tags, summary: "The signed-in owner's account and the session's CSRF token" }) },
+      { response: { 200: SessionView }, detail: sessionOnly({ tags, summary: "The signed-in owner's account and the session's CSRF token" }) },
     )
     .post(
       "/signup",
@@ -78,7 +86,11 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
         set.status = 201;
         return begin(account, request, set);
       },
-      { body: t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 200 }), name: t.Optional(t.Nullable(t.String({ maxLength: 200 }))) }), detail: { tags, summary: "Create an account with an email and a password, and sign in" } },
+      {
+        body: t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 200 }), name: t.Optional(t.Nullable(t.String({ maxLength: 200 }))) }),
+        response: { 201: SessionView },
+        detail: { tags, summary: "Create an account with an email and a password, and sign in" },
+      },
     )
     .post(
       "/signin",
@@ -90,7 +102,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
         if (!account) throw new ServiceError("unauthorized", "wrong email or password");
         return begin(account, request, set);
       },
-      { body: Credentials, detail: { tags, summary: "Sign in (limited to a few attempts a minute per address and per email)" } },
+      { body: Credentials, response: { 200: SessionView }, detail: { tags, summary: "Sign in (limited to a few attempts a minute per address and per email)" } },
     )
     .post(
       "/signout",
@@ -105,7 +117,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
         set.status = 204;
         return "";
       },
-      { detail: sessionOnly({ tags, summary: "Sign out" }) },
+      { detail: sessionOnly({ tags, summary: "Sign out", responses: { "204": { description: "Signed out; the session cookie is cleared." } } }) },
     );
 
   const credit = new Elysia({ prefix: "/dashboard/api" }).use(authenticated(auth)).post(
@@ -117,7 +129,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
       requestMeta(request).tokens = 0;
       return accountView(account);
     },
-    { body: t.Object({ amount: t.Number({ exclusiveMinimum: 0, maximum: 1_000 }) }), detail: sessionOnly({ tags, summary: "Add credit (a stand-in for payment; the same code as the CLI's credit add)" }) },
+    { body: t.Object({ amount: t.Number({ exclusiveMinimum: 0, maximum: 1_000 }) }), response: { 200: AccountView }, detail: sessionOnly({ tags, summary: "Add credit (a stand-in for payment; the same code as the CLI's credit add)" }) },
   );
 
   return new Elysia()

@@ -81,8 +81,11 @@ export const PatchEndpointBody = t.Object({
 
 export const NewVersionBody = t.Optional(t.Nullable(t.Object({ version_notes: t.Optional(t.Nullable(t.String({ maxLength: 2_000 }))) })));
 
-export const ApiIdParams = t.Object({ api_id: t.String({ maxLength: 64 }) });
-export const ListQuery = t.Object({ all_versions: t.Optional(t.Union([t.Boolean(), t.Literal("true"), t.Literal("false")])) });
+export const ApiIdParams = t.Object({ api_id: t.Integer({ description: "The id of an endpoint version (an integer)." }) });
+export const ListQuery = t.Object({
+  // Read by queryBoolean, as FastAPI reads a bool (1/0, true/false, yes/no, on/off); OpenAPI says boolean.
+  all_versions: t.Optional(t.Union([t.Boolean(), t.String({ maxLength: 10 })], { description: "Every version instead of the highest of each endpoint (default false)." })),
+});
 
 const JsonSchemaObject = t.Unknown({ description: "A JSON Schema." });
 export const IntegrationView = t.Object({
@@ -97,7 +100,7 @@ export const IntegrationView = t.Object({
 });
 
 export const EndpointRecordView = t.Object({
-  id: t.String({ description: "This version's id (the {api_id} of the routes)." }),
+  id: t.Integer({ description: "This version's id (the {api_id} of the routes)." }),
   original_prompt: t.String(),
   api_name: t.String(),
   stub: t.String(),
@@ -110,7 +113,7 @@ export const EndpointRecordView = t.Object({
   live_version: t.Integer(),
   versions: t.Array(
     t.Object({
-      id: t.String(),
+      id: t.Integer(),
       version: t.Integer(),
       state: t.Union([t.Literal("draft"), t.Literal("released")]),
       frozen_at: t.Nullable(t.String()),

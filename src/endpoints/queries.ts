@@ -26,7 +26,15 @@ export async function insertVersion(db: Database, row: NewVersion): Promise<Vers
   return created!;
 }
 
-export async function getVersion(db: Database, accountId: string, apiId: string): Promise<VersionWithStub | null> {
+const MAX_VERSION_ID = 2_147_483_647;
+
+/** An id the sequence can have produced. Any other (0, negative, past the column's range) cannot exist: it finds nothing without a query. */
+export function couldBeVersionId(apiId: number): boolean {
+  return Number.isSafeInteger(apiId) && apiId >= 1 && apiId <= MAX_VERSION_ID;
+}
+
+export async function getVersion(db: Database, accountId: string, apiId: number): Promise<VersionWithStub | null> {
+  if (!couldBeVersionId(apiId)) return null;
   const rows = await db
     .select(withStub)
     .from(endpointVersions)
@@ -66,7 +74,7 @@ export async function lineageByStub(db: Database, accountId: string, stub: strin
   return rows[0] ?? null;
 }
 
-export async function updateDraft(db: Database, accountId: string, apiId: string, changes: Partial<NewVersion>, at: Date): Promise<VersionRow | null> {
+export async function updateDraft(db: Database, accountId: string, apiId: number, changes: Partial<NewVersion>, at: Date): Promise<VersionRow | null> {
   const rows = await db
     .update(endpointVersions)
     .set({ ...changes, updatedAt: at })
@@ -75,7 +83,7 @@ export async function updateDraft(db: Database, accountId: string, apiId: string
   return rows[0] ?? null;
 }
 
-export async function freezeVersion(db: Database, accountId: string, apiId: string, at: Date): Promise<void> {
+export async function freezeVersion(db: Database, accountId: string, apiId: number, at: Date): Promise<void> {
   await db
     .update(endpointVersions)
     .set({ frozenAt: at, updatedAt: at })

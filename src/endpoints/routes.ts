@@ -1,21 +1,27 @@
-/** /v1/design-api: create, read, edit, version, release and delete designed endpoints. Answers are `{"response": ...}`. */
+/**
+ * /v1/design-api: create, read, edit, version, release and delete designed endpoints.
+ * As SPEC 2.6 and 4 say: answers of calls that create (a new endpoint, a new version) are
+ * wrapped in `{"response": ...}`; reads and edits answer the record or the list itself.
+ * Release and delete, whose bodies the spec does not show, are wrapped like creation.
+ */
 import { Elysia, t } from "elysia";
 import type { Caller } from "../accounts/caller.ts";
 import { baseUrlOf } from "../http/base-url.ts";
 import { notFound } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
+import { queryBoolean } from "../http/query-boolean.ts";
 import { ApiIdParams, CreateEndpointBody, EndpointRecordView, ListQuery, NewVersionBody, PatchEndpointBody, type EndpointInput, type Graph } from "./model.ts";
 import * as q from "./queries.ts";
 import { endpointRecord } from "./record.ts";
 import { createEndpoint, deleteEndpoint, newVersion, patchVersion, releaseVersion, type EndpointsContext } from "./service.ts";
 
 const One = t.Object({ response: EndpointRecordView });
-const Many = t.Object({ response: t.Array(EndpointRecordView) });
+const Many = t.Array(EndpointRecordView);
 const tags = ["Designed endpoints"];
 
 export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUrl: string | undefined) {
-  const recordOf = async (caller: Caller, apiId: string, request: Request) => {
+  const recordOf = async (caller: Caller, apiId: number, request: Request) => {
     const version = await q.getVersion(ctx.db, caller.accountId, apiId);
     if (!version) throw notFound("endpoint");
     const lineage = await q.lineageVersions(ctx.db, caller.accountId, version.endpointId);
@@ -44,31 +50,31 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
     .get(
       "",
       async ({ caller, query, request }) => {
-        const all = query.all_versions === true || query.all_versions === "true";
+        const all = queryBoolean(query.all_versions, "all_versions", false);
         const rows = await q.ownerVersions(ctx.db, caller.accountId);
         const lineages = new Map<string, q.VersionWithStub[]>();
         for (const row of rows) lineages.set(row.endpointId, [...(lineages.get(row.endpointId) ?? []), row]);
         const base = baseUrlOf(request, publicBaseUrl);
         const records = [...lineages.values()].flatMap((versions) => (all ? versions : [versions.at(-1)!]).map((v) => endpointRecord(v, versions, base)));
-        return { response: records };
+        return records;
       },
       { query: ListQuery, response: { 200: Many }, detail: secured({ tags, summary: "The caller's endpoints: the highest version of each, or every version with all_versions=true" }) },
     )
-    .get("/:api_id", async ({ caller, params, request }) => ({ response: await recordOf(caller, params.api_id, request) }), {
+    .get("/:api_id", async ({ caller, params, request }) => recordOf(caller, params.api_id, request), {
       params: ApiIdParams,
-      response: { 200: One },
+      response: { 200: EndpointRecordView },
       detail: secured({ tags, summary: "One version of an endpoint" }),
     })
     .patch(
       "/:api_id",
       async ({ caller, params, body, request }) => {
         await patchVersion(ctx, caller.accountId, params.api_id, { ...body, inputs: body.inputs as EndpointInput[] | undefined, graph: body.graph as Graph | undefined });
-        return { response: await recordOf(caller, params.api_id, request) };
+        return recordOf(caller, params.api_id, request);
       },
       {
         params: ApiIdParams,
         body: PatchEndpointBody,
-        response: { 200: One },
+        response: { 200: EndpointRecordView },
         detail: secured({ tags, summary: "Edit a draft: only the fields given change, checked like creation; a released version answers 409" }),
       },
     )
@@ -80,7 +86,7 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
       },
       {
         params: ApiIdParams,
-        response: { 200: t.Object({ response: t.Object({ id: t.String(), deleted: t.Boolean(), versions_deleted: t.Integer() }) }) },
+        response: { 200: t.Object({ response: t.Object({ id: t.Integer(), deleted: t.Boolean(), versions_deleted: t.Integer() }) }) },
         detail: secured({ tags, summary: "Delete the whole lineage, permanently (published snapshots stay callable)" }),
       },
     )
@@ -91,7 +97,7 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
         if (!version) throw notFound("endpoint");
         const lineage = await q.lineageVersions(ctx.db, caller.accountId, version.endpointId);
         const base = baseUrlOf(request, publicBaseUrl);
-        return { response: lineage.map((v) => endpointRecord({ ...v, stub: version.stub }, lineage, base)) };
+        return lineage.map((v) => endpointRecord({ ...v, stub: version.stub }, lineage, base));
       },
       { params: ApiIdParams, response: { 200: Many }, detail: secured({ tags, summary: "Every version of the endpoint's lineage" }) },
     )

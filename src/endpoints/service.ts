@@ -7,13 +7,14 @@
 import { isUniqueViolation, type Database } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
 import { conflict, notFound } from "../errors.ts";
-import { newId, looksLikeId } from "../ids.ts";
+import { newId } from "../ids.ts";
 import type { LlmPort } from "../research/llm/port.ts";
 import { designEndpoint } from "./design/designer.ts";
 import { DRAFT_EXISTS, stateOf } from "./lifecycle.ts";
 import type { EndpointInput, Graph } from "./model.ts";
 import * as q from "./queries.ts";
 import { checkOutputFormat } from "../research/output-format.ts";
+import { isGiven } from "../research/request.ts";
 import { checkContent, MAX_RESULTS, type EndpointContent } from "./rules.ts";
 
 export interface EndpointsContext {
@@ -74,8 +75,7 @@ function adaptGraph(graph: Graph, outputFormat: unknown, inputs: EndpointInput[]
   };
 }
 
-async function withLineage<T>(ctx: EndpointsContext, accountId: string, apiId: string, work: (tx: Database, version: q.VersionWithStub) => Promise<T>): Promise<T> {
-  if (!looksLikeId("api", apiId)) throw notFound("endpoint");
+async function withLineage<T>(ctx: EndpointsContext, accountId: string, apiId: number, work: (tx: Database, version: q.VersionWithStub) => Promise<T>): Promise<T> {
   return ctx.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Database;
     const peek = await q.getVersion(tx, accountId, apiId);
@@ -87,10 +87,11 @@ async function withLineage<T>(ctx: EndpointsContext, accountId: string, apiId: s
   });
 }
 
-export async function createEndpoint(ctx: EndpointsContext, accountId: string, input: CreateInput, signal: AbortSignal): Promise<{ id: string }> {
+export async function createEndpoint(ctx: EndpointsContext, accountId: string, input: CreateInput, signal: AbortSignal): Promise<{ id: number }> {
   const { design } = await designEndpoint(ctx.llm, input.original_prompt, signal);
   const inputs = input.inputs ?? design.inputs;
-  const outputFormat = input.output_format ?? design.output_format;
+  // `{}` is "not given", as in a search body: the designer's proposal stands.
+  const outputFormat = isGiven(input.output_format) ? input.output_format : design.output_format;
   const content = checkContent(
     {
       original_prompt: input.original_prompt,
@@ -108,7 +109,7 @@ export async function createEndpoint(ctx: EndpointsContext, accountId: string, i
         const tx = transaction as unknown as Database;
         const endpointId = newId("ep");
         await q.insertLineage(tx, { id: endpointId, accountId, stub: makeStub(content.api_name) });
-        const created = await q.insertVersion(tx, { id: newId("api"), endpointId, accountId, version: 1, ...stored(content) });
+        const created = await q.insertVersion(tx, { endpointId, accountId, version: 1, ...stored(content) });
         return { id: created.id };
       });
     } catch (error) {
@@ -140,7 +141,7 @@ function contentOf(version: q.VersionRow): EndpointContent {
   };
 }
 
-export async function patchVersion(ctx: EndpointsContext, accountId: string, apiId: string, patch: PatchInput): Promise<void> {
+export async function patchVersion(ctx: EndpointsContext, accountId: string, apiId: number, patch: PatchInput): Promise<void> {
   await withLineage(ctx, accountId, apiId, async (tx, version) => {
     if (stateOf(version) === "released") throw conflict(`version ${version.version} is released and cannot change; POST /v1/design-api/${apiId}/versions makes a new draft`);
     const current = contentOf(version);
@@ -164,7 +165,7 @@ export async function patchVersion(ctx: EndpointsContext, accountId: string, api
 }
 
 /** POST /versions: from the draft, release it and start the next; from a released version, the revert path. */
-export async function newVersion(ctx: EndpointsContext, accountId: string, apiId: string, notes: string | null): Promise<{ id: string }> {
+export async function newVersion(ctx: EndpointsContext, accountId: string, apiId: number, notes: string | null): Promise<{ id: number }> {
   return withLineage(ctx, accountId, apiId, async (tx, version) => {
     const now = new Date(ctx.clock.now());
     const lineage = await q.lineageVersions(tx, accountId, version.endpointId);
@@ -172,18 +173,18 @@ export async function newVersion(ctx: EndpointsContext, accountId: string, apiId
     else if (lineage.some((v) => stateOf(v) === "draft")) throw conflict(DRAFT_EXISTS);
     const next = Math.max(...lineage.map((v) => v.version)) + 1;
     const copy = { ...stored(contentOf(version)), versionNotes: notes };
-    const created = await q.insertVersion(tx, { id: newId("api"), endpointId: version.endpointId, accountId, version: next, ...copy });
+    const created = await q.insertVersion(tx, { endpointId: version.endpointId, accountId, version: next, ...copy });
     return { id: created.id };
   });
 }
 
-export async function releaseVersion(ctx: EndpointsContext, accountId: string, apiId: string): Promise<void> {
+export async function releaseVersion(ctx: EndpointsContext, accountId: string, apiId: number): Promise<void> {
   await withLineage(ctx, accountId, apiId, async (tx, version) => {
     if (stateOf(version) === "draft") await q.freezeVersion(tx, accountId, apiId, new Date(ctx.clock.now()));
   });
 }
 
-export async function deleteEndpoint(ctx: EndpointsContext, accountId: string, apiId: string): Promise<{ versions: number }> {
+export async function deleteEndpoint(ctx: EndpointsContext, accountId: string, apiId: number): Promise<{ versions: number }> {
   return withLineage(ctx, accountId, apiId, async (tx, version) => {
     const lineage = await q.lineageVersions(tx, accountId, version.endpointId);
     await q.deleteLineage(tx, accountId, version.endpointId);

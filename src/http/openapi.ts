@@ -1,12 +1,16 @@
 import { Elysia } from "elysia";
 import { fileURLToPath } from "node:url";
 import { notFound } from "../errors.ts";
-import { openapi } from "@elysiajs/openapi";
+import { openapi, toOpenAPISchema } from "@elysiajs/openapi";
+import type { ElysiaOpenAPIConfig } from "@elysiajs/openapi/types";
 import { SESSION_COOKIE } from "../dashboard/sessions.ts";
+import { finishDocument, withJsonBodies } from "./openapi-document.ts";
 
 export const API_VERSION = "1.6.0";
 export const SECURITY_SCHEME = "ApiKeyAuth";
 export const SESSION_SCHEME = "SessionCookie";
+export const SPEC_PATH = "/openapi.json";
+const OPENAPI_VERSION = "3.1.0";
 
 /** OpenAPI `detail` for a route that needs X-API-Key. */
 export function secured<T extends Record<string, unknown>>(detail: T): T & { security: Record<string, string[]>[] } {
@@ -18,57 +22,84 @@ export function sessionOnly<T extends Record<string, unknown>>(detail: T): T & {
   return { ...detail, security: [{ [SESSION_SCHEME]: [] }] };
 }
 
-/** The document at /openapi.json and the reference page at /docs, generated from the route schemas. */
-export function openapiDocs() {
-  return openapi({
-    path: "/docs",
-    specPath: "/openapi.json",
-    provider: "swagger-ui",
-    // The page loads its viewer from this service (swagger-ui-dist), never from a CDN.
-    swagger: { cdn: "/docs/assets/swagger-ui-bundle.js", theme: "/docs/assets/swagger-ui.css", autoDarkMode: false },
-    // OpenAPI has no WebSocket operation: the socket is documented by hand below, as the GET it upgrades.
-    exclude: { paths: [/^\/docs/], methods: ["WS", "ws"] },
-    documentation: {
-      info: {
-        title: "Agentic search API",
-        version: API_VERSION,
-        description:
-          "A self-hostable agentic search service, wire-compatible with Critique Labs' public API. Authenticate every call (except discovery, health and docs) with the `X-API-Key` header.",
-      },
-      components: {
-        securitySchemes: {
-          [SECURITY_SCHEME]: { type: "apiKey", in: "header", name: "X-API-Key" },
-          // The dashboard's own routes; state-changing calls also need the session's X-CSRF-Token header.
-          [SESSION_SCHEME]: { type: "apiKey", in: "cookie", name: SESSION_COOKIE },
-        },
-      },
-      paths: {
-        "/v1/ws/search": {
-          get: secured({
-            tags: ["Search"],
-            summary: "Stream a search over a WebSocket",
-            description:
-              'Upgrade with the key in X-API-Key (browsers: subprotocols ["x-api-key", <key>]; the server answers "x-api-key"). A missing or bad key refuses the upgrade with 401, a rate-limited key with 429. Send one JSON message with the fields of POST /v1/search. The server sends JSON text messages {"type": "context" | "response" | "error", "content": ...}: context first, then response deltas (with output_format, one response holding the object), and closes normally when the run ends. An invalid message gets one error, then the close.',
-            responses: {
-              "101": { description: "Switching protocols: the search socket is open." },
-              "401": { description: "Missing or invalid key; the upgrade is refused." },
-              "429": { description: "Rate limited; the upgrade is refused." },
-            },
-          }),
-        },
-      },
-      tags: [
-        { name: "Account", description: "The caller's account and API keys." },
-        { name: "Search", description: "Agentic search: a prompt in, a cited answer out (JSON, server-sent events, or the WebSocket at /v1/ws/search)." },
-        { name: "Designed endpoints", description: "Private, versioned, typed endpoints designed from a research task in words, and running them." },
-        { name: "Marketplace", description: "Published endpoints: publish, browse, and run other accounts' endpoints." },
-        { name: "Dashboard", description: "Sign-up, sign-in and the session of the owners' dashboard (served at /dashboard)." },
-        { name: "Contents", description: "Read a page's main content, through the SSRF guard and the page cache." },
-        { name: "Discovery", description: "How agents integrate with this service." },
-        { name: "Operations", description: "Health and readiness." },
-      ],
+// OpenAPI has no WebSocket operation: the socket is documented by hand below, as the GET it upgrades.
+const EXCLUDE = { paths: [/^\/docs/], methods: ["WS", "ws"] };
+
+const DOCUMENTATION = {
+  info: {
+    title: "Agentic search API",
+    version: API_VERSION,
+    description:
+      "A self-hostable agentic search service, wire-compatible with Critique Labs' public API. Authenticate every call (except discovery, health and docs) with the `X-API-Key` header.",
+  },
+  components: {
+    securitySchemes: {
+      [SECURITY_SCHEME]: { type: "apiKey", in: "header", name: "X-API-Key" },
+      // The dashboard's own routes; state-changing calls also need the session's X-CSRF-Token header.
+      [SESSION_SCHEME]: { type: "apiKey", in: "cookie", name: SESSION_COOKIE },
     },
-  });
+  },
+  paths: {
+    "/v1/ws/search": {
+      get: secured({
+        operationId: "getV1WsSearch",
+        tags: ["Search"],
+        summary: "Stream a search over a WebSocket",
+        description:
+          'Upgrade with the key in X-API-Key (browsers: subprotocols ["x-api-key", <key>]; the server answers "x-api-key"). A missing or bad key refuses the upgrade with 401, a rate-limited key with 429. Send one JSON message with the fields of POST /v1/search. The server sends JSON text messages {"type": "context" | "response" | "error", "content": ...}: context first, then response deltas (with output_format, one response holding the object), and closes normally when the run ends. An invalid message gets one error, then the close.',
+        responses: {
+          "101": { description: "Switching protocols: the search socket is open." },
+          "401": { description: "Missing or invalid key; the upgrade is refused." },
+          "429": { description: "Rate limited; the upgrade is refused." },
+        },
+      }),
+    },
+  },
+  tags: [
+    { name: "Account", description: "The caller's account and API keys." },
+    { name: "Search", description: "Agentic search: a prompt in, a cited answer out (JSON, server-sent events, or the WebSocket at /v1/ws/search)." },
+    { name: "Designed endpoints", description: "Private, versioned, typed endpoints designed from a research task in words, and running them." },
+    { name: "Marketplace", description: "Published endpoints: publish, browse, and run other accounts' endpoints." },
+    { name: "Dashboard", description: "Sign-up, sign-in and the session of the owners' dashboard (served at /dashboard)." },
+    { name: "Contents", description: "Read a page's main content, through the SSRF guard and the page cache." },
+    { name: "Discovery", description: "How agents integrate with this service." },
+    { name: "Operations", description: "Health and readiness." },
+  ],
+} satisfies ElysiaOpenAPIConfig["documentation"];
+
+/**
+ * The document at /openapi.json and the reference page at /docs, generated
+ * from the route schemas. The plugin serves both; its document is replaced
+ * by the finished one (openapi-document.ts), regenerated when routes change.
+ */
+export function openapiDocs(publicBaseUrl?: string) {
+  const docs = new Elysia();
+  let cached: { routes: number; document: Record<string, unknown> } | undefined;
+  const document = () => {
+    const routes = (docs as unknown as { getGlobalRoutes(): unknown[] }).getGlobalRoutes().length;
+    if (cached?.routes === routes) return cached.document;
+    const generated = toOpenAPISchema(withJsonBodies(docs), EXCLUDE, undefined, undefined, OPENAPI_VERSION);
+    const full = {
+      ...DOCUMENTATION,
+      openapi: OPENAPI_VERSION,
+      paths: { ...generated.paths, ...DOCUMENTATION.paths },
+      components: { ...DOCUMENTATION.components, schemas: generated.components.schemas },
+    };
+    cached = { routes, document: finishDocument(full, { publicBaseUrl }) };
+    return cached.document;
+  };
+  return docs.onAfterHandle(({ route }) => (route === SPEC_PATH ? document() : undefined)).use(
+    openapi({
+      path: "/docs",
+      specPath: SPEC_PATH,
+      openapiVersion: OPENAPI_VERSION,
+      provider: "swagger-ui",
+      // The page loads its viewer from this service (swagger-ui-dist), never from a CDN.
+      swagger: { cdn: "/docs/assets/swagger-ui-bundle.js", theme: "/docs/assets/swagger-ui.css", autoDarkMode: false },
+      exclude: EXCLUDE,
+      documentation: DOCUMENTATION,
+    }),
+  );
 }
 
 const DOCS_ASSETS: Record<string, string> = {

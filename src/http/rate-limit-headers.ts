@@ -1,5 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import type { LimitOutcome } from "../limits/limiter.ts";
+import { waitWords } from "./wait-words.ts";
 
 /**
  * The limit on every authenticated response, in both vocabularies clients
@@ -19,7 +20,7 @@ export function rateLimitHeaders(outcome: LimitOutcome, nowMs: number): Record<s
 
 export function rateLimited(outcome: LimitOutcome): ServiceError {
   const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
-  return new ServiceError("rate_limited", `rate limited, try again in ${seconds} second${seconds === 1 ? "" : "s"}`, {
+  return new ServiceError("rate_limited", `rate limited, try again in ${waitWords(seconds)}`, {
     retryAfterSeconds: seconds,
     body: { plan: outcome.plan.name, limit_per_minute: outcome.limit, retry_after_seconds: seconds },
   });

@@ -23,6 +23,8 @@ export interface RequestMeta {
   usageRecordedLater?: boolean;
   /** Set when the call ran a published endpoint: its publisher earns a share of a paying caller's cost. */
   publisher?: { accountId: string; publishedId: string };
+  /** Set when the call ran one of the caller's designed endpoints: the version (its integer id) that ran. */
+  apiId?: number;
 }
 
 const metas = new WeakMap<Request, RequestMeta>();

@@ -108,8 +108,9 @@ function walkObject(schema: Schema, value: unknown, loc: Loc, out: ValidationIss
         continue;
       }
     }
-    if (schema.additionalProperties === false) out.push({ loc: [...loc, name], msg: "Extra inputs are not permitted", type: "extra_forbidden" });
-    else if (schema.additionalProperties && typeof schema.additionalProperties === "object") walk(schema.additionalProperties as Schema, v, [...loc, name], out);
+    // Unknown fields are ignored, never reported (FastAPI's default): Elysia's compiled schemas say
+    // additionalProperties: false only so that it can strip them.
+    if (schema.additionalProperties && typeof schema.additionalProperties === "object") walk(schema.additionalProperties as Schema, v, [...loc, name], out);
   }
   const count = Object.keys(record).length;
   if (typeof schema.minProperties === "number" && count < schema.minProperties) {
@@ -154,6 +155,15 @@ function walkString(schema: Schema, value: unknown, loc: Loc, out: ValidationIss
 
 function walkNumber(schema: Schema, value: unknown, loc: Loc, out: ValidationIssue[]): void {
   const integer = schema.type === "integer";
+  // Path and query values arrive as text: one that does not read as a number failed to parse, as FastAPI says it.
+  if (typeof value === "string" && (loc[0] === "path" || loc[0] === "query")) {
+    out.push(
+      integer
+        ? { loc, msg: "Input should be a valid integer, unable to parse string as an integer", type: "int_parsing" }
+        : { loc, msg: "Input should be a valid number, unable to parse string as a number", type: "float_parsing" },
+    );
+    return;
+  }
   if (typeof value !== "number" || !Number.isFinite(value)) {
     out.push(integer ? { loc, msg: "Input should be a valid integer", type: "int_type" } : { loc, msg: "Input should be a valid number", type: "float_type" });
     return;

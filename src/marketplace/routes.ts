@@ -8,7 +8,7 @@ import { notFound } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
-import { IntegrationView } from "../endpoints/model.ts";
+import { ApiIdParams, IntegrationView } from "../endpoints/model.ts";
 import { shownInputs } from "../endpoints/record.ts";
 import { buildIntegration } from "../endpoints/integration.ts";
 import type { OutputFormat } from "../endpoints/rules.ts";
@@ -90,7 +90,7 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: S
         };
       },
       {
-        params: t.Object({ api_id: t.String({ maxLength: 64 }) }),
+        params: ApiIdParams,
         body: t.Optional(
           t.Nullable(
             t.Object({

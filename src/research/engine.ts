@@ -26,7 +26,7 @@ import type { RankOptions } from "./rank.ts";
 import { readHits, type ReadSettings } from "./read.ts";
 import type { ResearchRequest } from "./request.ts";
 import type { SearchSource } from "./sources/source.ts";
-import type { EvidenceSource, ResearchEvent, TokenUsage } from "./types.ts";
+import { tokenReport, type EvidenceSource, type ResearchEvent, type TokenReport, type TokenUsage } from "./types.ts";
 
 export interface EngineSettings {
   fanout: FanoutSettings;
@@ -44,8 +44,7 @@ export interface EngineDeps {
   log: Logger;
 }
 
-export interface RunInfo {
-  token_usage: TokenUsage;
+export interface RunInfo extends TokenReport {
   model: string;
   planner: "llm" | "keyphrases";
   queries: string[];
@@ -192,7 +191,7 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
   }
   timings.total = Math.round(performance.now() - started);
   return {
-    token_usage: usage,
+    ...tokenReport(usage),
     model: llm ? llm.model : "extractive",
     planner: plan.planner,
     queries: plan.queries,

@@ -1,7 +1,9 @@
 /**
  * A search body (already shaped by its TypeBox schema) checked against the
  * rules a schema cannot say, and turned into the engine's typed request.
- * `null` for an optional field means absent, as Critique's clients send it.
+ * `null` for an optional field means absent, as Critique's clients send it;
+ * so do the empty values some clients send on every call (langchain-critique
+ * sends `"source_blacklist": [], "output_format": {}`): `{}`, `[]` and `""`.
  */
 import { InvalidInput, type ValidationIssue } from "../errors.ts";
 import { isEmptyScope, scopeOf, type SourceScope } from "../contents/source-scope.ts";
@@ -26,25 +28,32 @@ export interface ResearchRequest {
   maxResults?: number;
 }
 
+/** An optional field counts as given unless it is absent, null, or empty (`{}`, `[]`, `""`). */
+export function isGiven<T>(value: T | null | undefined): value is T {
+  if (value === undefined || value === null || value === "") return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === "object") return Object.keys(value).length > 0;
+  return true;
+}
+
 export function parseSearchBody(body: SearchBody, options: { imageMaxBytes: number }): ResearchRequest {
   const issues: ValidationIssue[] = [];
   const prompt = body.prompt.trim();
   if (!prompt) issues.push({ loc: ["body", "prompt"], msg: "String should have at least 1 character", type: "string_too_short" });
 
   const lists = { source_whitelist: body.source_whitelist ?? [], source_blacklist: body.source_blacklist ?? [] };
-  if (lists.source_whitelist.length && lists.source_blacklist.length) {
-    issues.push({ loc: ["body", "source_whitelist"], msg: "source_whitelist and source_blacklist cannot both be given: send one of them", type: "value_error" });
-  }
   const scopes: Record<keyof typeof lists, SourceScope | null> = { source_whitelist: null, source_blacklist: null };
   for (const name of Object.keys(lists) as (keyof typeof lists)[]) {
-    if (!lists[name].length) continue;
     const { scope, invalid } = scopeOf(lists[name]);
     for (const index of invalid) issues.push({ loc: ["body", name, index], msg: "expected a domain (example.com) or an http(s) URL prefix", type: "value_error" });
     if (!isEmptyScope(scope)) scopes[name] = scope;
   }
+  if (scopes.source_whitelist && scopes.source_blacklist) {
+    issues.push({ loc: ["body", "source_whitelist"], msg: "source_whitelist and source_blacklist cannot both be given: send one of them", type: "value_error" });
+  }
 
   let outputFormat: ResearchRequest["outputFormat"] = null;
-  if (body.output_format !== undefined && body.output_format !== null) {
+  if (isGiven(body.output_format)) {
     const problems = checkOutputFormat(body.output_format, ["body", "output_format"]);
     issues.push(...problems);
     if (problems.length === 0) {
@@ -54,7 +63,7 @@ export function parseSearchBody(body: SearchBody, options: { imageMaxBytes: numb
   }
 
   let image: ImageInput | null = null;
-  if (body.image !== undefined && body.image !== null) {
+  if (isGiven(body.image)) {
     try {
       image = parseImageInput(body.image, ["body", "image"], options.imageMaxBytes);
     } catch (error) {

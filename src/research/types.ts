@@ -30,3 +30,17 @@ export interface TokenUsage {
   completion_tokens: number;
   total_tokens: number;
 }
+
+/** How a run's `info` reports tokens: `token_usage` is the total (SPEC 2.3: a number), `tokens` the breakdown. */
+export interface TokenReport {
+  token_usage: number;
+  tokens: { prompt: number; completion: number; total: number };
+}
+
+export function tokenReport(usage: TokenUsage): TokenReport {
+  return { token_usage: usage.total_tokens, tokens: { prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total_tokens } };
+}
+
+export function usageOf(report: TokenReport): TokenUsage {
+  return { prompt_tokens: report.tokens.prompt, completion_tokens: report.tokens.completion, total_tokens: report.tokens.total };
+}

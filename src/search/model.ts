@@ -1,6 +1,7 @@
 import { t } from "elysia";
 
-const DomainList = t.Array(t.String({ minLength: 1, maxLength: 2048 }), { maxItems: 200 });
+// Blank entries are allowed and ignored (a trailing comma in a client's "a.com, b.com, ").
+const DomainList = t.Array(t.String({ maxLength: 2048 }), { maxItems: 200 });
 
 /** Critique's search body. `null` for an optional field means absent. */
 export const SearchRequestBody = t.Object({
@@ -27,13 +28,31 @@ export const SearchRequestBody = t.Object({
   ),
 });
 
+/**
+ * The WebSocket's one message: the same fields in a schema object of its own, because Elysia
+ * sets `additionalProperties: false` in place on the schemas of its routes (to strip unknown
+ * fields), and a shared object would start refusing unknown fields once the HTTP route compiled.
+ */
+export const SearchMessage = t.Object(SearchRequestBody.properties, { additionalProperties: true });
+
 export const ContextEntrySchema = t.Object({
   id: t.Integer({ minimum: 1 }),
   metadata: t.Object({ title: t.String(), url: t.String(), content: t.String({ description: "The passages of this source the answer was given." }) }),
 });
 
+/** A run's `info`: the spec's `token_usage` (a number: the total) and our own members beside it. */
+export function runInfoSchema(description: string) {
+  return t.Object(
+    {
+      token_usage: t.Integer({ minimum: 0, description: "Tokens consumed by the run, in total." }),
+      tokens: t.Object({ prompt: t.Integer({ minimum: 0 }), completion: t.Integer({ minimum: 0 }), total: t.Integer({ minimum: 0 }) }, { description: "The breakdown of token_usage." }),
+    },
+    { additionalProperties: true, description },
+  );
+}
+
 export const SearchResponseBody = t.Object({
   response: t.Union([t.String(), t.Record(t.String(), t.Unknown())], { description: "The answer with [n] citations, or an object matching output_format." }),
   context: t.Array(ContextEntrySchema),
-  info: t.Record(t.String(), t.Unknown(), { description: "token_usage, model, queries, timings_ms, providers, pages, image_analysed, notes." }),
+  info: runInfoSchema("token_usage and tokens, model, planner, queries, timings_ms, providers, pages, sources_found, image_analysed, notes."),
 });

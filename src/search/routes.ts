@@ -22,8 +22,8 @@ export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
       const meta = requestMeta(request);
       if (!(request.headers.get("accept") ?? "").includes("text/event-stream")) {
         const result = await collect(events);
-        meta.tokens = result.info.token_usage.total_tokens;
-        return { ...result, info: result.info as unknown as Record<string, unknown> };
+        meta.tokens = result.info.token_usage;
+        return result;
       }
       // The stream outlives this handler: it records its own usage when it ends.
       meta.usageRecordedLater = true;
@@ -34,7 +34,7 @@ export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "x-request-id": meta.id },
       });
       // The schema types the JSON answer; a Response passes through Elysia untouched.
-      return stream as unknown as Awaited<ReturnType<typeof collect>> & { info: Record<string, unknown> };
+      return stream as unknown as Awaited<ReturnType<typeof collect>>;
     },
     {
       body: SearchRequestBody,
@@ -61,7 +61,7 @@ function sseStream(events: RunEvents, record: (status: number, tokens: number) =
         for (;;) {
           const next = await events.next();
           if (next.done) {
-            record(200, next.value.token_usage.total_tokens);
+            record(200, next.value.token_usage);
             break;
           }
           send(next.value.type, next.value.content);

@@ -4,6 +4,7 @@
  * and turn a passed deadline into a 504 with whatever was gathered dropped.
  */
 import { ServiceError } from "../errors.ts";
+import { waitWords } from "../http/wait-words.ts";
 import type { InFlightGauge } from "../limits/peak-load.ts";
 import { prepareRun, runResearch, type EngineDeps, type RunInfo } from "../research/engine.ts";
 import { parseSearchBody, type ResearchRequest, type SearchBody } from "../research/request.ts";
@@ -22,7 +23,7 @@ export function checkSearchBody(deps: SearchFaceDeps, body: SearchBody): Researc
 }
 
 function deadlineError(deps: SearchFaceDeps): ServiceError {
-  return new ServiceError("deadline_exceeded", `the search did not finish within ${Math.round(deps.deadlineMs / 1000)} seconds`);
+  return new ServiceError("deadline_exceeded", `the search did not finish within ${waitWords(Math.round(deps.deadlineMs / 1000))}`);
 }
 
 /**

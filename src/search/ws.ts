@@ -19,7 +19,7 @@ import { validationIssues } from "../http/validation-detail.ts";
 import type { Logger } from "../log.ts";
 import type { SearchBody } from "../research/request.ts";
 import type { UsageRecorder } from "../usage/recorder.ts";
-import { SearchRequestBody } from "./model.ts";
+import { SearchMessage } from "./model.ts";
 import { checkSearchBody, startRun, type SearchFaceDeps } from "./run.ts";
 
 const FIRST_MESSAGE_TIMEOUT_MS = 30_000;
@@ -35,6 +35,8 @@ interface SocketState {
   caller: Caller;
   requestId: string;
   started: boolean;
+  /** Set when the client closed: nothing more can be sent. */
+  closed: boolean;
   controller: AbortController;
   idle: ReturnType<typeof setTimeout> | undefined;
 }
@@ -59,20 +61,23 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
     let tokens = 0;
     try {
       const body = typeof message === "string" ? parseJson(message) : message;
-      if (!Value.Check(SearchRequestBody, body)) throw new InvalidInput(validationIssues(SearchRequestBody, body, ["body"]));
+      if (!Value.Check(SearchMessage, body)) throw new InvalidInput(validationIssues(SearchMessage, body, ["body"]));
       const events = await startRun(face, checkSearchBody(face, body as SearchBody), signal);
       for (;;) {
         const next = await events.next();
         if (next.done) {
-          tokens = next.value.token_usage.total_tokens;
+          tokens = next.value.token_usage;
           break;
         }
         await send(socket, signal, next.value.type, next.value.content);
       }
-    } catch (error) {
-      status = error instanceof InvalidInput ? 422 : error instanceof ServiceError && error.code === "deadline_exceeded" ? 504 : 500;
+    } catch (thrown) {
+      // A run we stopped (a second message) failed because of why we stopped it: that is what the client hears.
+      const error = signal.aborted && signal.reason instanceof ServiceError ? signal.reason : thrown;
+      status = error instanceof InvalidInput ? 422 : error instanceof ServiceError && error.code === "deadline_exceeded" ? 504 : error instanceof ServiceError && error.code === "bad_request" ? 400 : 500;
       if (!(error instanceof ServiceError)) log.error("search socket failed", { request_id: state.requestId, error });
-      if (!signal.aborted || status === 504) await send(socket, signal, "error", errorMessage(error)).catch(() => {});
+      // SPEC 6: an error message, then the close; unless the client has gone.
+      if (!state.closed) await send(socket, signal, "error", errorMessage(error)).catch(() => {});
     } finally {
       usage.record({ caller: state.caller, route: "WS /v1/ws/search", status, tokens, requestId: state.requestId, at: new Date() });
       socket.close(1000, status === 200 ? "done" : "error");
@@ -98,7 +103,7 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
         const { caller, request } = ws.data as unknown as { caller: Caller; request: Request };
         openPerKey.set(bucketOf(caller), (openPerKey.get(bucketOf(caller)) ?? 0) + 1);
         const raw = ws.raw as unknown as RawSocket;
-        const state: SocketState = { caller, requestId: requestMeta(request).id, started: false, controller: new AbortController(), idle: undefined };
+        const state: SocketState = { caller, requestId: requestMeta(request).id, started: false, closed: false, controller: new AbortController(), idle: undefined };
         state.idle = setTimeout(() => {
           void send(raw, state.controller.signal, "error", "no search message received in time").catch(() => {});
           raw.close(1000, "idle");
@@ -122,6 +127,7 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
         const state = states.get(ws.raw);
         if (!state) return;
         clearTimeout(state.idle);
+        state.closed = true;
         if (!state.started) {
           usage.record({ caller: state.caller, route: "WS /v1/ws/search", status: 400, tokens: 0, requestId: state.requestId, at: new Date() });
         }

@@ -35,7 +35,7 @@ export async function earningsByDay(db: Database, publisherAccountId: string, si
 
 export async function recentCalls(db: Database, accountId: string, limit: number) {
   return db
-    .select({ route: usageRecords.route, status: usageRecords.status, tokens: usageRecords.tokens, costMicros: usageRecords.costMicros, requestId: usageRecords.requestId, createdAt: usageRecords.createdAt })
+    .select({ route: usageRecords.route, status: usageRecords.status, tokens: usageRecords.tokens, costMicros: usageRecords.costMicros, apiId: usageRecords.apiId, requestId: usageRecords.requestId, createdAt: usageRecords.createdAt })
     .from(usageRecords)
     .where(eq(usageRecords.accountId, accountId))
     .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))

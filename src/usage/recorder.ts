@@ -24,6 +24,8 @@ export interface UsageEvent {
   requestId: string;
   at: Date;
   publisher?: { accountId: string; publishedId: string };
+  /** The designed endpoint version a call ran. */
+  apiId?: number;
 }
 
 export interface Pricing {
@@ -72,6 +74,7 @@ export class UsageRecorder {
       costMicros: price.costMicros,
       publisherAccountId: event.publisher?.accountId ?? null,
       publishedId: event.publisher?.publishedId ?? null,
+      apiId: event.apiId ?? null,
       earningsMicros: price.earningsMicros,
       requestId: event.requestId,
       createdAt: event.at,

@@ -33,7 +33,7 @@ export function usageRoutes(auth: AuthDeps, deps: { usage: UsageRecorder; clock:
         until: until.toISOString().slice(0, 10),
         days: rows,
         totals: { calls: sum("calls"), tokens: sum("tokens"), cost: sum("cost"), earnings: sum("earnings"), earning_calls: sum("earning_calls") },
-        recent: recent.map((r) => ({ route: r.route, status: r.status, tokens: r.tokens, cost: dollars(r.costMicros), request_id: r.requestId, at: r.createdAt.toISOString() })),
+        recent: recent.map((r) => ({ route: r.route, status: r.status, tokens: r.tokens, cost: dollars(r.costMicros), api_id: r.apiId, request_id: r.requestId, at: r.createdAt.toISOString() })),
       };
     },
     {
@@ -44,7 +44,7 @@ export function usageRoutes(auth: AuthDeps, deps: { usage: UsageRecorder; clock:
           until: t.String(),
           days: t.Array(Day),
           totals: t.Object({ calls: t.Integer(), tokens: t.Integer(), cost: t.Number(), earnings: t.Number(), earning_calls: t.Integer() }),
-          recent: t.Array(t.Object({ route: t.String(), status: t.Integer(), tokens: t.Integer(), cost: t.Number(), request_id: t.Nullable(t.String()), at: t.String() })),
+          recent: t.Array(t.Object({ route: t.String(), status: t.Integer(), tokens: t.Integer(), cost: t.Number(), api_id: t.Nullable(t.Integer({ description: "The designed endpoint version the call ran, if it ran one of yours." })), request_id: t.Nullable(t.String()), at: t.String() })),
         }),
       },
       detail: secured({ tags: ["Account"], summary: "Usage by day (calls, tokens, cost), earnings as a publisher, and the latest calls" }),

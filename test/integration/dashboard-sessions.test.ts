@@ -152,7 +152,7 @@ describe("isolation", () => {
     const endpoint = (await jsonOf(app.fetch("/v1/design-api", { method: "POST", ...as(alice), body: JSON.stringify({ original_prompt: "Given a company name, find its CEO" }) }))).response;
     expect((await jsonOf(app.fetch("/v1/keys", as(bob)))).keys).toEqual([]);
     expect((await app.fetch(`/v1/keys/${key.id}`, as(bob))).status).toBe(404);
-    expect((await jsonOf(app.fetch("/v1/design-api", as(bob)))).response).toEqual([]);
+    expect(await jsonOf(app.fetch("/v1/design-api", as(bob)))).toEqual([]);
     expect((await app.fetch(`/v1/design-api/${endpoint.id}`, as(bob))).status).toBe(404);
     // Bob's usage holds only his own calls: none of Alice's POSTs.
     const routes = (await jsonOf(app.fetch("/v1/usage", as(bob)))).recent.map((r: { route: string }) => r.route);

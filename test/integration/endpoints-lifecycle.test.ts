@@ -39,7 +39,8 @@ describe("creation", () => {
     }
     expect(record).toMatchObject({ version: 1, state: "draft", frozen_at: null, is_live: true, live_version: 1, api_name: "Landmark facts", version_notes: null });
     expect(record.versions).toEqual([{ id: record.id, version: 1, state: "draft", frozen_at: null, is_latest: true, is_live: true, version_notes: null }]);
-    expect(record.id).toMatch(/^api_/);
+    expect(Number.isInteger(record.id)).toBe(true);
+    expect(record.id).toBeGreaterThan(0);
     expect(record.stub).toMatch(/^landmark-facts-[0-9a-z]{6}$/);
     expect(record.stub).not.toMatch(/^v\d+$/);
     // Stored inputs show `required` explicitly; a non-null default makes an input optional.
@@ -90,7 +91,7 @@ describe("creation", () => {
 describe("the state machine (every transition)", () => {
   test("draft: PATCH changes only the fields given, checked like creation", async () => {
     const v1 = await create();
-    const patched = (await owner.json("PATCH", `/v1/design-api/${v1.id}`, { api_name: "Renamed", version_notes: "first notes" })).response;
+    const patched = (await owner.json("PATCH", `/v1/design-api/${v1.id}`, { api_name: "Renamed", version_notes: "first notes" }));
     expect(patched).toMatchObject({ api_name: "Renamed", version_notes: "first notes", original_prompt: v1.original_prompt, output_format: v1.output_format, state: "draft" });
     const bad = await owner.call("PATCH", `/v1/design-api/${v1.id}`, { inputs: [{ name: "bad name", type: "string" }] });
     expect(bad.status).toBe(422);
@@ -100,7 +101,7 @@ describe("the state machine (every transition)", () => {
     const refused = await owner.call("PATCH", `/v1/design-api/${v1.id}`, { graph: { nodes: [{ id: "db", type: "database_agent", name: "DB", system_prompt: "x" }], edges: [] } });
     expect(refused.status).toBe(422);
     expect(JSON.stringify(await refused.json())).toContain("cannot run");
-    expect((await owner.json("GET", `/v1/design-api/${v1.id}`)).response.api_name).toBe("Renamed");
+    expect((await owner.json("GET", `/v1/design-api/${v1.id}`)).api_name).toBe("Renamed");
   });
 
   test("draft: /release freezes it and it stays live; /release again changes nothing", async () => {
@@ -119,7 +120,7 @@ describe("the state machine (every transition)", () => {
     const response = await owner.call("PATCH", `/v1/design-api/${v1.id}`, { api_name: "Too late" });
     expect(response.status).toBe(409);
     expect((await response.json() as { error: string }).error).toBe("conflict");
-    expect((await owner.json("GET", `/v1/design-api/${v1.id}`)).response.api_name).toBe("Landmark facts");
+    expect((await owner.json("GET", `/v1/design-api/${v1.id}`)).api_name).toBe("Landmark facts");
   });
 
   test("draft: POST /versions releases it (live) and creates the next draft as a copy", async () => {
@@ -128,7 +129,7 @@ describe("the state machine (every transition)", () => {
     const v2 = (await owner.json("POST", `/v1/design-api/${v1.id}/versions`, { version_notes: "second" })).response;
     expect(v2).toMatchObject({ version: 2, state: "draft", is_live: false, live_version: 1, api_name: "Edited before release", version_notes: "second", stub: v1.stub });
     expect(v2.graph).toEqual(v1.graph);
-    const v1After = (await owner.json("GET", `/v1/design-api/${v1.id}`)).response;
+    const v1After = (await owner.json("GET", `/v1/design-api/${v1.id}`));
     expect(v1After).toMatchObject({ state: "released", is_live: true, live_version: 1 });
     expect(v1After.versions.map((v: { version: number; is_latest: boolean; is_live: boolean }) => [v.version, v.is_latest, v.is_live])).toEqual([
       [1, false, true],
@@ -166,12 +167,12 @@ describe("the state machine (every transition)", () => {
 
   test("live is the released version with the highest number; before any release, the newest version", async () => {
     const v1 = await create();
-    expect((await owner.json("GET", `/v1/design-api/${v1.id}`)).response).toMatchObject({ is_live: true, live_version: 1 });
+    expect((await owner.json("GET", `/v1/design-api/${v1.id}`))).toMatchObject({ is_live: true, live_version: 1 });
     const v2 = (await owner.json("POST", `/v1/design-api/${v1.id}/versions`)).response;
     await owner.call("POST", `/v1/design-api/${v2.id}/release`);
     const v3 = (await owner.json("POST", `/v1/design-api/${v2.id}/versions`)).response;
     expect(v3).toMatchObject({ live_version: 2, is_live: false });
-    const all = (await owner.json("GET", `/v1/design-api/${v1.id}/versions`)).response;
+    const all = (await owner.json("GET", `/v1/design-api/${v1.id}/versions`));
     expect(all.map((r: { version: number; is_live: boolean; state: string }) => [r.version, r.state, r.is_live])).toEqual([
       [1, "released", false],
       [2, "released", true],
@@ -195,12 +196,12 @@ describe("listing", () => {
     const a = (await fresh.json("POST", "/v1/design-api", landmarkEndpoint)).response;
     const b = (await fresh.json("POST", "/v1/design-api", { ...landmarkEndpoint, api_name: "Second" })).response;
     await fresh.json("POST", `/v1/design-api/${a.id}/versions`);
-    const latest = (await fresh.json("GET", "/v1/design-api")).response;
+    const latest = (await fresh.json("GET", "/v1/design-api"));
     expect(latest.map((r: { api_name: string; version: number }) => [r.api_name, r.version]).sort()).toEqual([
       ["Landmark facts", 2],
       ["Second", 1],
     ]);
-    const all = (await fresh.json("GET", "/v1/design-api?all_versions=true")).response;
+    const all = (await fresh.json("GET", "/v1/design-api?all_versions=true"));
     expect(all.length).toBe(3);
     expect(all.some((r: { id: string }) => r.id === b.id)).toBe(true);
   });
@@ -220,7 +221,7 @@ describe("ownership: another account's ids are 404 on every route", () => {
       ["POST", `/v1/user-defined-service/${mine.stub}`, { landmark: "x" }],
       ["POST", `/v1/user-defined-service/${mine.stub}/v1`, { landmark: "x" }],
     ];
-    const nobody = await stranger.json("GET", "/v1/design-api/api_01m81vxjpee6ta28c6edpbkmfh");
+    const nobody = await stranger.json("GET", "/v1/design-api/2000000000");
     for (const [method, path, body] of probes) {
       const response = await stranger.call(method, path, body);
       expect({ method, path, status: response.status }).toEqual({ method, path, status: 404 });
@@ -228,9 +229,40 @@ describe("ownership: another account's ids are 404 on every route", () => {
       expect(answer.error).toBe("not_found");
       if (path.startsWith("/v1/design-api/")) expect(answer).toEqual(nobody);
     }
-    expect((await stranger.json("GET", "/v1/design-api")).response.some((r: { id: string }) => r.id === mine.id)).toBe(false);
+    expect((await stranger.json("GET", "/v1/design-api")).some((r: { id: string }) => r.id === mine.id)).toBe(false);
     // Untouched for its owner.
-    expect((await owner.json("GET", `/v1/design-api/${mine.id}`)).response).toMatchObject({ api_name: "Landmark facts", state: "draft" });
+    expect((await owner.json("GET", `/v1/design-api/${mine.id}`))).toMatchObject({ api_name: "Landmark facts", state: "draft" });
+  });
+});
+
+describe("ids are integers", () => {
+  test("a path id that is not an integer is a 422 in FastAPI's shape, on every api_id route", async () => {
+    const parsing = { detail: [{ loc: ["path", "api_id"], msg: "Input should be a valid integer, unable to parse string as an integer", type: "int_parsing" }] };
+    for (const bad of ["abc", "1.5", "api_01m81vxjpee6ta28c6edpbkmfh", "12abc"]) {
+      for (const [method, suffix] of [["GET", ""], ["PATCH", ""], ["DELETE", ""], ["GET", "/versions"], ["POST", "/versions"], ["POST", "/release"], ["POST", "/publish"]] as const) {
+        const response = await owner.call(method, `/v1/design-api/${bad}${suffix}`, method === "PATCH" ? { api_name: "x" } : undefined);
+        expect({ bad, method, suffix, status: response.status }).toEqual({ bad, method, suffix, status: 422 });
+        expect(await response.json()).toEqual(parsing);
+      }
+    }
+  });
+
+  test("integers no version can have (0, negative, past the column's range) are 404 without reaching the database", async () => {
+    const nobody = await owner.json("GET", "/v1/design-api/2000000000");
+    for (const id of ["0", "-1", "2147483648", "99999999999999999999"]) {
+      const response = await owner.call("GET", `/v1/design-api/${id}`);
+      expect({ id, status: response.status }).toEqual({ id, status: 404 });
+      expect(await response.json()).toEqual(nobody);
+    }
+  });
+
+  test("ids come from one sequence: each new version has a larger id than every earlier one", async () => {
+    const a = await create();
+    const b = await create();
+    const a2 = (await owner.json("POST", `/v1/design-api/${a.id}/versions`)).response;
+    expect(b.id).toBeGreaterThan(a.id);
+    expect(a2.id).toBeGreaterThan(b.id);
+    expect(a2.versions.map((v: { id: number }) => v.id)).toEqual([a.id, a2.id]);
   });
 });
 
@@ -241,7 +273,7 @@ describe("the rules live in the database too", () => {
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200).length).toBe(1);
     expect(statuses.filter((s) => s === 409).length).toBe(19);
-    const lineage = (await owner.json("GET", `/v1/design-api/${v1.id}/versions`)).response;
+    const lineage = (await owner.json("GET", `/v1/design-api/${v1.id}/versions`));
     expect(lineage.map((r: { version: number; state: string }) => [r.version, r.state])).toEqual([
       [1, "released"],
       [2, "draft"],

@@ -190,6 +190,26 @@ describe("the real app", () => {
     expect(created.status).toBe(201);
   });
 
+  test("unknown fields are never reported, whether the rest of the body is valid or not, on every body", async () => {
+    const post = (path: string, body: unknown) =>
+      app.fetch(path, { method: "POST", body: JSON.stringify(body), headers: { "X-API-Key": account.apiKey, "content-type": "application/json" } });
+    const failures: [string, unknown, (string | number)[][]][] = [
+      ["/v1/keys", { name: 5, extra: 1 }, [["body", "name"]]],
+      ["/v1/search", { prompt: 5, id: null }, [["body", "prompt"]]],
+      ["/v1/contents", { extra: { deep: [1] } }, [["body", "url"]]],
+      ["/v1/design-api", { id: null }, [["body", "original_prompt"]]],
+      ["/v1/design-api", { original_prompt: 7, inputs: [{ name: "a", type: "string", colour: "red" }] }, [["body", "original_prompt"]]],
+    ];
+    for (const [path, body, locs] of failures) {
+      const response = await post(path, body);
+      expect(response.status).toBe(422);
+      expect((await jsonOf(response)).detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual(locs);
+    }
+    const valid = await post("/v1/keys", { name: "with extras", extra: 1, id: null });
+    expect(valid.status).toBe(201);
+    expect((await jsonOf(valid)).name).toBe("with extras");
+  });
+
   test("answers unknown routes with a JSON 404", async () => {
     const response = await app.fetch("/v1/nothing-here");
     expect(response.status).toBe(404);

@@ -47,7 +47,7 @@ describe("publishing", () => {
     expect(published).toMatchObject({ public_stub: "landmark-facts", published_version: 1, title: "Landmark facts", category: "Travel", tags: ["landmarks", "facts"], publisher: "Publisher Ltd", latest_version: 1 });
     const base = `${app.url}/v1/published-service/landmark-facts`;
     expect(published.integration).toMatchObject({ url: base, versioned_url: `${base}/v1` });
-    expect((await publisher.json("GET", `/v1/design-api/${draft.id}`)).response).toMatchObject({ state: "released", is_live: true });
+    expect((await publisher.json("GET", `/v1/design-api/${draft.id}`))).toMatchObject({ state: "released", is_live: true });
   });
 
   test("publishing again adds the next published version under the same stub", async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addCredit } from "../../src/accounts/service.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { MemoryStore } from "../../src/limits/memory-store.ts";
+import { waitWords } from "../../src/http/wait-words.ts";
 import { burst, countOf, jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { backendName } from "../helpers/env.ts";
@@ -41,7 +42,7 @@ describe(`the free plan (${backendName})`, () => {
     expect(refused.headers.get("ratelimit-policy")).toBe('"free";q=10;w=60');
     expect(refused.headers.get("ratelimit")).toMatch(/^"free";r=0;t=\d+$/);
     expect(await jsonOf(refused)).toEqual({
-      detail: `rate limited, try again in ${retryAfter} second${retryAfter === 1 ? "" : "s"}`,
+      detail: `rate limited, try again in ${waitWords(retryAfter)}`,
       error: "rate_limited",
       plan: "free",
       limit_per_minute: 10,

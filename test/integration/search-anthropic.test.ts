@@ -72,8 +72,9 @@ for (const { model, mode } of [
       expect(textOf(peer.seen[1]!.messages.at(-1))).toContain("[1] Eiffel Tower");
       // The usage is the peer's count (input + output), not our own estimate.
       const sent = peer.seen.map((r) => ({ input: Math.ceil(r.messages.map(textOf).join("\n").length / 4) }));
-      expect(body.info.token_usage.prompt_tokens).toBe(sent.reduce((sum, r) => sum + r.input, 0));
-      expect(body.info.token_usage.completion_tokens).toBeGreaterThan(0);
+      expect(body.info.tokens.prompt).toBe(sent.reduce((sum, r) => sum + r.input, 0));
+      expect(body.info.tokens.completion).toBeGreaterThan(0);
+      expect(body.info.token_usage).toBe(body.info.tokens.total);
     });
 
     test("the WebSocket streams the text deltas after the context", async () => {

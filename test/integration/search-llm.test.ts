@@ -56,8 +56,9 @@ describe("with an OpenAI-compatible model", () => {
     expectGroundedCitations(body);
     // The model saw the numbered sources it was asked to cite.
     expect(textOf(peer.requests[1]!.messages.at(-1))).toContain("[1] Eiffel Tower");
-    expect(body.info.token_usage.prompt_tokens).toBeGreaterThan(0);
-    expect(body.info.token_usage.completion_tokens).toBeGreaterThan(0);
+    expect(body.info.tokens.prompt).toBeGreaterThan(0);
+    expect(body.info.tokens.completion).toBeGreaterThan(0);
+    expect(body.info.token_usage).toBe(body.info.tokens.total);
   });
 
   test("citations of sources that do not exist are removed from the answer", async () => {

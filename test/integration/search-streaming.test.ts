@@ -118,9 +118,9 @@ describe("server-sent events", () => {
       const response = await slow.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify({ prompt: "river bridge" }) });
       const text = await response.text();
       expect(text).toContain("event: error");
-      expect(text).toContain("did not finish within 1 seconds");
+      expect(text).toContain("did not finish within 1 second");
       const run = await openSocket(`${slow.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": key }, send: JSON.stringify({ prompt: "river bridge" }) });
-      expect(run.messages.at(-1)).toEqual({ type: "error", content: "the search did not finish within 1 seconds" });
+      expect(run.messages.at(-1)).toEqual({ type: "error", content: "the search did not finish within 1 second" });
       expect(run.closeCode).toBe(1000);
     } finally {
       world.searxng.setLatency(0);

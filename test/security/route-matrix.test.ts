@@ -26,8 +26,9 @@ const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: T
     create: async (app, owner) => (await createKey(app.accounts, owner.accountId, "matrix")).key.id,
   },
   api_id: {
-    missing: "api_01m81vxjpee6ta28c6edpbkmfh",
-    create: async (app, owner) => (await designed(app, owner)).id,
+    // An integer no version has (ids come from one sequence, far below this).
+    missing: "2000000000",
+    create: async (app, owner) => String((await designed(app, owner)).id),
   },
   api_stub: {
     missing: "no-such-endpoint-000000",
@@ -40,9 +41,9 @@ const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: T
 /** Operations on resources every account may use (the marketplace): the foreign-id rule does not apply. */
 const PUBLIC = [/^\/v1\/marketplace\//, /^\/v1\/published-service\//];
 
-async function designed(app: TestApp, owner: TestAccount): Promise<{ id: string; stub: string }> {
+async function designed(app: TestApp, owner: TestAccount): Promise<{ id: number; stub: string }> {
   const response = await app.fetch("/v1/design-api", { method: "POST", headers: { "X-API-Key": owner.apiKey, "content-type": "application/json" }, body: JSON.stringify({ original_prompt: "Given a company name, find its founding year" }) });
-  return ((await response.json()) as { response: { id: string; stub: string } }).response;
+  return ((await response.json()) as { response: { id: number; stub: string } }).response;
 }
 
 let database: TestDatabase;

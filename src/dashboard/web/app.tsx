@@ -33,7 +33,8 @@ function signedInPage(place: Place) {
   if (path === `${BASE}/endpoints`) return <EndpointsPage />;
   if (path === `${BASE}/marketplace`) return <MarketplacePage search={place.search} />;
   const endpoint = match(`${BASE}/endpoints/:id`, path);
-  if (endpoint) return <EndpointPage key={endpoint.id} apiId={endpoint.id!} />;
+  // Endpoint ids are integers; any other segment names no endpoint.
+  if (endpoint && /^[1-9]\d{0,9}$/.test(endpoint.id!)) return <EndpointPage key={endpoint.id} apiId={Number(endpoint.id)} />;
   const listing = match(`${BASE}/marketplace/:stub`, path);
   if (listing) return <ListingPage key={listing.stub} publicStub={listing.stub!} />;
   return <NotFoundPage />;

@@ -41,7 +41,7 @@ export interface Usage {
   until: string;
   days: UsageDay[];
   totals: Omit<UsageDay, "date">;
-  recent: { route: string; status: number; tokens: number; cost: number; request_id: string | null; at: string }[];
+  recent: { route: string; status: number; tokens: number; cost: number; api_id: number | null; request_id: string | null; at: string }[];
 }
 
 export interface Source {
@@ -77,7 +77,7 @@ export interface Integration {
 }
 
 export interface EndpointRecord {
-  id: string;
+  id: number;
   original_prompt: string;
   api_name: string;
   stub: string;
@@ -88,7 +88,7 @@ export interface EndpointRecord {
   frozen_at: string | null;
   is_live: boolean;
   live_version: number;
-  versions: { id: string; version: number; frozen_at: string | null; is_latest: boolean; is_live: boolean }[];
+  versions: { id: number; version: number; frozen_at: string | null; is_latest: boolean; is_live: boolean }[];
   integration: Integration;
   version_notes: string | null;
   created_at: string;

@@ -6,7 +6,7 @@
  * 422; max_results is at least 1 and floored; include_domains and
  * exclude_domains are domain lists, one or the other.
  */
-import { scopeOf, type SourceScope } from "../../contents/source-scope.ts";
+import { isEmptyScope, scopeOf, type SourceScope } from "../../contents/source-scope.ts";
 import { InvalidInput, ServiceError, type ValidationIssue } from "../../errors.ts";
 import type { EndpointInput } from "../model.ts";
 import { isRequired, MAX_RESULTS } from "../rules.ts";
@@ -82,7 +82,7 @@ export function resolveCall(inputs: EndpointInput[], body: unknown): ResolvedCal
     }
     const { scope, invalid } = scopeOf(list as string[]);
     for (const index of invalid) issues.push({ loc: ["body", name, index], msg: "expected a domain (example.com) or an http(s) URL prefix", type: "value_error" });
-    if (list.length) scopes[name] = scope;
+    if (!isEmptyScope(scope)) scopes[name] = scope;
   }
   if (scopes.include_domains && scopes.exclude_domains) {
     issues.push({ loc: ["body", "include_domains"], msg: "include_domains and exclude_domains cannot both be given: send one of them", type: "value_error" });

@@ -11,7 +11,7 @@ import { ServiceError } from "../../errors.ts";
 import { runResearch, type EngineDeps, type RunInfo } from "../../research/engine.ts";
 import { addUsage, NO_USAGE } from "../../research/llm/port.ts";
 import { conforms, toJsonSchema, type JsonSchema } from "../../research/output-format.ts";
-import type { ContextEntry, TokenUsage } from "../../research/types.ts";
+import { tokenReport, usageOf, type ContextEntry, type TokenReport, type TokenUsage } from "../../research/types.ts";
 import { collect } from "../../search/run.ts";
 import type { EndpointInput, Graph, GraphNode } from "../model.ts";
 import { RUNNABLE_NODES, topologicalOrder, type OutputFormat } from "../rules.ts";
@@ -35,7 +35,7 @@ export interface NodeReport {
 export interface EndpointRunResult {
   response: Record<string, unknown>;
   context: ContextEntry[];
-  info: { token_usage: TokenUsage; model: string; nodes: NodeReport[]; notes: string[] };
+  info: TokenReport & { model: string; nodes: NodeReport[]; notes: string[] };
 }
 
 function fill(template: string, values: ResolvedCall["values"]): string {
@@ -101,7 +101,7 @@ export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint
       const result = await collect(events);
       outputs.set(node.id, typeof result.response === "string" ? { result: result.response } : result.response);
       contexts.push(result.context);
-      usage = addUsage(usage, (result.info as RunInfo).token_usage);
+      usage = addUsage(usage, usageOf(result.info as RunInfo));
       reports.push({ id: node.id, type: node.type, ms: Math.round(performance.now() - started), queries: result.info.queries, sources: result.context.length });
       return;
     }
@@ -132,7 +132,7 @@ export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint
 
   const merged = Object.assign({}, ...[...sinks].map((id) => outputs.get(id)));
   const response = truncateLists(matchFields(endpoint.outputFormat, [merged]), call.maxResults);
-  return { response, context: mergeContexts(contexts), info: { token_usage: usage, model: engine.llm?.model ?? "extractive", nodes: reports, notes } };
+  return { response, context: mergeContexts(contexts), info: { ...tokenReport(usage), model: engine.llm?.model ?? "extractive", nodes: reports, notes } };
 }
 
 /** Context entries of several runs as one list: one entry per URL, numbered from 1. */

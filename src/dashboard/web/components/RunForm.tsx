@@ -82,7 +82,7 @@ export function RunForm({ inputs, path, idPrefix, submitLabel = "Run" }: RunForm
     try {
       const answer = await api.post<SearchResult>(path, { ...runBody(inputs, values), ...domainFields(domains, DOMAIN_NAMES) });
       setResult(answer);
-      const tokens = (answer.info?.token_usage as { total_tokens?: number } | undefined)?.total_tokens;
+      const tokens = answer.info?.token_usage as number | undefined;
       setStatus(`Done${tokens === undefined ? "" : `: ${tokens} tokens`}.`);
     } catch (err) {
       setResult(null);

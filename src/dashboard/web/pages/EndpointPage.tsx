@@ -21,10 +21,10 @@ import { endpointHref, StateBadge } from "./EndpointsPage.tsx";
 
 type One = { response: EndpointRecord };
 
-export function EndpointPage({ apiId }: { apiId: string }) {
+export function EndpointPage({ apiId }: { apiId: number }) {
   const base = `/v1/design-api/${encodeURIComponent(apiId)}`;
   // One read gives this version and its whole lineage (the timeline): each call counts against the per-minute limit.
-  const lineage = useLoad((signal) => api.get<{ response: EndpointRecord[] }>(`${base}/versions`, { signal }), [apiId]);
+  const lineage = useLoad((signal) => api.get<EndpointRecord[]>(`${base}/versions`, { signal }), [apiId]);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState("");
@@ -61,7 +61,7 @@ export function EndpointPage({ apiId }: { apiId: string }) {
       navigate(`${BASE}/endpoints`);
     });
 
-  const versions = lineage.data?.response ?? [];
+  const versions = lineage.data ?? [];
   const data = versions.find((v) => v.id === apiId) ?? null;
   if (!data) {
     return (
@@ -108,7 +108,7 @@ export function EndpointPage({ apiId }: { apiId: string }) {
         <EndpointEditor
           key={`${data.id}-${data.state}`}
           record={data}
-          onSaved={(saved) => lineage.set({ response: versions.map((v) => (v.id === saved.id ? saved : v)) })}
+          onSaved={(saved) => lineage.set(versions.map((v) => (v.id === saved.id ? saved : v)))}
         />
         <div class="stack">
           <VersionTimeline versions={versions} currentId={data.id} busy={busy} onRevert={newVersion} />

@@ -9,7 +9,7 @@ import { formatTime } from "../format.ts";
 import type { EndpointRecord } from "../model.ts";
 import { BASE, Link, navigate } from "../router.tsx";
 
-export function endpointHref(id: string): string {
+export function endpointHref(id: number): string {
   return `${BASE}/endpoints/${encodeURIComponent(id)}`;
 }
 
@@ -23,7 +23,7 @@ export function StateBadge({ record }: { record: Pick<EndpointRecord, "state" | 
 }
 
 export function EndpointsPage() {
-  const list = useLoad((signal) => api.get<{ response: EndpointRecord[] }>("/v1/design-api", { signal }), []);
+  const list = useLoad((signal) => api.get<EndpointRecord[]>("/v1/design-api", { signal }), []);
   const [prompt, setPrompt] = useState("");
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -41,7 +41,7 @@ export function EndpointsPage() {
     }
   };
 
-  const endpoints = list.data?.response ?? [];
+  const endpoints = list.data ?? [];
   return (
     <section>
       <PageHeading title="Endpoints" />

@@ -8,6 +8,8 @@ import { UsageChart } from "../components/UsageChart.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { formatCount, formatDay, formatMoney, formatTime } from "../format.ts";
 import type { Account, Session, Usage } from "../model.ts";
+import { Link } from "../router.tsx";
+import { endpointHref } from "./EndpointsPage.tsx";
 import { useSession } from "../session.ts";
 
 function PlanCard({ account }: { account: Account }) {
@@ -125,6 +127,12 @@ function RecentCalls({ recent }: { recent: Usage["recent"] }) {
               <td data-label="Time">{formatTime(call.at)}</td>
               <td data-label="Route">
                 <code class="wrap">{call.route}</code>
+                {call.api_id !== null ? (
+                  <>
+                    {" "}
+                    <Link href={endpointHref(call.api_id)}>endpoint {call.api_id}</Link>
+                  </>
+                ) : null}
               </td>
               <td data-label="Status" class={`num ${call.status >= 400 ? "bad" : ""}`}>
                 {call.status}

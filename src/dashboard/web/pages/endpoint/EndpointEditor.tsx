@@ -40,9 +40,9 @@ export function EndpointEditor({ record, onSaved }: EditorProps) {
     setStatus("");
     try {
       const body = { api_name: apiName, inputs: fromRows(rows), output_format: parsed.value ?? null, version_notes: notes.trim() || null };
-      const saved = await api.patch<{ response: EndpointRecord }>(`/v1/design-api/${encodeURIComponent(record.id)}`, body);
+      const saved = await api.patch<EndpointRecord>(`/v1/design-api/${encodeURIComponent(record.id)}`, body);
       setStatus("Draft saved.");
-      onSaved(saved.response);
+      onSaved(saved);
     } catch (err) {
       setError(err);
     }

@@ -11,7 +11,7 @@ import { endpointHref, StateBadge } from "../EndpointsPage.tsx";
 
 interface TimelineProps {
   versions: EndpointRecord[];
-  currentId: string;
+  currentId: number;
   busy: boolean;
   onRevert: (version: EndpointRecord) => void;
 }
