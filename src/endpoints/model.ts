@@ -19,8 +19,11 @@ export const EndpointInput = t.Object({
 });
 export type EndpointInput = Static<typeof EndpointInput>;
 
+// SPEC 2.7: a node's and an edge's id may be null; the service names them (`node_2`, `edge_1`) before storing.
+const GraphId = t.Nullable(t.String({ minLength: 1, maxLength: 64 }));
+
 export const GraphNode = t.Object({
-  id: t.String({ minLength: 1, maxLength: 64 }),
+  id: GraphId,
   type: t.Union([t.Literal("database_agent"), t.Literal("search_agent"), t.Literal("coding_agent"), t.Literal("general_agent"), t.Literal("email_agent")], { description: "search_agent and general_agent run in this service; the others are refused when the deployment cannot run them." }),
   name: t.String({ minLength: 1, maxLength: 200 }),
   system_prompt: t.String({ maxLength: 20_000, description: "What the node does. `{input_name}` placeholders are filled with the call's inputs." }),
@@ -28,17 +31,18 @@ export const GraphNode = t.Object({
   output_format: t.Optional(t.Nullable(t.Unknown({ description: "The node's output shape, in output_format's language." }))),
   configuration: t.Optional(t.Nullable(t.Unknown({ description: "Free-form settings of the node (an object)." }))),
 });
-export type GraphNode = Omit<Static<typeof GraphNode>, "output_format" | "configuration"> & {
+export type GraphNode = Omit<Static<typeof GraphNode>, "id" | "output_format" | "configuration"> & {
+  id: string;
   output_format?: Record<string, unknown> | null;
   configuration?: Record<string, unknown> | null;
 };
 
 export const GraphEdge = t.Object({
-  id: t.String({ minLength: 1, maxLength: 64 }),
+  id: GraphId,
   source: t.String({ minLength: 1, maxLength: 64 }),
   target: t.String({ minLength: 1, maxLength: 64 }),
 });
-export type GraphEdge = Static<typeof GraphEdge>;
+export type GraphEdge = Omit<Static<typeof GraphEdge>, "id"> & { id: string };
 
 export const Graph = t.Object(
   {
@@ -48,6 +52,8 @@ export const Graph = t.Object(
   { description: "Agent nodes and the edges between them: a directed acyclic graph. Upstream outputs flow to downstream nodes; the nodes without outgoing edges give the response." },
 );
 export type Graph = { nodes: GraphNode[]; edges: GraphEdge[] };
+/** A graph as a body sends it: ids may be null. */
+export type GraphInput = { nodes: (Omit<GraphNode, "id"> & { id: string | null })[]; edges: (Omit<GraphEdge, "id"> & { id: string | null })[] };
 
 /** What a designer proposes from a prompt. */
 export interface Design {
@@ -109,6 +115,7 @@ export const EndpointRecordView = t.Object({
   version: t.Integer(),
   state: t.Union([t.Literal("draft"), t.Literal("released")]),
   frozen_at: t.Nullable(t.String({ format: "date-time" })),
+  is_latest: t.Boolean({ description: "This version has the highest number of its lineage." }),
   is_live: t.Boolean(),
   live_version: t.Integer(),
   versions: t.Array(

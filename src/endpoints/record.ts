@@ -31,6 +31,7 @@ export function endpointRecord(version: VersionWithStub, lineage: VersionRow[], 
     version: version.version,
     state: stateOf(version),
     frozen_at: version.frozenAt?.toISOString() ?? null,
+    is_latest: version.version === latest,
     is_live: version.version === live,
     live_version: live,
     versions: lineage.map((v) => ({

@@ -11,7 +11,7 @@ import { notFound } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { queryBoolean } from "../http/query-boolean.ts";
-import { ApiIdParams, CreateEndpointBody, EndpointRecordView, ListQuery, NewVersionBody, PatchEndpointBody, type EndpointInput, type Graph } from "./model.ts";
+import { ApiIdParams, CreateEndpointBody, EndpointRecordView, ListQuery, NewVersionBody, PatchEndpointBody, type EndpointInput, type GraphInput } from "./model.ts";
 import * as q from "./queries.ts";
 import { endpointRecord } from "./record.ts";
 import { createEndpoint, deleteEndpoint, newVersion, patchVersion, releaseVersion, type EndpointsContext } from "./service.ts";
@@ -33,7 +33,7 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
     .post(
       "",
       async ({ caller, body, request }) => {
-        const { id } = await createEndpoint(ctx, caller.accountId, { ...body, inputs: body.inputs as EndpointInput[] | null | undefined, graph: body.graph as Graph | null | undefined }, request.signal);
+        const { id } = await createEndpoint(ctx, caller.accountId, { ...body, inputs: body.inputs as EndpointInput[] | null | undefined, graph: body.graph as GraphInput | null | undefined }, request.signal);
         return { response: await recordOf(caller, id, request) };
       },
       {
@@ -68,7 +68,7 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
     .patch(
       "/:api_id",
       async ({ caller, params, body, request }) => {
-        await patchVersion(ctx, caller.accountId, params.api_id, { ...body, inputs: body.inputs as EndpointInput[] | undefined, graph: body.graph as Graph | undefined });
+        await patchVersion(ctx, caller.accountId, params.api_id, { ...body, inputs: body.inputs as EndpointInput[] | undefined, graph: body.graph as GraphInput | undefined });
         return recordOf(caller, params.api_id, request);
       },
       {

@@ -6,7 +6,7 @@
  */
 import { InvalidInput, type ValidationIssue } from "../errors.ts";
 import { checkOutputFormat, type OutputShape } from "../research/output-format.ts";
-import { INPUT_NAME, type EndpointInput, type Graph } from "./model.ts";
+import { INPUT_NAME, type EndpointInput, type Graph, type GraphInput } from "./model.ts";
 
 export const MAX_RESULTS = "max_results";
 export const DEFAULT_MAX_RESULTS = 10;
@@ -60,6 +60,23 @@ export function withMaxResults(inputs: EndpointInput[], outputFormat: Record<str
   if (!hasList(outputFormat)) return own;
   const existing = inputs.find((i) => i.name === MAX_RESULTS);
   return [...own, existing ?? { name: MAX_RESULTS, type: "number", required: false, default: DEFAULT_MAX_RESULTS, description: "The most items any top-level list of the response holds." }];
+}
+
+/** Names the nodes and edges sent without an id (SPEC 2.7 allows null): `node_<n>` / `edge_<n>` by position, skipping names already taken. */
+export function namedGraph(graph: GraphInput): Graph {
+  const name = (prefix: string, items: { id: string | null }[]) => {
+    const taken = new Set(items.map((item) => item.id));
+    return (item: { id: string | null }, i: number): string => {
+      if (item.id !== null) return item.id;
+      let n = i + 1;
+      while (taken.has(`${prefix}_${n}`)) n++;
+      taken.add(`${prefix}_${n}`);
+      return `${prefix}_${n}`;
+    };
+  };
+  const nodeId = name("node", graph.nodes);
+  const edgeId = name("edge", graph.edges);
+  return { nodes: graph.nodes.map((node, i) => ({ ...node, id: nodeId(node, i) })), edges: graph.edges.map((edge, i) => ({ ...edge, id: edgeId(edge, i) })) };
 }
 
 export function checkGraph(graph: Graph, loc: (string | number)[], inputNames: Set<string>): ValidationIssue[] {

@@ -11,11 +11,11 @@ import { newId } from "../ids.ts";
 import type { LlmPort } from "../research/llm/port.ts";
 import { designEndpoint } from "./design/designer.ts";
 import { DRAFT_EXISTS, stateOf } from "./lifecycle.ts";
-import type { EndpointInput, Graph } from "./model.ts";
+import type { EndpointInput, Graph, GraphInput } from "./model.ts";
 import * as q from "./queries.ts";
 import { checkOutputFormat } from "../research/output-format.ts";
 import { isGiven } from "../research/request.ts";
-import { checkContent, MAX_RESULTS, type EndpointContent } from "./rules.ts";
+import { checkContent, MAX_RESULTS, namedGraph, type EndpointContent } from "./rules.ts";
 
 export interface EndpointsContext {
   db: Database;
@@ -28,7 +28,7 @@ export interface CreateInput {
   api_name?: string | null;
   inputs?: EndpointInput[] | null;
   output_format?: unknown;
-  graph?: Graph | null;
+  graph?: GraphInput | null;
 }
 
 export type PatchInput = Partial<{
@@ -36,7 +36,7 @@ export type PatchInput = Partial<{
   api_name: string;
   inputs: EndpointInput[];
   output_format: unknown;
-  graph: Graph;
+  graph: GraphInput;
   version_notes: string | null;
 }>;
 
@@ -98,7 +98,7 @@ export async function createEndpoint(ctx: EndpointsContext, accountId: string, i
       api_name: input.api_name ?? design.api_name,
       inputs,
       output_format: outputFormat as Record<string, unknown>,
-      graph: input.graph ?? adaptGraph(design.graph, outputFormat, inputs),
+      graph: input.graph ? namedGraph(input.graph) : adaptGraph(design.graph, outputFormat, inputs),
       version_notes: null,
     },
     { allowMaxResults: !input.inputs },
@@ -146,8 +146,10 @@ export async function patchVersion(ctx: EndpointsContext, accountId: string, api
     if (stateOf(version) === "released") throw conflict(`version ${version.version} is released and cannot change; POST /v1/design-api/${apiId}/versions makes a new draft`);
     const current = contentOf(version);
     const inputs = patch.inputs ?? current.inputs;
-    const outputFormat = (patch.output_format ?? current.output_format) as Record<string, unknown>;
-    const reshaped = patch.inputs !== undefined || patch.output_format !== undefined;
+    // `{}` is "not given", as in a search body and on create.
+    const newFormat = isGiven(patch.output_format);
+    const outputFormat = (newFormat ? patch.output_format : current.output_format) as Record<string, unknown>;
+    const reshaped = patch.inputs !== undefined || newFormat;
     const content = checkContent(
       {
         original_prompt: patch.original_prompt ?? current.original_prompt,
@@ -155,7 +157,7 @@ export async function patchVersion(ctx: EndpointsContext, accountId: string, api
         inputs,
         output_format: outputFormat,
         // A new output format reaches the graph only when it is valid: its problems are reported once, at output_format.
-        graph: patch.graph ?? (reshaped && checkOutputFormat(outputFormat, []).length === 0 ? adaptGraph(current.graph, outputFormat, inputs) : current.graph),
+        graph: patch.graph ? namedGraph(patch.graph) : (reshaped && checkOutputFormat(outputFormat, []).length === 0 ? adaptGraph(current.graph, outputFormat, inputs) : current.graph),
         version_notes: patch.version_notes !== undefined ? patch.version_notes : current.version_notes,
       },
       { allowMaxResults: patch.inputs === undefined },

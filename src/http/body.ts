@@ -2,8 +2,10 @@
  * The body parser for every route. Elysia's default answers malformed JSON
  * with a bare 400 and reads any size; we cap the size (413 with a JSON body),
  * read JSON and report malformed JSON the way FastAPI does (422 json_invalid
- * at the offset). A body that is not JSON stays a string, so the route's
- * schema rejects it with FastAPI's "valid dictionary" message.
+ * at the offset). Every body of this API is a JSON object (or nothing), so
+ * anything else is refused here with FastAPI's "valid dictionary" message:
+ * Elysia would turn `[1]` or `"x"` into `{}` for a schema whose fields are
+ * all optional, and skip checking it.
  */
 import { Elysia } from "elysia";
 import { readAtMost } from "../byte-stream.ts";
@@ -17,14 +19,19 @@ export function tooLarge(maxBytes: number): ServiceError {
 
 const isJsonType = (contentType: string) => contentType === "" || contentType === "application/json" || contentType.endsWith("+json");
 
+const notAnObject = () => new InvalidInput([{ loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" }]);
+
 function parseBody(text: string, contentType: string): unknown {
   if (text.trim() === "") return null;
-  if (!isJsonType(contentType)) return text;
+  if (!isJsonType(contentType)) throw notAnObject();
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text);
   } catch {
     throw new InvalidInput([{ loc: ["body", jsonErrorOffset(text)], msg: "JSON decode error", type: "json_invalid" }]);
   }
+  if (value !== null && (typeof value !== "object" || Array.isArray(value))) throw notAnObject();
+  return value;
 }
 
 export function bodyParser(maxBytes: number) {

@@ -473,6 +473,16 @@ clause("4 · POST /v1/design-api/{api_id}/versions", "the body is optional: none
   expect((await e.lineage(id)).map((v) => v.version)).toEqual([1, 2, 3, 4, 5]);
 });
 
+clause("4 · POST /v1/design-api/{api_id}/versions", "a body that is JSON but not an object ([1], \"x\", 5, true) is a 422 model_attributes_type, and no version is made", async () => {
+  const v1 = await e.create();
+  for (const body of [[1], "x", 5, true]) {
+    const response = await s.call("POST", `/v1/design-api/${v1.id}/versions`, body);
+    expect(`${JSON.stringify(body)} ${response.status}`).toBe(`${JSON.stringify(body)} 422`);
+    expect(await response.json()).toEqual({ detail: [{ loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" }] });
+  }
+  expect((await e.lineage(v1.id)).map((v) => v.version)).toEqual([1]);
+});
+
 clause("4 · POST /v1/design-api/{api_id}/versions", "version_notes must be a string: another type is a 422 at [body, version_notes]", async () => {
   const v1 = await e.create();
   const response = await s.call("POST", `/v1/design-api/${v1.id}/versions`, { version_notes: 5 });

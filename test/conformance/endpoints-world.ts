@@ -24,6 +24,7 @@ export const RECORD_FIELDS = [
   "id",
   "inputs",
   "integration",
+  "is_latest",
   "is_live",
   "live_version",
   "original_prompt",

@@ -86,6 +86,7 @@ export interface EndpointRecord {
   version: number;
   state: "draft" | "released";
   frozen_at: string | null;
+  is_latest: boolean;
   is_live: boolean;
   live_version: number;
   versions: { id: number; version: number; frozen_at: string | null; is_latest: boolean; is_live: boolean }[];
