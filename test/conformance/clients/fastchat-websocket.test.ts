@@ -16,28 +16,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../../helpers/database.ts";
-import { startSearchWorld, type SearchWorld } from "../../helpers/search-world.ts";
 import { rawUpgrade } from "../../helpers/websocket.ts";
+import { useSearchApp } from "../search-app.ts";
 import { citationsOf, pythonJson } from "./wire.ts";
 
-let database: TestDatabase;
-let world: SearchWorld;
-let app: TestApp;
-let apiKey: string;
+const s = useSearchApp();
 
 const wsUrlOf = (target: TestApp) => `${target.url.replace("http", "ws")}/v1/ws/search`;
-
-beforeAll(async () => {
-  world = startSearchWorld();
-  database = await freshDatabase();
-  app = await startTestApp(database, { env: world.env(), resolver: world.resolver });
-  apiKey = (await app.account({ name: "fastchat", limit: 100_000 })).apiKey;
-});
-afterAll(async () => {
-  await app.stop();
-  await database.drop();
-  world.stop();
-});
 
 type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
 type OpenAIMessage = { role: "system" | "user" | "assistant"; content: string | ContentPart[] };
@@ -178,7 +163,7 @@ const conversation = (question: string): OpenAIMessage[] => [
 
 describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
   test("a conversation streams an answer: growing text, error_code 0, context collected, the close ends it", async () => {
-    const run = await arena(conversation("When was the Eiffel Tower completed?"), { apiKey, apiBase: wsUrlOf(app) });
+    const run = await arena(conversation("When was the Eiffel Tower completed?"), { apiKey: s.apiKey, apiBase: s.wsUrl });
     expect(run.prompt).toBe("You are a helpful assistant.\nUser: When was the Eiffel Tower completed?\n\n DO NOT RESPONSE IN MARKDOWN or provide any citations");
     expect(run.yields.length).toBeGreaterThan(0);
     for (const y of run.yields) expect(y.error_code).toBe(0);
@@ -195,13 +180,13 @@ describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
       expect(Number.isInteger(entry.id)).toBe(true);
       expect(typeof entry.metadata.url).toBe("string");
     }
-    expect(entries.map((e) => e.metadata.url)).toContain(world.url("wiki.test", "/eiffel.html"));
+    expect(entries.map((e) => e.metadata.url)).toContain(s.world.url("wiki.test", "/eiffel.html"));
     // Any [n] left in the text points at a collected source.
     for (const n of citationsOf(run.shown!.text)) expect(entries.some((e) => e.id === n)).toBe(true);
   });
 
   test("every frame is a JSON text message of {type, content} the client can read: response content a string, each under websockets' 1 MiB max_size", async () => {
-    const run = await arena(conversation("How tall is the Eiffel Tower?"), { apiKey, apiBase: wsUrlOf(app) });
+    const run = await arena(conversation("How tall is the Eiffel Tower?"), { apiKey: s.apiKey, apiBase: s.wsUrl });
     expect(run.frames.length).toBeGreaterThan(1);
     for (const raw of run.frames) {
       expect(Buffer.byteLength(raw)).toBeLessThanOrEqual(WEBSOCKETS_MAX_SIZE);
@@ -218,7 +203,7 @@ describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
   // extractive answer is still "I could not find sources that answer this question." The same prompt without
   // the line is answered ("42 million euros"). The instruction itself is not followed either: [n] markers stay.
   test.todo("the arena's trailing instruction line does not derail the answer (river bridge question)", async () => {
-    const run = await arena(conversation("What will the river bridge cost?"), { apiKey, apiBase: wsUrlOf(app) });
+    const run = await arena(conversation("What will the river bridge cost?"), { apiKey: s.apiKey, apiBase: s.wsUrl });
     expect(run.shown).toMatchObject({ error_code: 0 });
     expect(run.shown!.text).toContain("42 million");
   });
@@ -227,7 +212,7 @@ describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
     const messages: OpenAIMessage[] = [
       { role: "user", content: [{ type: "text", text: "When was the Eiffel Tower completed?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] },
     ];
-    const run = await arena(messages, { apiKey, apiBase: wsUrlOf(app) });
+    const run = await arena(messages, { apiKey: s.apiKey, apiBase: s.wsUrl });
     expect(run.prompt).not.toContain("base64");
     expect(run.shown).toMatchObject({ error_code: 0 });
     expect(run.shown!.text).toContain("1889");
@@ -239,7 +224,7 @@ describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
       { role: "assistant", content: "It is a wrought-iron tower in Paris." },
       { role: "user", content: "When was the Eiffel Tower completed?" },
     ];
-    const run = await arena(messages, { apiKey, apiBase: wsUrlOf(app) });
+    const run = await arena(messages, { apiKey: s.apiKey, apiBase: s.wsUrl });
     expect(run.prompt.split("\n").slice(0, 3)).toEqual(["User: Tell me about the Eiffel Tower.", "Assistant: It is a wrought-iron tower in Paris.", "User: When was the Eiffel Tower completed?"]);
     expect(run.shown).toMatchObject({ error_code: 0 });
     expect(run.shown!.text).toContain("1889");
@@ -248,14 +233,14 @@ describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
 
 describe("FastChat: failures become one error yield", () => {
   test("no key configured: the error without connecting", async () => {
-    const run = await arena(conversation("x"), { apiBase: wsUrlOf(app) });
+    const run = await arena(conversation("x"), { apiBase: s.wsUrl });
     expect(run.yields).toEqual([{ text: "**API REQUEST ERROR** Reason: CRITIQUE_API_KEY not found in environment variables.", error_code: 1 }]);
     expect(run.frames).toEqual([]);
   });
 
   test("a wrong key: the upgrade is refused (401) and the arena shows one API REQUEST ERROR", async () => {
-    expect((await rawUpgrade(wsUrlOf(app), { "X-API-Key": "sk_live_wrong" })).status).toBe(401);
-    const run = await arena(conversation("When was the Eiffel Tower completed?"), { apiKey: "sk_live_wrong", apiBase: wsUrlOf(app) });
+    expect((await rawUpgrade(s.wsUrl, { "X-API-Key": "sk_live_wrong" })).status).toBe(401);
+    const run = await arena(conversation("When was the Eiffel Tower completed?"), { apiKey: "sk_live_wrong", apiBase: s.wsUrl });
     expect(run.yields.length).toBe(1);
     expect(run.yields[0]!.error_code).toBe(1);
     expect(run.yields[0]!.text).toStartWith("**API REQUEST ERROR** Reason: WebSocket error:");
@@ -263,19 +248,19 @@ describe("FastChat: failures become one error yield", () => {
   });
 
   test("a Free key's 11th socket in a minute: the upgrade is refused (429), one error yield", async () => {
-    const { apiKey: freeKey } = await app.account({ name: "free-arena" });
-    for (let i = 0; i < 10; i++) expect((await rawUpgrade(wsUrlOf(app), { "X-API-Key": freeKey })).status).toBe(101);
-    const refused = await rawUpgrade(wsUrlOf(app), { "X-API-Key": freeKey });
+    const { apiKey: freeKey } = await s.app.account({ name: "free-arena" });
+    for (let i = 0; i < 10; i++) expect((await rawUpgrade(s.wsUrl, { "X-API-Key": freeKey })).status).toBe(101);
+    const refused = await rawUpgrade(s.wsUrl, { "X-API-Key": freeKey });
     expect(refused.status).toBe(429);
-    const run = await arena(conversation("When was the Eiffel Tower completed?"), { apiKey: freeKey, apiBase: wsUrlOf(app) });
+    const run = await arena(conversation("When was the Eiffel Tower completed?"), { apiKey: freeKey, apiBase: s.wsUrl });
     expect(run.yields.length).toBe(1);
     expect(run.yields[0]!.error_code).toBe(1);
   });
 
   test("an error message from the server (the deadline passed) is shown and ends the stream; the close follows", async () => {
-    const slow = await startTestApp(database, { env: world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }), resolver: world.resolver });
-    world.searxng.setLatency(3_000);
-    world.brave.setLatency(3_000);
+    const slow = await startTestApp(s.database, { env: s.world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }), resolver: s.world.resolver });
+    s.world.searxng.setLatency(3_000);
+    s.world.brave.setLatency(3_000);
     try {
       const key = (await slow.account({ limit: 100_000 })).apiKey;
       const run = await arena(conversation("river bridge"), { apiKey: key, apiBase: wsUrlOf(slow) });
@@ -288,8 +273,8 @@ describe("FastChat: failures become one error yield", () => {
       expect(typeof errors[0].content).toBe("string");
       expect(run.closeCode).toBe(1000);
     } finally {
-      world.searxng.setLatency(0);
-      world.brave.setLatency(0);
+      s.world.searxng.setLatency(0);
+      s.world.brave.setLatency(0);
       await slow.stop();
     }
   });

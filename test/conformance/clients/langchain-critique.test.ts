@@ -21,31 +21,16 @@
  *   tool's arguments as the body; any status but 200 raises.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestApp, type TestApp } from "../../helpers/app.ts";
-import { freshDatabase, type TestDatabase } from "../../helpers/database.ts";
 import { minimalPng } from "../../helpers/fixtures/images.ts";
-import { startSearchWorld, type SearchWorld } from "../../helpers/search-world.ts";
+import { useSearchApp } from "../search-app.ts";
 import { citationsOf, pyRequest, startImageHost } from "./wire.ts";
 
-let database: TestDatabase;
-let world: SearchWorld;
-let app: TestApp;
-let apiKey: string;
+const s = useSearchApp();
 let images: ReturnType<typeof startImageHost>;
-
-beforeAll(async () => {
-  world = startSearchWorld();
+beforeAll(() => {
   images = startImageHost();
-  database = await freshDatabase();
-  app = await startTestApp(database, { env: world.env(), resolver: world.resolver });
-  apiKey = (await app.account({ name: "langchain", limit: 100_000 })).apiKey;
 });
-afterAll(async () => {
-  await app.stop();
-  await database.drop();
-  world.stop();
-  images.stop();
-});
+afterAll(() => images.stop());
 
 /** The Python ValueError the tools raise (pydantic's ValidationError is one too). */
 class ValueError extends Error {}
@@ -58,7 +43,7 @@ function toolHeaders(key: string) {
 }
 
 async function send(method: string, path: string, key: string, json?: unknown) {
-  const response = await pyRequest(method, `${app.url}${path}`, { headers: toolHeaders(key), json });
+  const response = await pyRequest(method, `${s.app.url}${path}`, { headers: toolHeaders(key), json });
   sent.push({ method, path, body: json === undefined ? undefined : JSON.stringify(json) });
   return response;
 }
@@ -90,7 +75,7 @@ function validateImage(image: string | null | undefined): void {
 }
 
 /** CritiqueSearchTool.invoke(input): schema validation, then _run. */
-async function critiqueSearchTool(input: SearchInput, key = apiKey): Promise<any> {
+async function critiqueSearchTool(input: SearchInput, key = s.apiKey): Promise<any> {
   validateImage(input.image);
   let image = input.image ?? null;
   if (image && image.startsWith("http")) {
@@ -117,7 +102,7 @@ type DesignInput =
   | { operation: "update"; api_id?: string; prompt?: string; schema_updates?: Record<string, unknown> | null };
 
 /** CritiqueAPIDesignTool.invoke(input). api_id is typed Optional[str]: pydantic v2 refuses an int there. */
-async function critiqueApiDesignTool(input: DesignInput, key = apiKey): Promise<any> {
+async function critiqueApiDesignTool(input: DesignInput, key = s.apiKey): Promise<any> {
   if ("api_id" in input && input.api_id !== undefined && typeof input.api_id !== "string") throw new ValueError("api_id: Input should be a valid string");
   const endpoint = "/v1/design-api";
   let response;
@@ -137,7 +122,7 @@ async function critiqueApiDesignTool(input: DesignInput, key = apiKey): Promise<
 }
 
 /** CritiqueDynamicAPITool(api_id=...)._run(**kwargs). */
-async function critiqueDynamicApiTool(apiId: string, kwargs: Record<string, unknown>, key = apiKey): Promise<any> {
+async function critiqueDynamicApiTool(apiId: string, kwargs: Record<string, unknown>, key = s.apiKey): Promise<any> {
   const response = await send("POST", `/v1/user-defined-service/${apiId}`, key, kwargs);
   if (response.status_code !== 200) throw new ValueError(`API execution failed: ${response.text}`);
   return response.json();
@@ -168,7 +153,7 @@ describe("langchain-critique: CritiqueSearchTool", () => {
 
   test("the empty options change nothing: the same answer and sources as a bare prompt", async () => {
     const prompt = "What will the river bridge cost?";
-    const bare = await (await app.fetch("/v1/search", { method: "POST", headers: toolHeaders(apiKey), body: JSON.stringify({ prompt }) })).json();
+    const bare = await (await s.app.fetch("/v1/search", { method: "POST", headers: toolHeaders(s.apiKey), body: JSON.stringify({ prompt }) })).json();
     const viaTool = await critiqueSearchTool({ prompt, source_blacklist: null, output_format: null });
     expect(viaTool.response).toBe(bare.response);
     expect(viaTool.context.map((c: any) => c.metadata.url)).toEqual(bare.context.map((c: any) => c.metadata.url));

@@ -9,28 +9,11 @@
  * user makes is the base URL (the node hard-codes https://api.critique-labs.ai).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestApp, type TestApp } from "../../helpers/app.ts";
-import { freshDatabase, type TestDatabase } from "../../helpers/database.ts";
 import { minimalPng } from "../../helpers/fixtures/images.ts";
-import { startSearchWorld, type SearchWorld } from "../../helpers/search-world.ts";
+import { useSearchApp } from "../search-app.ts";
 import { citationsOf } from "./wire.ts";
 
-let database: TestDatabase;
-let world: SearchWorld;
-let app: TestApp;
-let apiKey: string;
-
-beforeAll(async () => {
-  world = startSearchWorld();
-  database = await freshDatabase();
-  app = await startTestApp(database, { env: world.env(), resolver: world.resolver });
-  apiKey = (await app.account({ name: "n8n", limit: 100_000 })).apiKey;
-});
-afterAll(async () => {
-  await app.stop();
-  await database.drop();
-  world.stop();
-});
+const s = useSearchApp();
 
 /** What n8n's httpRequest throws for a non-2xx (axios' default validateStatus). */
 class N8nHttpError extends Error {
@@ -89,7 +72,7 @@ interface N8nContentParameters {
 
 /** The node's execute() for one item: the body built as the node builds it, sent to the changed base URL. */
 async function n8nExecute(key: string, params: N8nSearchParameters | N8nContentParameters): Promise<any> {
-  const base = app.url;
+  const base = s.app.url;
   const headers = { "X-API-Key": key, "Content-Type": "application/json" };
   if (params.operation === "getContent") {
     return n8nHttpRequest({ method: "POST", url: `${base}/v1/contents`, headers, body: { url: params.url }, json: true });
@@ -112,7 +95,7 @@ async function n8nExecute(key: string, params: N8nSearchParameters | N8nContentP
 /** The credential's test request: a 2xx means "Connection tested successfully". */
 async function n8nCredentialTest(key: string): Promise<{ status: "OK" } | { status: "Error"; message: string }> {
   try {
-    await n8nHttpRequest({ method: "POST", url: `${app.url}/v1/search`, headers: { "X-API-Key": key, "Content-Type": "application/json" }, body: { prompt: "test" }, json: true });
+    await n8nHttpRequest({ method: "POST", url: `${s.app.url}/v1/search`, headers: { "X-API-Key": key, "Content-Type": "application/json" }, body: { prompt: "test" }, json: true });
     return { status: "OK" };
   } catch (error) {
     return { status: "Error", message: (error as Error).message };
@@ -141,7 +124,7 @@ const urlsOf = (result: any): string[] => result.context.map((c: any) => c.metad
 
 describe("n8n: the credential test", () => {
   test('POST /v1/search {"prompt": "test"} with a good key answers 2xx: the credential saves', async () => {
-    expect(await n8nCredentialTest(apiKey)).toEqual({ status: "OK" });
+    expect(await n8nCredentialTest(s.apiKey)).toEqual({ status: "OK" });
   });
 
   test("a wrong or empty key fails the credential test (401)", async () => {
@@ -154,30 +137,30 @@ describe("n8n: the credential test", () => {
 
 describe("n8n: the Search operation", () => {
   test("only a prompt: a cited text answer with its sources, token_usage a number", async () => {
-    const result = await n8nExecute(apiKey, { operation: "search", prompt: "When was the Eiffel Tower completed?" });
+    const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "When was the Eiffel Tower completed?" });
     expectCitedAnswer(result);
     expect(result.response).toContain("1889");
-    expect(urlsOf(result)).toContain(world.url("wiki.test", "/eiffel.html"));
+    expect(urlsOf(result)).toContain(s.world.url("wiki.test", "/eiffel.html"));
     expect(typeof result.info.token_usage).toBe("number");
     expect(result.info.token_usage).toBeGreaterThan(0);
     expect(result.error).toBeUndefined();
   });
 
   test("Source Blacklist 'spam.test, wiki.test' is split on commas and trimmed; those domains never appear", async () => {
-    const result = await n8nExecute(apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceBlacklist: "spam.test, wiki.test" });
+    const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceBlacklist: "spam.test, wiki.test" });
     expectCitedAnswer(result);
     for (const url of urlsOf(result)) expect(["spam.test", "wiki.test"]).not.toContain(new URL(url).hostname);
   });
 
   test("Source Whitelist ' blog.test ' keeps every source inside it", async () => {
-    const result = await n8nExecute(apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceWhitelist: " blog.test " });
+    const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceWhitelist: " blog.test " });
     expectCitedAnswer(result);
     for (const url of urlsOf(result)) expect(new URL(url).hostname).toBe("blog.test");
     expect(result.response).toContain("42 million");
   });
 
   test("Output Format (JSON) given as a JSON string: the response is an object of that shape", async () => {
-    const result = await n8nExecute(apiKey, {
+    const result = await n8nExecute(s.apiKey, {
       operation: "search",
       prompt: "Facts about the Eiffel Tower",
       outputFormat: '{"completed_year": "integer", "height_metres": "number", "designer": "string"}',
@@ -191,7 +174,7 @@ describe("n8n: the Search operation", () => {
   });
 
   test("a nested Output Format with a one-item array of items comes back in that shape", async () => {
-    const result = await n8nExecute(apiKey, {
+    const result = await n8nExecute(s.apiKey, {
       operation: "search",
       prompt: "Facts about the Eiffel Tower",
       outputFormat: '{"tower": {"name": "string", "completed_year": "integer"}, "sources": [{"title": "string"}]}',
@@ -206,14 +189,14 @@ describe("n8n: the Search operation", () => {
   test("Image as raw base64 and as a data URL: accepted, the answer still comes back", async () => {
     const base64 = Buffer.from(minimalPng()).toString("base64");
     for (const image of [base64, `data:image/png;base64,${base64}`]) {
-      const result = await n8nExecute(apiKey, { operation: "search", prompt: "When was the Eiffel Tower completed?", image });
+      const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "When was the Eiffel Tower completed?", image });
       expectCitedAnswer(result);
       expect(result.info.image_analysed).toBe(false);
     }
   });
 
   test("every option at once (whitelist, image, output format) in one call", async () => {
-    const result = await n8nExecute(apiKey, {
+    const result = await n8nExecute(s.apiKey, {
       operation: "search",
       prompt: "What will the river bridge cost?",
       image: Buffer.from(minimalPng()).toString("base64"),
@@ -228,31 +211,31 @@ describe("n8n: the Search operation", () => {
   // Not a target yet: the node splits "spam.test, " into ["spam.test", ""], and the service refuses the empty
   // entry with 422 (string_too_short at source_blacklist[1]), so a trailing comma in the field fails the node.
   test("a trailing comma in Source Blacklist ('spam.test, ') still searches: the blank entry is ignored, the domain still applies", async () => {
-    const result = await n8nExecute(apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceBlacklist: "spam.test, " });
+    const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceBlacklist: "spam.test, " });
     expectCitedAnswer(result);
     expect(urlsOf(result).some((url) => new URL(url).hostname === "spam.test")).toBe(false);
   });
 
   test("a Source Whitelist of only blanks (', ') is no whitelist, so a Source Blacklist beside it is no conflict", async () => {
-    const result = await n8nExecute(apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceWhitelist: ", ", sourceBlacklist: "spam.test" });
+    const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceWhitelist: ", ", sourceBlacklist: "spam.test" });
     expectCitedAnswer(result);
   });
 
   test("an Output Format that is not JSON fails in the node itself, before any request", async () => {
-    const before = world.searxng.requests.length;
-    await expect(n8nExecute(apiKey, { operation: "search", prompt: "x", outputFormat: "{not json" })).rejects.toBeInstanceOf(NodeOperationError);
-    expect(world.searxng.requests.length).toBe(before);
+    const before = s.world.searxng.requests.length;
+    await expect(n8nExecute(s.apiKey, { operation: "search", prompt: "x", outputFormat: "{not json" })).rejects.toBeInstanceOf(NodeOperationError);
+    expect(s.world.searxng.requests.length).toBe(before);
   });
 
   test("both lists filled in: a 422 the node surfaces as a thrown error", async () => {
-    const failure = await n8nExecute(apiKey, { operation: "search", prompt: "river bridge", sourceWhitelist: "blog.test", sourceBlacklist: "spam.test" }).catch((e) => e);
+    const failure = await n8nExecute(s.apiKey, { operation: "search", prompt: "river bridge", sourceWhitelist: "blog.test", sourceBlacklist: "spam.test" }).catch((e) => e);
     expect(failure).toBeInstanceOf(N8nHttpError);
     expect(failure.status).toBe(422);
     expect(failure.body.detail[0].loc).toEqual(["body", "source_whitelist"]);
   });
 
   test("an Image URL over plain http is refused with 422 (SPEC 2.1: https only) and the node throws", async () => {
-    const failure = await n8nExecute(apiKey, { operation: "search", prompt: "What is this?", image: "http://images.test/photo.png" }).catch((e) => e);
+    const failure = await n8nExecute(s.apiKey, { operation: "search", prompt: "What is this?", image: "http://images.test/photo.png" }).catch((e) => e);
     expect(failure).toBeInstanceOf(N8nHttpError);
     expect(failure.status).toBe(422);
     expect(failure.body.detail[0].loc).toEqual(["body", "image"]);
@@ -261,8 +244,8 @@ describe("n8n: the Search operation", () => {
 
 describe("n8n: the Get Content operation", () => {
   test('POST /v1/contents {"url"}: the page\'s processed content comes back as the item\'s JSON', async () => {
-    const url = world.url("wiki.test", "/eiffel.html");
-    const result = await n8nExecute(apiKey, { operation: "getContent", url });
+    const url = s.world.url("wiki.test", "/eiffel.html");
+    const result = await n8nExecute(s.apiKey, { operation: "getContent", url });
     expect(result.url).toBe(url);
     expect(result.title).toBe("Eiffel Tower");
     expect(typeof result.content).toBe("string");
@@ -270,13 +253,13 @@ describe("n8n: the Get Content operation", () => {
   });
 
   test("a URL the service will not fetch is a non-2xx, which the node throws", async () => {
-    const failure = await n8nExecute(apiKey, { operation: "getContent", url: "http://127.0.0.1:9/secret" }).catch((e) => e);
+    const failure = await n8nExecute(s.apiKey, { operation: "getContent", url: "http://127.0.0.1:9/secret" }).catch((e) => e);
     expect(failure).toBeInstanceOf(N8nHttpError);
     expect(failure.status).toBeGreaterThanOrEqual(400);
   });
 
   test("an empty URL (the field's default) is a 422 the node throws", async () => {
-    const failure = await n8nExecute(apiKey, { operation: "getContent", url: "" }).catch((e) => e);
+    const failure = await n8nExecute(s.apiKey, { operation: "getContent", url: "" }).catch((e) => e);
     expect(failure).toBeInstanceOf(N8nHttpError);
     expect(failure.status).toBe(422);
   });

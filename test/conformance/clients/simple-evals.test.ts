@@ -14,25 +14,10 @@ import { MemoryStore } from "../../../src/limits/memory-store.ts";
 import { startTestApp, type TestApp } from "../../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../../helpers/database.ts";
 import { backendName } from "../../helpers/env.ts";
-import { startSearchWorld, type SearchWorld } from "../../helpers/search-world.ts";
+import { useSearchApp } from "../search-app.ts";
 import { citationsOf, pyRequest, type PyResponse } from "./wire.ts";
 
-let database: TestDatabase;
-let world: SearchWorld;
-let app: TestApp;
-let apiKey: string;
-
-beforeAll(async () => {
-  world = startSearchWorld();
-  database = await freshDatabase();
-  app = await startTestApp(database, { env: world.env(), resolver: world.resolver });
-  apiKey = (await app.account({ name: "simple-evals", limit: 100_000 })).apiKey;
-});
-afterAll(async () => {
-  await app.stop();
-  await database.drop();
-  world.stop();
-});
+const s = useSearchApp();
 
 type Message = { role: string; content: string };
 
@@ -110,7 +95,7 @@ const WAIT_WORDS = /^rate limited, try again in (\d+ seconds|1 second|a minute|\
 
 describe("simple-evals: CritiqueSampler", () => {
   test("a SimpleQA question (one user message) is answered with the text, never 'unable to answer'", async () => {
-    const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: app.url, apiKey, sleep: realSleep });
+    const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: s.app.url, apiKey: s.apiKey, sleep: realSleep });
     expect(trace.responses.map((r) => r.status)).toEqual([200]);
     expect(typeof result.response_text).toBe("string");
     expect(result.response_text).not.toBe(UNABLE);
@@ -122,7 +107,7 @@ describe("simple-evals: CritiqueSampler", () => {
 
   test("a successful body never carries an 'error' key, which the sampler would read as a failure", async () => {
     for (const question of ["When was the Eiffel Tower completed?", "What will the river bridge cost?", "zyxwv qqqq unknowable"]) {
-      const { result, trace } = await critiqueSampler([pack(question)], { baseUrl: app.url, apiKey, sleep: realSleep });
+      const { result, trace } = await critiqueSampler([pack(question)], { baseUrl: s.app.url, apiKey: s.apiKey, sleep: realSleep });
       expect(trace.responses[0]!.status).toBe(200);
       expect(Object.hasOwn(trace.responses[0]!.body, "error")).toBe(false);
       expect(result.response_text).not.toBe(UNABLE);
@@ -132,30 +117,30 @@ describe("simple-evals: CritiqueSampler", () => {
 
   test("a multi-turn list becomes 'role: content' lines and still gets an answer", async () => {
     const messages = [pack("You are a careful research assistant.", "system"), pack("What will the river bridge cost?")];
-    const { result } = await critiqueSampler(messages, { baseUrl: app.url, apiKey, sleep: realSleep });
+    const { result } = await critiqueSampler(messages, { baseUrl: s.app.url, apiKey: s.apiKey, sleep: realSleep });
     expect(result.response_text).toContain("42 million");
     expect(result.actual_queried_message_list).toBe(messages);
   });
 
   test("failures read as 'unable to answer': a bad key (401), an empty conversation (422), no server at all", async () => {
-    const badKey = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: app.url, apiKey: "sk_live_wrong", sleep: realSleep });
+    const badKey = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: s.app.url, apiKey: "sk_live_wrong", sleep: realSleep });
     expect(badKey.trace.responses[0]!.status).toBe(401);
     expect(badKey.trace.responses[0]!.body.error).toBe("unauthorized");
     expect(badKey.result.response_text).toBe(UNABLE);
 
     // An empty message list joins to the prompt "", a 422 whose FastAPI body has no "response": a KeyError, caught.
-    const empty = await critiqueSampler([], { baseUrl: app.url, apiKey, sleep: realSleep });
+    const empty = await critiqueSampler([], { baseUrl: s.app.url, apiKey: s.apiKey, sleep: realSleep });
     expect(empty.trace.responses[0]!.status).toBe(422);
     expect(empty.result.response_text).toBe(UNABLE);
 
-    const nowhere = await critiqueSampler([pack("x")], { baseUrl: "http://127.0.0.1:9", apiKey, sleep: realSleep });
+    const nowhere = await critiqueSampler([pack("x")], { baseUrl: "http://127.0.0.1:9", apiKey: s.apiKey, sleep: realSleep });
     expect(nowhere.result.response_text).toBe(UNABLE);
   });
 
   test("a run past the deadline is a 504 whose body has 'error': 'unable to answer', not a retry", async () => {
-    const slow = await startTestApp(database, { env: world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }), resolver: world.resolver });
-    world.searxng.setLatency(3_000);
-    world.brave.setLatency(3_000);
+    const slow = await startTestApp(s.database, { env: s.world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }), resolver: s.world.resolver });
+    s.world.searxng.setLatency(3_000);
+    s.world.brave.setLatency(3_000);
     try {
       const key = (await slow.account({ limit: 100_000 })).apiKey;
       const { result, trace } = await critiqueSampler([pack("river bridge")], { baseUrl: slow.url, apiKey: key, sleep: realSleep });
@@ -163,8 +148,8 @@ describe("simple-evals: CritiqueSampler", () => {
       expect(trace.responses[0]!.body.error).toBe("deadline_exceeded");
       expect(result.response_text).toBe(UNABLE);
     } finally {
-      world.searxng.setLatency(0);
-      world.brave.setLatency(0);
+      s.world.searxng.setLatency(0);
+      s.world.brave.setLatency(0);
       await slow.stop();
     }
   });
@@ -173,7 +158,7 @@ describe("simple-evals: CritiqueSampler", () => {
 describe("simple-evals: the 429 retry loop on a Free key (10 calls a minute)", () => {
   test("frozen clock: the 11th question is refused with Retry-After, the sampler's 1 s + 1 s sleeps move the clock, and it is answered", async () => {
     const clock = new ManualClock(Date.now());
-    const limited = await startTestApp(database, { store: (c) => new MemoryStore(c), clock, env: world.env(), resolver: world.resolver });
+    const limited = await startTestApp(s.database, { store: (c) => new MemoryStore(c), clock, env: s.world.env(), resolver: s.world.resolver });
     try {
       const { apiKey: freeKey } = await limited.account({ name: "free-evals" });
       const sleep = async (seconds: number) => clock.advance(seconds * 1000);
@@ -205,11 +190,11 @@ describe("simple-evals: the 429 retry loop on a Free key (10 calls a minute)", (
   });
 
   test(`real clock on the configured store (${backendName}): the sampler's real sleeps outlast the refusal`, async () => {
-    const { apiKey: freeKey } = await app.account({ name: "free-evals-real" });
+    const { apiKey: freeKey } = await s.app.account({ name: "free-evals-real" });
     // The bucket spans every route: nine cheap calls and one sampler question use up the ten.
-    for (let i = 0; i < 9; i++) expect((await app.fetch("/v1/account", { headers: { "X-API-Key": freeKey } })).status).toBe(200);
-    expect((await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: app.url, apiKey: freeKey, sleep: realSleep })).result.response_text).toContain("1889");
-    const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: app.url, apiKey: freeKey, sleep: realSleep, maxTrials: 10 });
+    for (let i = 0; i < 9; i++) expect((await s.app.fetch("/v1/account", { headers: { "X-API-Key": freeKey } })).status).toBe(200);
+    expect((await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: s.app.url, apiKey: freeKey, sleep: realSleep })).result.response_text).toContain("1889");
+    const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: s.app.url, apiKey: freeKey, sleep: realSleep, maxTrials: 10 });
     expect(trace.responses[0]!.status).toBe(429);
     expect(Number(trace.responses[0]!.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(trace.responses[0]!.body.detail).toMatch(WAIT_WORDS);
