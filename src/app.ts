@@ -25,6 +25,7 @@ import type { RouteSummary } from "./discovery/guide.ts";
 import { discoveryRoutes } from "./discovery/routes.ts";
 import { bodyParser } from "./http/body.ts";
 import { docsAssets, openapiDocs } from "./http/openapi.ts";
+import { inputGuard } from "./http/input-guard.ts";
 import { requestContext } from "./http/request-context.ts";
 import type { RateLimiter } from "./limits/limiter.ts";
 import type { InFlightGauge } from "./limits/peak-load.ts";
@@ -62,8 +63,13 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
   const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
   const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };
   const endpoints = { db: deps.database.db, clock: deps.clock, llm: face.engine.llm };
-  // Discovery lists the app's own routes, read once the app is composed.
+  // Discovery and the error mapping read the app's own routes, once the app is composed.
   let listed: RouteInfo[] = [];
+  let bodies: Map<string, unknown> | undefined;
+  const bodySchemaOf = (method: string, route: string) => {
+    bodies ??= new Map(listed.map((r) => [`${r.method} ${r.path}`, (r.hooks as { body?: unknown }).body]));
+    return bodies.get(`${method} ${route}`);
+  };
   const app = new Elysia({
     serve: {
       // Our parser caps bodies with a JSON 413; Bun's own cap is the backstop just above it.
@@ -86,9 +92,10 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
           ...(meta.publisher ? { publisher: meta.publisher } : {}),
           ...(meta.apiId !== undefined ? { apiId: meta.apiId } : {}),
         });
-      }),
+      }, bodySchemaOf),
     )
     .use(bodyParser(config.maxBodyBytes))
+    .use(inputGuard())
     .use(openapiDocs(config.publicBaseUrl))
     .use(docsAssets())
     .use(opsRoutes({ database: deps.database, limiter: deps.limiter, draining: state.draining }))

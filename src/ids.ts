@@ -26,3 +26,11 @@ const ID_SHAPE = /^[a-z]{2,5}_[0-9a-hjkmnp-tv-z]{26}$/;
 export function looksLikeId(prefix: IdPrefix, value: string): boolean {
   return value.startsWith(`${prefix}_`) && ID_SHAPE.test(value);
 }
+
+/** Stubs, an endpoint's and a public one: 1 to 64 lowercase letters, digits and inner hyphens. */
+export const STUB_SHAPE = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
+/** Like looksLikeId, for the stubs in service and marketplace paths. */
+export function couldBeStub(value: string): boolean {
+  return STUB_SHAPE.test(value);
+}

@@ -6,6 +6,7 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { endpoints, endpointVersions } from "../../db/schema.ts";
+import { couldBeStub } from "../ids.ts";
 
 export type VersionRow = typeof endpointVersions.$inferSelect;
 export type NewVersion = typeof endpointVersions.$inferInsert;
@@ -70,6 +71,7 @@ export async function ownerVersions(db: Database, accountId: string): Promise<Ve
 }
 
 export async function lineageByStub(db: Database, accountId: string, stub: string): Promise<LineageRow | null> {
+  if (!couldBeStub(stub)) return null;
   const rows = await db.select().from(endpoints).where(and(eq(endpoints.accountId, accountId), eq(endpoints.stub, stub))).limit(1);
   return rows[0] ?? null;
 }

@@ -9,7 +9,8 @@ import { Elysia } from "elysia";
 import type { Caller } from "../accounts/caller.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
-import { toErrorOutcome } from "./errors.ts";
+import { toErrorOutcome, validationOutcome } from "./errors.ts";
+import { validationIssues } from "./validation-detail.ts";
 
 export interface RequestMeta {
   id: string;
@@ -52,15 +53,25 @@ export interface RequestLogEntry {
   meta: RequestMeta;
 }
 
+/** A route's body schema, by method and route pattern. */
+export type BodySchemaOf = (method: string, route: string) => unknown;
+
 /** Request ids, error mapping and the access log, for the whole app. */
-export function requestContext(log: Logger, onFinished: (entry: RequestLogEntry) => void = () => {}) {
+export function requestContext(log: Logger, onFinished: (entry: RequestLogEntry) => void = () => {}, bodySchemaOf: BodySchemaOf = () => undefined) {
   return new Elysia({ name: "request-context" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestMeta(request).id;
     })
-    .onError({ as: "global" }, ({ error, request, set }) => {
+    .onError({ as: "global" }, ({ error, request, set, route }) => {
       const meta = requestMeta(request);
-      const outcome = toErrorOutcome(error, meta.id, meta.rawBody);
+      let outcome = toErrorOutcome(error, meta.id, meta.rawBody);
+      // Elysia's validator can itself throw while describing a failure (a body field {"toString": 1} breaks its
+      // message formatting): whatever it threw, a body that does not fit its schema is the caller's 422.
+      const schema = outcome.internal !== undefined && meta.rawBody && route ? bodySchemaOf(request.method, route) : undefined;
+      if (schema) {
+        const issues = validationIssues(schema, meta.rawBody!.value, ["body"]);
+        if (issues.length) outcome = validationOutcome(issues);
+      }
       if (outcome.internal !== undefined) log.error("unhandled error", { request_id: meta.id, error: outcome.internal });
       meta.errorCode = typeof outcome.body.error === "string" ? outcome.body.error : outcome.status === 422 ? "validation_failed" : undefined;
       set.status = outcome.status;

@@ -6,11 +6,13 @@
 import { and, asc, count, desc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accounts, publishedEndpoints, publishedVersions } from "../../db/schema.ts";
+import { couldBeStub } from "../ids.ts";
 
 export type PublishedRow = typeof publishedEndpoints.$inferSelect;
 export type SnapshotRow = typeof publishedVersions.$inferSelect;
 
 export async function publishedByStub(db: Database, publicStub: string): Promise<(PublishedRow & { publisherName: string }) | null> {
+  if (!couldBeStub(publicStub)) return null;
   const rows = await db
     .select({ published: publishedEndpoints, publisherName: accounts.name })
     .from(publishedEndpoints)

@@ -7,7 +7,7 @@
  */
 import { isUniqueViolation, type Database } from "../../db/client.ts";
 import { conflict, invalid, notFound } from "../errors.ts";
-import { newId } from "../ids.ts";
+import { couldBeStub, newId } from "../ids.ts";
 import * as endpointQueries from "../endpoints/queries.ts";
 import { stateOf } from "../endpoints/lifecycle.ts";
 import type { EndpointsContext } from "../endpoints/service.ts";
@@ -21,7 +21,6 @@ export interface PublishInput {
   tags?: string[] | null;
 }
 
-const PUBLIC_STUB = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 function cleanTags(tags: string[]): string[] {
   return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter(Boolean))].slice(0, 20);
@@ -38,7 +37,7 @@ async function insertOrTaken(tx: Database, publicStub: string, row: Parameters<t
 }
 
 export async function publishVersion(ctx: EndpointsContext, accountId: string, apiId: number, input: PublishInput): Promise<{ publicStub: string; publishedVersion: number }> {
-  if (input.public_stub !== undefined && input.public_stub !== null && (!PUBLIC_STUB.test(input.public_stub) || /^v\d+$/.test(input.public_stub))) {
+  if (input.public_stub !== undefined && input.public_stub !== null && (!couldBeStub(input.public_stub) || /^v\d+$/.test(input.public_stub))) {
     throw invalid(["body", "public_stub"], "a public stub is 1 to 64 lowercase letters, digits and inner hyphens, and not of the form v<digits>", "string_pattern_mismatch");
   }
   return ctx.db.transaction(async (transaction) => {

@@ -15,7 +15,8 @@ import { InvalidInput, ServiceError } from "../errors.ts";
 import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
 import { errorMessage } from "../http/errors.ts";
 import { requestMeta } from "../http/request-context.ts";
-import { validationIssues } from "../http/validation-detail.ts";
+import { parseJsonInput, valueProblems } from "../http/json-input.ts";
+import { jsonErrorOffset, validationIssues } from "../http/validation-detail.ts";
 import type { Logger } from "../log.ts";
 import type { SearchBody } from "../research/request.ts";
 import type { UsageRecorder } from "../usage/recorder.ts";
@@ -60,7 +61,7 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
     let status = 200;
     let tokens = 0;
     try {
-      const body = typeof message === "string" ? parseJson(message) : message;
+      const body = messageBody(message);
       if (!Value.Check(SearchMessage, body)) throw new InvalidInput(validationIssues(SearchMessage, body, ["body"]));
       const events = await startRun(face, checkSearchBody(face, body as SearchBody), signal);
       for (;;) {
@@ -140,10 +141,10 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
     });
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new InvalidInput([{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }]);
-  }
+/** Elysia has parsed a JSON message already (a text it could not parse stays a string): the same limits as a body. */
+function messageBody(message: unknown): unknown {
+  if (typeof message === "string") return parseJsonInput(message, jsonErrorOffset);
+  const problems = valueProblems(message, ["body"]);
+  if (problems.length) throw new InvalidInput(problems);
+  return message;
 }
