@@ -29,7 +29,7 @@ import { inputGuard } from "./http/input-guard.ts";
 import { requestContext } from "./http/request-context.ts";
 import type { RateLimiter } from "./limits/limiter.ts";
 import type { InFlightGauge } from "./limits/peak-load.ts";
-import type { Logger } from "./log.ts";
+import { throttledWarn, type Logger } from "./log.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import type { UsageRecorder } from "./usage/recorder.ts";
 
@@ -58,7 +58,7 @@ export interface AppState {
 }
 
 export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
-  const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache };
+  const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache, warn: throttledWarn(deps.log) };
   const auth = { accounts, limiter: deps.limiter, publicBaseUrl: config.publicBaseUrl, dashboardPerMinute: config.dashboard.perMinute };
   const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
   const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createLogger, redact } from "./log.ts";
+import { createLogger, redact, throttledWarn } from "./log.ts";
 
 test("redact removes keys, bearer tokens and URL passwords", () => {
   expect(redact("key sk_live_AbC123xyz and sk_live_Q0X4hQzVkpnqRiOXm6ZW3D5TC1xRTn024ogrRKB84EoM9U")).toBe("key sk_[redacted] and sk_[redacted]");
@@ -16,4 +16,15 @@ test("log lines are JSON with no stack traces, nested secrets redacted", () => {
   const record = JSON.parse(lines[0]!);
   expect(record).toMatchObject({ level: "error", msg: "failed", service: "t", error: { name: "Error", message: "boom sk_[redacted]" }, nested: { url: "redis://:[redacted]@h:6379" } });
   expect(lines[0]).not.toContain("at ");
+});
+
+test("throttledWarn logs a repeating failure once per interval, then says how many it skipped", async () => {
+  const lines: string[] = [];
+  const warn = throttledWarn(createLogger({ level: "info", sink: (line) => lines.push(line) }), 50);
+  for (let i = 0; i < 5; i++) warn("stamp failed", { n: i });
+  warn("other failure");
+  expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["stamp failed", "other failure"]);
+  await Bun.sleep(60);
+  warn("stamp failed");
+  expect(JSON.parse(lines.at(-1)!)).toMatchObject({ level: "warn", msg: "stamp failed", skipped: 4 });
 });

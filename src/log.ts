@@ -69,3 +69,22 @@ export function createLogger(options: { level: LogLevelName; sink?: LogSink; bas
 }
 
 export const silentLogger: Logger = createLogger({ level: "silent" });
+
+/**
+ * A warning for a failure that can repeat on every request (a background
+ * write refused while the database flaps): logged at most once per interval
+ * per message, with how many were skipped, so it is never silent and never a flood.
+ */
+export function throttledWarn(log: Logger, intervalMs = 10_000): (msg: string, fields?: LogFields) => void {
+  const last = new Map<string, { at: number; skipped: number }>();
+  return (msg, fields) => {
+    const now = Date.now();
+    const seen = last.get(msg);
+    if (seen && now - seen.at < intervalMs) {
+      seen.skipped++;
+      return;
+    }
+    log.warn(msg, { ...fields, ...(seen?.skipped ? { skipped: seen.skipped } : {}) });
+    last.set(msg, { at: now, skipped: 0 });
+  };
+}

@@ -12,12 +12,15 @@ import type { Caller } from "./caller.ts";
 import type { KeyCache, KeyLookup } from "./key-cache.ts";
 import { generateApiKey, hashApiKey, parseApiKey, sameHash } from "./keys.ts";
 import * as q from "./queries.ts";
+import type { LogFields } from "../log.ts";
 
 export interface AccountsContext {
   db: Database;
   clock: Clock;
   /** The server's lookup cache; the CLI runs without one. */
   keyCache?: KeyCache;
+  /** Where background writes that fail (the last-used stamp) are reported. */
+  warn?: (msg: string, fields?: LogFields) => void;
 }
 
 export const MICROS_PER_DOLLAR = 1_000_000;
@@ -125,7 +128,8 @@ export async function authenticate(ctx: AccountsContext, presented: string | nul
   const now = ctx.clock.now();
   if (!found.key.lastUsedAt || now - found.key.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS) {
     found.key.lastUsedAt = new Date(now); // the cached row too, so the next call does not write again
-    void q.touchKey(ctx.db, found.key.id, new Date(now), TOUCH_INTERVAL_MS).catch(() => {});
+    // Best effort: the call goes on, but a failing stamp is reported.
+    void q.touchKey(ctx.db, found.key.id, new Date(now), TOUCH_INTERVAL_MS).catch((error: unknown) => ctx.warn?.("key last-used stamp failed", { key_id: found.key.id, error }));
   }
   return {
     accountId: found.account.id,

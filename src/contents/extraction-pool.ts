@@ -32,7 +32,7 @@ interface Slot {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-type Reply = { ready: true } | { id: number; ok: true; document: ExtractedDocument } | { id: number; ok: false; code: string; message: string };
+type Reply = { ready: true } | { id: number; ok: true; document: ExtractedDocument } | { id: number; ok: false; code: string; message: string; cause?: { name: string; message: string } };
 
 const WORKER_URL = new URL("./extraction-worker.ts", import.meta.url).href;
 
@@ -93,7 +93,10 @@ export class ExtractionPool implements Extractor {
     clearTimeout(slot.timer);
     slot.task = null;
     if (reply.ok) task.resolve(reply.document);
-    else task.reject(new ServiceError(reply.code as "extraction_failed", reply.message));
+    else if (reply.cause) {
+      this.log.error("extraction failed unexpectedly", { error: reply.cause, url: task.input.url });
+      task.reject(new ServiceError("extraction_failed", reply.message));
+    } else task.reject(new ServiceError(reply.code as "extraction_failed", reply.message));
     this.dispatch();
   }
 

@@ -15,6 +15,8 @@ self.onmessage = async (event: MessageEvent<{ id: number; input: ExtractInput }>
   } catch (error) {
     const code = error instanceof ServiceError ? error.code : "extraction_failed";
     const message = error instanceof ServiceError ? error.message : "the page could not be extracted";
-    self.postMessage({ id, ok: false, code, message });
+    // An extractor bug is the caller's 502 but our log line: the pool logs the cause.
+    const cause = error instanceof ServiceError ? undefined : { name: (error as Error)?.name ?? "Error", message: String((error as Error)?.message ?? error).slice(0, 500) };
+    self.postMessage({ id, ok: false, code, message, cause });
   }
 };

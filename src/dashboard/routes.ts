@@ -8,6 +8,7 @@ import { Elysia, t } from "elysia";
 import * as accountQueries from "../accounts/queries.ts";
 import { AccountView } from "../accounts/model.ts";
 import { accountView, addCredit } from "../accounts/service.ts";
+import { sameHash } from "../accounts/keys.ts";
 import { notFound, ServiceError } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { sameOrigin } from "../http/base-url.ts";
@@ -40,7 +41,7 @@ const SessionView = t.Object({
 const Credentials = t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 200 }) });
 
 export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
-  const { db, clock } = auth.accounts;
+  const { db, clock, warn } = auth.accounts;
   const lifetimeMs = settings.sessionDays * 86_400_000;
   const secure = (request: Request) => request.url.startsWith("https:") || Boolean(settings.publicBaseUrl?.startsWith("https:"));
 
@@ -71,7 +72,7 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
       "/session",
       async ({ request }) => {
         const token = readCookie(request, SESSION_COOKIE);
-        const found = token ? await findSession(db, clock, token) : null;
+        const found = token ? await findSession(db, clock, token, warn) : null;
         if (!found) throw new ServiceError("unauthorized", "not signed in");
         return sessionBody(found.account, found.session.csrfToken);
       },
@@ -109,9 +110,9 @@ export function dashboardRoutes(auth: AuthDeps, settings: DashboardSettings) {
       async ({ request, set }) => {
         guardOrigin(request);
         const token = readCookie(request, SESSION_COOKIE);
-        const found = token ? await findSession(db, clock, token) : null;
+        const found = token ? await findSession(db, clock, token, warn) : null;
         // Signing out needs the CSRF token too: another site must not be able to sign a user out.
-        if (found && request.headers.get("x-csrf-token") === found.session.csrfToken) await endSession(db, token!);
+        if (found && sameHash(request.headers.get("x-csrf-token") ?? "", found.session.csrfToken)) await endSession(db, token!);
         else if (found) throw new ServiceError("unauthorized", "missing or invalid CSRF token");
         set.headers["set-cookie"] = sessionCookie("", { maxAgeSeconds: 0, secure: secure(request) });
         set.status = 204;

@@ -9,6 +9,7 @@ import type { Database } from "../../db/client.ts";
 import { accounts, sessions } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
+import type { LogFields } from "../log.ts";
 
 export const SESSION_COOKIE = "as_session";
 const TOUCH_INTERVAL_MS = 5 * 60_000;
@@ -40,7 +41,7 @@ export type SessionRow = typeof sessions.$inferSelect;
 export type SessionAccount = typeof accounts.$inferSelect;
 
 /** The live session behind a cookie token, with its account; null when unknown or expired. */
-export async function findSession(db: Database, clock: Clock, token: string): Promise<{ session: SessionRow; account: SessionAccount } | null> {
+export async function findSession(db: Database, clock: Clock, token: string, warn?: (msg: string, fields?: LogFields) => void): Promise<{ session: SessionRow; account: SessionAccount } | null> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
   const now = new Date(clock.now());
   const rows = await db
@@ -52,7 +53,12 @@ export async function findSession(db: Database, clock: Clock, token: string): Pr
   const found = rows[0];
   if (!found) return null;
   if (now.getTime() - found.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
-    void db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, found.session.id)).catch(() => {});
+    // Best effort: the request goes on, but a failing stamp is reported.
+    void db
+      .update(sessions)
+      .set({ lastSeenAt: now })
+      .where(eq(sessions.id, found.session.id))
+      .catch((error: unknown) => warn?.("session last-seen stamp failed", { account_id: found.account.id, error }));
   }
   return found;
 }
@@ -66,7 +72,13 @@ export function readCookie(request: Request, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(";")) {
     const [key, ...rest] = part.trim().split("=");
-    if (key === name) return decodeURIComponent(rest.join("="));
+    if (key !== name) continue;
+    // A cookie that is not valid percent-encoding is no session (a 401), not a 500.
+    try {
+      return decodeURIComponent(rest.join("="));
+    } catch {
+      return null;
+    }
   }
   return null;
 }

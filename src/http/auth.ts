@@ -71,7 +71,7 @@ async function sessionCaller(deps: AuthDeps, request: Request): Promise<Caller> 
   const token = readCookie(request, SESSION_COOKIE);
   const csrf = request.headers.get("x-csrf-token") ?? offeredSubprotocol(request, CSRF_SUBPROTOCOL);
   if (!token || !csrf || !sameOrigin(request, deps.publicBaseUrl)) throw unauthorized();
-  const found = await findSession(deps.accounts.db, deps.accounts.clock, token);
+  const found = await findSession(deps.accounts.db, deps.accounts.clock, token, deps.accounts.warn);
   if (!found || !sameToken(csrf, found.session.csrfToken)) throw unauthorized();
   return {
     accountId: found.account.id,

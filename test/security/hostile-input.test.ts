@@ -108,3 +108,10 @@ test("the WebSocket refuses the same input with an error message: deep nesting a
   expect(nul.messages.map((m) => m.type)).toEqual(["error"]);
   expect(String(nul.messages[0]!.content)).toContain("NUL");
 });
+
+test("a session cookie that is not valid percent-encoding is no session: 401, not 500", async () => {
+  for (const path of ["/v1/account", "/auth/session"]) {
+    const response = await s.app.fetch(path, { headers: { cookie: "as_session=%E0%A4%A", "x-csrf-token": "x" } });
+    expect(`${path} ${response.status}`).toBe(`${path} 401`);
+  }
+});
