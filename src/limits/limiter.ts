@@ -37,6 +37,8 @@ export interface LimiterStatus {
 }
 
 const PROBE_INTERVAL_MS = 500;
+// The probe's own bucket: never empty, so a probe only asks whether the store answers.
+const PROBE_POLICY: BucketPolicy = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
 
 class StoreTimeout extends Error {
   constructor(ms: number) {
@@ -76,27 +78,40 @@ export class RateLimiter {
     const policy = this.policyFor(plan);
     if (this.store === this.fallback) return { ...this.fallback.takeNow(key, policy), plan, degraded: false };
 
-    const now = this.deps.clock.now();
-    if (this.outage && (now < this.outage.nextProbeAt || this.probing)) return this.degraded(key, policy, plan);
-    const probe = this.outage !== null;
-    if (probe) this.probing = true;
+    // During an outage no request waits on the store: each is decided at once, and a probe in the background
+    // (at most one per interval) finds out when the store is back. Only the call that discovers an outage (a
+    // hung store, or one still reconnecting) waits, at most the timeout.
+    if (this.outage) {
+      this.probe();
+      return this.degraded(key, policy, plan);
+    }
     try {
       const decision = await withTimeout(this.store.take(key, policy), this.settings.timeoutMs);
-      if (this.outage) {
-        this.deps.log.info("rate limit store recovered", { store: this.store.name, outage_ms: this.deps.clock.now() - this.outage.since });
-        this.outage = null;
-      }
       return { ...decision, plan, degraded: false };
     } catch (error) {
       if (!this.outage) {
-        this.outage = { since: now, nextProbeAt: 0 };
+        this.outage = { since: this.deps.clock.now(), nextProbeAt: this.deps.clock.now() + PROBE_INTERVAL_MS };
         this.deps.log.warn(`rate limit store unreachable; failing ${this.settings.failMode}`, { store: this.store.name, error });
       }
-      this.outage.nextProbeAt = this.deps.clock.now() + PROBE_INTERVAL_MS;
       return this.degraded(key, policy, plan);
-    } finally {
-      if (probe) this.probing = false;
     }
+  }
+
+  private probe(): void {
+    const outage = this.outage;
+    if (!outage || this.probing || this.deps.clock.now() < outage.nextProbeAt) return;
+    this.probing = true;
+    void withTimeout(this.store.take(`${this.settings.keyPrefix}rl:probe`, PROBE_POLICY), this.settings.timeoutMs)
+      .then(() => {
+        this.deps.log.info("rate limit store recovered", { store: this.store.name, outage_ms: this.deps.clock.now() - outage.since });
+        this.outage = null;
+      })
+      .catch(() => {
+        outage.nextProbeAt = this.deps.clock.now() + PROBE_INTERVAL_MS;
+      })
+      .finally(() => {
+        this.probing = false;
+      });
   }
 
   private degraded(key: string, policy: BucketPolicy, plan: Plan): LimitOutcome {

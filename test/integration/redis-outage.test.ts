@@ -66,6 +66,32 @@ describe.skipIf(!runnable)("Redis stopped mid-test", () => {
     }
   });
 
+  test("while Redis is known down, no call waits for it: the re-checks run in the background", async () => {
+    const timeoutMs = 200;
+    const app = await startTestApp(database, { store: () => new RedisStore(redis.url), env: { RATE_LIMIT_FAIL_MODE: "open", RATE_LIMIT_TIMEOUT_MS: String(timeoutMs) } });
+    try {
+      const { apiKey } = await app.account({ name: "fast", limit: 100_000 });
+      expect((await timed(app, apiKey)).response.status).toBe(200);
+      await redis.kill();
+      await timed(app, apiKey); // the call that finds the outage may wait up to the timeout
+      // Past several probe intervals (500 ms each): before, every re-check cost a caller the whole timeout.
+      const decisions: number[] = [];
+      const until = performance.now() + 1_800;
+      while (performance.now() < until) {
+        const started = performance.now();
+        await app.limiter.check("fast-probe", { name: "enterprise", label: "Enterprise", perMinute: 100_000 });
+        decisions.push(performance.now() - started);
+        await Bun.sleep(25);
+      }
+      expect(decisions.length).toBeGreaterThan(20);
+      expect(Math.max(...decisions)).toBeLessThan(timeoutMs / 2);
+      expect(app.limiter.status().healthy).toBe(false);
+    } finally {
+      await app.stop();
+      await redis.start();
+    }
+  });
+
   test("fail mode closed: calls are refused with 503 and Retry-After, quickly", async () => {
     const app = await startTestApp(database, { store: () => new RedisStore(redis.url), env: { RATE_LIMIT_FAIL_MODE: "closed", RATE_LIMIT_TIMEOUT_MS: "100" } });
     try {
