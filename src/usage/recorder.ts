@@ -4,8 +4,9 @@
  * money that moves: a paying call costs tokens x PRICE_PER_MILLION_TOKENS
  * (the free plan is never charged; Pro balances are debited; Enterprise is
  * invoiced), and a run of someone else's published endpoint credits its
- * publisher PUBLISHER_SHARE of that cost as earnings. A failed batch is
- * retried on the next flush, and close() flushes what is left.
+ * publisher PUBLISHER_SHARE of that cost as earnings. A batch (rows and
+ * debits) is one transaction: a failed one is retried whole on the next
+ * flush, and close() flushes what is left.
  */
 import type { Database } from "../../db/client.ts";
 import { usageRecords } from "../../db/schema.ts";
@@ -93,10 +94,14 @@ export class UsageRecorder {
     this.debits = new Map();
     this.flushing = (async () => {
       try {
-        for (let i = 0; i < batch.length; i += this.options.batchSize) {
-          await this.db.insert(usageRecords).values(batch.slice(i, i + this.options.batchSize));
-        }
-        for (const [accountId, micros] of debits) await debitBalance(this.db, accountId, micros, new Date());
+        // Rows and debits in one transaction: a failure anywhere writes none of them, so the retry writes each once.
+        await this.db.transaction(async (transaction) => {
+          const tx = transaction as unknown as Database;
+          for (let i = 0; i < batch.length; i += this.options.batchSize) {
+            await tx.insert(usageRecords).values(batch.slice(i, i + this.options.batchSize));
+          }
+          for (const [accountId, micros] of debits) await debitBalance(tx, accountId, micros, new Date());
+        });
       } catch (error) {
         this.log.error("usage records not written; will retry", { count: batch.length, error });
         this.pending = batch.concat(this.pending).slice(-MAX_PENDING);

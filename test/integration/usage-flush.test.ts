@@ -1,0 +1,54 @@
+/**
+ * A usage flush is one transaction: when the database refuses a debit, the
+ * rows written before it in the same flush are rolled back, and the retry
+ * writes each row and each debit exactly once. The fault is real: a trigger
+ * that refuses the first balance update.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { accounts, usageRecords } from "../../db/schema.ts";
+import { createAccount } from "../../src/accounts/service.ts";
+import { ManualClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import { UsageRecorder } from "../../src/usage/recorder.ts";
+import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+test("a refused debit writes no usage row; the retry writes every row and debit once", async () => {
+  const db = database.handle.db;
+  const { account, key } = await createAccount({ db, clock: new ManualClock() }, { name: "pro", creditDollars: 10 });
+  // A sequence, not a table: nextval survives the rollback, so the fault fires exactly once.
+  await db.execute(sql`create sequence debit_attempts`);
+  await db.execute(sql`
+    create function refuse_first_debit() returns trigger language plpgsql as $$
+    begin
+      if nextval('debit_attempts') = 1 then
+        raise exception 'debit refused for the test';
+      end if;
+      return new;
+    end $$`);
+  await db.execute(sql`create trigger refuse_first_debit before update on accounts for each row execute function refuse_first_debit()`);
+
+  const recorder = new UsageRecorder(db, silentLogger, { perMillionTokens: 1_000_000, publisherShare: 0 }, { flushIntervalMs: 60_000, batchSize: 500 });
+  const caller = { accountId: account.id, accountName: account.name, keyId: key.id, keyPrefix: null, balanceMicros: account.balanceMicros, customRateLimit: null };
+  for (let i = 0; i < 3; i++) recorder.record({ caller, route: "POST /v1/search", status: 200, tokens: 1, requestId: `req_${i}`, at: new Date() });
+
+  await recorder.flush(); // the trigger refuses the debit: the whole flush rolls back
+  expect((await db.select().from(usageRecords)).length).toBe(0);
+  await recorder.flush(); // retried as a unit
+  await recorder.close();
+
+  const rows = await db.select().from(usageRecords);
+  expect(rows.map((r) => r.requestId).sort()).toEqual(["req_0", "req_1", "req_2"]);
+  const [after] = await db.select({ balance: accounts.balanceMicros }).from(accounts).where(sql`${accounts.id} = ${account.id}`);
+  // Three calls of one token at $1 per token: $3 debited once, not twice.
+  expect(after!.balance).toBe(10_000_000 - 3_000_000);
+});
