@@ -85,6 +85,17 @@ export function toErrorOutcome(error: unknown, requestId: string, rawBody?: { va
   };
 }
 
+/**
+ * How a failure ends a stream (SSE or WebSocket): the status its usage record
+ * carries, the same one the JSON face answers with, and the message the
+ * client reads. One mapping, so the three faces agree.
+ */
+export function faceOutcome(error: unknown): { status: number; code: string; message: string; internal: boolean } {
+  const outcome = toErrorOutcome(error, "");
+  const code = typeof outcome.body.error === "string" ? outcome.body.error : "validation_failed";
+  return { status: outcome.status, code, message: errorMessage(error), internal: outcome.internal !== undefined };
+}
+
 /** A safe, human message for a stream's `error` event: our errors say what happened, anything else says nothing. */
 export function errorMessage(error: unknown): string {
   if (error instanceof InvalidInput) return error.issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; ");

@@ -3,7 +3,7 @@
  * events as server-sent events when the caller asks for text/event-stream.
  */
 import { Elysia } from "elysia";
-import { errorMessage } from "../http/errors.ts";
+import { faceOutcome } from "../http/errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
@@ -67,8 +67,9 @@ function sseStream(events: RunEvents, record: (status: number, tokens: number) =
           send(next.value.type, next.value.content);
         }
       } catch (error) {
-        send("error", errorMessage(error));
-        record(500, 0);
+        const outcome = faceOutcome(error);
+        send("error", outcome.message);
+        record(outcome.status, 0);
       } finally {
         clearInterval(heartbeat);
         controller.close();

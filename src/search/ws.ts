@@ -13,7 +13,7 @@ import { Elysia } from "elysia";
 import { bucketOf, type Caller } from "../accounts/caller.ts";
 import { InvalidInput, ServiceError } from "../errors.ts";
 import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
-import { errorMessage } from "../http/errors.ts";
+import { faceOutcome } from "../http/errors.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { parseJsonInput, valueProblems } from "../http/json-input.ts";
 import { jsonErrorOffset, validationIssues } from "../http/validation-detail.ts";
@@ -75,10 +75,11 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
     } catch (thrown) {
       // A run we stopped (a second message) failed because of why we stopped it: that is what the client hears.
       const error = signal.aborted && signal.reason instanceof ServiceError ? signal.reason : thrown;
-      status = error instanceof InvalidInput ? 422 : error instanceof ServiceError && error.code === "deadline_exceeded" ? 504 : error instanceof ServiceError && error.code === "bad_request" ? 400 : 500;
-      if (!(error instanceof ServiceError)) log.error("search socket failed", { request_id: state.requestId, error });
+      const outcome = faceOutcome(error);
+      status = outcome.status;
+      if (outcome.internal) log.error("search socket failed", { request_id: state.requestId, error });
       // SPEC 6: an error message, then the close; unless the client has gone.
-      if (!state.closed) await send(socket, signal, "error", errorMessage(error)).catch(() => {});
+      if (!state.closed) await send(socket, signal, "error", outcome.message).catch(() => {});
     } finally {
       usage.record({ caller: state.caller, route: "WS /v1/ws/search", status, tokens, requestId: state.requestId, at: new Date() });
       socket.close(1000, status === 200 ? "done" : "error");
