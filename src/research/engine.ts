@@ -21,6 +21,7 @@ import { fanOut, type FanoutSettings, type ProviderReport } from "./fanout.ts";
 import { sniffImage } from "./image.ts";
 import { addUsage, NO_USAGE, type ImageBytes, type LlmPort } from "./llm/port.ts";
 import { conforms, type JsonSchema } from "./output-format.ts";
+import { modelFailureNote } from "./llm/failure.ts";
 import { planQueries } from "./plan.ts";
 import type { RankOptions } from "./rank.ts";
 import { readHits, type ReadSettings } from "./read.ts";
@@ -113,7 +114,7 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
         imageAnalysed = true;
       } catch (error) {
         signal.throwIfAborted();
-        imageNote = `the image could not be analysed: ${(error as Error).message.slice(0, 120)}`;
+        imageNote = `the image could not be analysed (${modelFailureNote(error, deps.log, "image")})`;
       }
     } else {
       imageNote = llm ? `the configured model (${llm.model}) cannot read images; the image was not analysed` : "no vision-capable model is configured; the image was not analysed";
@@ -123,7 +124,7 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
 
   const plan = await planQueries(llm, request.prompt, imageDescription, signal);
   usage = addUsage(usage, plan.usage);
-  if (plan.error) notes.push(`planning fell back to key phrases: ${plan.error}`);
+  if (plan.error !== undefined) notes.push(`planning fell back to key phrases (${modelFailureNote(plan.error, deps.log, "plan")})`);
   lap("plan");
 
   const scopes = { whitelist: request.whitelist, blacklist: request.blacklist };
@@ -169,7 +170,7 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
     } catch (error) {
       signal.throwIfAborted();
       if (sent) throw new ServiceError("service_unavailable", "the language model stopped answering mid-way");
-      notes.push(`the language model failed (${(error as Error).message.slice(0, 120)}); answered extractively`);
+      notes.push(`the language model failed (${modelFailureNote(error, deps.log, "answer")}); answered extractively`);
       for (const chunk of extractiveChunks(request.prompt, plan.queries, evidence.sources)) {
         answerText += chunk;
         yield { type: "response", content: chunk };

@@ -12,7 +12,7 @@ import { inScope } from "../contents/source-scope.ts";
 import type { SourceScope } from "../contents/queries.ts";
 import type { CircuitBreaker } from "./breaker.ts";
 import { canonicalUrl } from "./canonical-url.ts";
-import type { SearchHit, SearchSource } from "./sources/source.ts";
+import { ProviderError, type SearchHit, type SearchSource } from "./sources/source.ts";
 
 export interface FanoutSettings {
   providerTimeoutMs: number;
@@ -88,7 +88,8 @@ async function hedgedSearch(
 
 function describe(error: unknown): string {
   if (error instanceof DOMException && error.name === "TimeoutError") return "timed out";
-  return error instanceof Error ? error.message.slice(0, 200) : "failed";
+  // Our adapters word their failures (ProviderError); anything else is not for callers to read.
+  return error instanceof ProviderError ? error.message.slice(0, 200) : "failed";
 }
 
 export async function fanOut(

@@ -40,7 +40,8 @@ export interface Plan {
   queries: string[];
   planner: "llm" | "keyphrases";
   usage: TokenUsage;
-  error?: string;
+  /** The model's failure, when planning fell back to key phrases: the engine words it for the caller. */
+  error?: unknown;
 }
 
 export async function planQueries(llm: LlmPort | null, prompt: string, imageDescription: string | null, signal: AbortSignal): Promise<Plan> {
@@ -52,7 +53,7 @@ export async function planQueries(llm: LlmPort | null, prompt: string, imageDesc
       if (planned.length) return { queries: planned, planner: "llm", usage };
     } catch (error) {
       signal.throwIfAborted();
-      return { queries: keyphraseQueries(request), planner: "keyphrases", usage: NO_USAGE, error: (error as Error).message.slice(0, 200) };
+      return { queries: keyphraseQueries(request), planner: "keyphrases", usage: NO_USAGE, error };
     }
   }
   return { queries: keyphraseQueries(request), planner: "keyphrases", usage: NO_USAGE };

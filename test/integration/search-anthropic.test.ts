@@ -118,7 +118,7 @@ for (const { model, mode } of [
   });
 }
 
-test("a wrong Anthropic key is the model's failure, not the caller's: the search still answers", async () => {
+test("a wrong Anthropic key is the model's failure, not the caller's: the search still answers, and the provider's message stays in the log", async () => {
   const database = await freshDatabase();
   const app = await startTestApp(database, {
     env: world.env({ LLM_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: peer.url, ANTHROPIC_API_KEY: "wrong-key", LLM_MODEL: "claude-sonnet-4-5" }),
@@ -133,6 +133,10 @@ test("a wrong Anthropic key is the model's failure, not the caller's: the search
     expect(body.info.planner).toBe("keyphrases");
     expect(body.response).toContain("1889");
     expect(peer.requests.length).toBe(0); // refused at the door: nothing reached the peer's log
+    // The provider's own words stay in our log; the caller reads ours.
+    expect(JSON.stringify(body)).not.toContain("x-api-key");
+    expect(body.info.notes.join(" ")).toContain("model_auth_failed");
+    expect(app.logs.some((line) => line.includes("model call failed") && line.includes("invalid x-api-key"))).toBe(true);
   } finally {
     await app.stop();
     await database.drop();

@@ -40,8 +40,9 @@ export async function extractPdf(body: Uint8Array): Promise<ExtractedPage> {
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     pdf = await getDocumentProxy(new Uint8Array(body));
-  } catch (error) {
-    throw new ServiceError("unsupported_content_type", `the PDF could not be read (${error instanceof Error ? error.message : "unknown error"})`);
+  } catch {
+    // The PDF library's message describes its internals, not the page: the caller gets our words.
+    throw new ServiceError("unsupported_content_type", "the PDF could not be read (pdf_unreadable)");
   }
   try {
     const pages: string[] = [];

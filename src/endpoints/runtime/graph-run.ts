@@ -9,6 +9,7 @@
  */
 import { ServiceError } from "../../errors.ts";
 import { runResearch, type EngineDeps, type RunInfo } from "../../research/engine.ts";
+import { modelFailureNote } from "../../research/llm/failure.ts";
 import { addUsage, NO_USAGE } from "../../research/llm/port.ts";
 import { conforms, toJsonSchema, type JsonSchema } from "../../research/output-format.ts";
 import { tokenReport, usageOf, type ContextEntry, type TokenReport, type TokenUsage } from "../../research/types.ts";
@@ -116,7 +117,7 @@ export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint
         else notes.push(`node "${node.id}": the model's answer did not match its format; fields were matched instead`);
       } catch (error) {
         signal.throwIfAborted();
-        notes.push(`node "${node.id}": the model failed (${(error as Error).message.slice(0, 100)}); fields were matched instead`);
+        notes.push(`node "${node.id}": the model failed (${modelFailureNote(error, engine.log, `graph node ${node.id}`)}); fields were matched instead`);
       }
     }
     outputs.set(node.id, value ?? matchFields(shape, upstream));
