@@ -30,6 +30,7 @@ import { requestContext } from "./http/request-context.ts";
 import type { RateLimiter } from "./limits/limiter.ts";
 import type { InFlightGauge } from "./limits/peak-load.ts";
 import { throttledWarn, type Logger } from "./log.ts";
+import { drainGate } from "./ops/drain.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import type { UsageRecorder } from "./usage/recorder.ts";
 
@@ -94,6 +95,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
         });
       }, bodySchemaOf),
     )
+    .use(drainGate(state.draining))
     .use(bodyParser(config.maxBodyBytes))
     .use(inputGuard())
     .use(openapiDocs(config.publicBaseUrl))

@@ -19,6 +19,7 @@ export type ErrorCode =
   | "rate_limiter_unavailable"
   | "deadline_exceeded"
   | "service_unavailable"
+  | "draining"
   | "internal_error";
 
 /** One FastAPI-style validation problem: where, what, and a pydantic-like type. */

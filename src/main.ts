@@ -83,12 +83,14 @@ async function shutdown(signal: string): Promise<void> {
   if (draining) return;
   draining = true;
   log.info("draining", { signal, timeout_ms: config.shutdownTimeoutMs });
-  const finished = server.stop(false).then(() => "drained" as const);
-  const deadline = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), config.shutdownTimeoutMs).unref());
-  if ((await Promise.race([finished, deadline])) === "timeout") {
+  // The listener stays open while requests and streams already running finish: new ones hear 503 draining
+  // (drain.ts) instead of a refused connection. Then it closes; what outlives the deadline is cut.
+  const until = performance.now() + config.shutdownTimeoutMs;
+  while (performance.now() < until && (server.pendingRequests > 0 || server.pendingWebSockets > 0)) await Bun.sleep(50);
+  if (server.pendingRequests > 0 || server.pendingWebSockets > 0) {
     log.warn("shutdown deadline passed; closing remaining connections");
     await server.stop(true);
-  }
+  } else await server.stop(false);
   await pageReads.drain();
   await extractor.close();
   await usage.close();

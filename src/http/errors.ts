@@ -23,6 +23,7 @@ const STATUS: Record<string, number> = {
   internal_error: 500,
   rate_limiter_unavailable: 503,
   service_unavailable: 503,
+  draining: 503,
   deadline_exceeded: 504,
 };
 

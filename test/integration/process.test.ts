@@ -146,7 +146,7 @@ describe("a bad environment stops the start with a message naming the variable",
 });
 
 describe("graceful shutdown", () => {
-  test("SIGTERM lets an in-flight request finish, then the process exits 0", async () => {
+  test("SIGTERM lets an in-flight request finish while /readyz and new calls answer 503 draining, then the process exits 0", async () => {
     const env = await freshEnvironment();
     const server = await startServer({ ...env, SHUTDOWN_TIMEOUT_MS: "10000" });
     const [, key] = await waitForOutput(server, KEY_LINE);
@@ -165,6 +165,15 @@ describe("graceful shutdown", () => {
     await Bun.sleep(300);
     server.child.kill("SIGTERM");
     await waitForOutput(server, /"msg":"draining"/);
+    // Still listening while the request runs: not ready, and new calls are told why, with when to retry.
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect((await jsonOf(ready)).draining).toBe(true);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const refused = await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": key! } });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await jsonOf(refused)).toEqual({ detail: "this instance is shutting down, try again in 1 second", error: "draining" });
     await Bun.sleep(300);
     finish();
     const response = await inflight;
