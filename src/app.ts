@@ -63,7 +63,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
   const auth = { accounts, limiter: deps.limiter, publicBaseUrl: config.publicBaseUrl, dashboardPerMinute: config.dashboard.perMinute };
   const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
   const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };
-  const endpoints = { db: deps.database.db, clock: deps.clock, llm: face.engine.llm };
+  const endpoints = { db: deps.database.db, clock: deps.clock, llm: face.engine.llm, log: deps.log };
   // Discovery and the error mapping read the app's own routes, once the app is composed.
   let listed: RouteInfo[] = [];
   let bodies: Map<string, unknown> | undefined;
@@ -104,7 +104,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))
     .use(accountRoutes(auth))
     .use(contentsRoutes(auth, contents))
-    .use(searchRoutes(auth, face, deps.usage))
+    .use(searchRoutes(auth, face, deps.usage, deps.log))
     .use(searchSocket(auth, face, deps.usage, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
     .use(designRoutes(auth, endpoints, config.publicBaseUrl))
     .use(userServiceRoutes(auth, endpoints, face))

@@ -31,11 +31,12 @@ export interface ValidationIssue {
 
 export class ServiceError extends Error {
   constructor(
-    readonly code: ErrorCode | `fetch_${string}` | "unsupported_content_type" | "extraction_failed",
+    readonly code: ErrorCode | `fetch_${string}` | "unsupported_content_type" | "extraction_failed" | "pdf_unreadable",
     message: string,
-    readonly extra: { retryAfterSeconds?: number; body?: Record<string, unknown> } = {},
+    /** `cause`: what a library or an upstream said, for the log only; the caller reads `message`. */
+    readonly extra: { retryAfterSeconds?: number; body?: Record<string, unknown>; cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = "ServiceError";
   }
 }

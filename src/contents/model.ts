@@ -32,6 +32,6 @@ export const ContentsResponse = t.Object({
 export const FetchErrorBody = t.Object({
   detail: t.String(),
   error: t.String({
-    description: "fetch_blocked, fetch_timeout, fetch_too_large, fetch_status_NNN, fetch_redirects, fetch_failed or unsupported_content_type",
+    description: "fetch_blocked, fetch_timeout, fetch_too_large, fetch_status_NNN, fetch_redirects, fetch_failed, unsupported_content_type, pdf_unreadable or extraction_failed",
   }),
 });

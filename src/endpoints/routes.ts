@@ -11,6 +11,7 @@ import { notFound } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { queryBoolean } from "../http/query-boolean.ts";
+import { requestMeta } from "../http/request-context.ts";
 import { ApiIdParams, CreateEndpointBody, EndpointRecordView, ListQuery, NewVersionBody, PatchEndpointBody, type EndpointInput, type GraphInput } from "./model.ts";
 import * as q from "./queries.ts";
 import { endpointRecord } from "./record.ts";
@@ -33,7 +34,8 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
     .post(
       "",
       async ({ caller, body, request }) => {
-        const { id } = await createEndpoint(ctx, caller.accountId, { ...body, inputs: body.inputs as EndpointInput[] | null | undefined, graph: body.graph as GraphInput | null | undefined }, request.signal);
+        const input = { ...body, inputs: body.inputs as EndpointInput[] | null | undefined, graph: body.graph as GraphInput | null | undefined };
+        const { id } = await createEndpoint(ctx, caller.accountId, input, request.signal, ctx.log.child({ request_id: requestMeta(request).id }));
         return { response: await recordOf(caller, id, request) };
       },
       {

@@ -12,7 +12,7 @@ import { secured } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { waitWords } from "../http/wait-words.ts";
 import { runInfoSchema } from "../search/model.ts";
-import type { SearchFaceDeps } from "../search/run.ts";
+import { engineFor, type SearchFaceDeps } from "../search/run.ts";
 import { liveVersion } from "./lifecycle.ts";
 import type { EndpointInput, Graph } from "./model.ts";
 import * as q from "./queries.ts";
@@ -43,7 +43,7 @@ export async function runCall(face: SearchFaceDeps, endpoint: RunnableEndpoint, 
   const deadline = AbortSignal.timeout(face.deadlineMs);
   const leave = face.load.enter();
   try {
-    const result = await runEndpoint(face.engine, endpoint, call, AbortSignal.any([request.signal, deadline]));
+    const result = await runEndpoint(engineFor(face, requestMeta(request).id), endpoint, call, AbortSignal.any([request.signal, deadline]));
     requestMeta(request).tokens = result.info.token_usage;
     return result;
   } catch (error) {

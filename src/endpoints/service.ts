@@ -8,6 +8,7 @@ import { isUniqueViolation, type Database } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
 import { conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
+import type { Logger } from "../log.ts";
 import type { LlmPort } from "../research/llm/port.ts";
 import { designEndpoint } from "./design/designer.ts";
 import { DRAFT_EXISTS, stateOf } from "./lifecycle.ts";
@@ -21,6 +22,7 @@ export interface EndpointsContext {
   db: Database;
   clock: Clock;
   llm: LlmPort | null;
+  log: Logger;
 }
 
 export interface CreateInput {
@@ -87,8 +89,9 @@ async function withLineage<T>(ctx: EndpointsContext, accountId: string, apiId: n
   });
 }
 
-export async function createEndpoint(ctx: EndpointsContext, accountId: string, input: CreateInput, signal: AbortSignal): Promise<{ id: number }> {
-  const { design } = await designEndpoint(ctx.llm, input.original_prompt, signal);
+/** `log` is the call's (it carries the request id). */
+export async function createEndpoint(ctx: EndpointsContext, accountId: string, input: CreateInput, signal: AbortSignal, log: Logger = ctx.log): Promise<{ id: number }> {
+  const { design } = await designEndpoint(ctx.llm, input.original_prompt, signal, log);
   const inputs = input.inputs ?? design.inputs;
   // `{}` is "not given", as in a search body: the designer's proposal stands.
   const outputFormat = isGiven(input.output_format) ? input.output_format : design.output_format;

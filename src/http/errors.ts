@@ -32,7 +32,7 @@ export function statusFor(code: string): number {
   // A target the caller may not reach is the caller's request; a page that fails is the site's: 502, or 504 on time.
   if (code === "fetch_blocked") return 400;
   if (code === "fetch_timeout") return 504;
-  if (code.startsWith("fetch_") || code === "unsupported_content_type" || code === "extraction_failed") return 502;
+  if (code.startsWith("fetch_") || code === "unsupported_content_type" || code === "extraction_failed" || code === "pdf_unreadable") return 502;
   return 500;
 }
 
@@ -84,22 +84,4 @@ export function toErrorOutcome(error: unknown, requestId: string, rawBody?: { va
     headers: {},
     internal: error,
   };
-}
-
-/**
- * How a failure ends a stream (SSE or WebSocket): the status its usage record
- * carries, the same one the JSON face answers with, and the message the
- * client reads. One mapping, so the three faces agree.
- */
-export function faceOutcome(error: unknown): { status: number; code: string; message: string; internal: boolean } {
-  const outcome = toErrorOutcome(error, "");
-  const code = typeof outcome.body.error === "string" ? outcome.body.error : "validation_failed";
-  return { status: outcome.status, code, message: errorMessage(error), internal: outcome.internal !== undefined };
-}
-
-/** A safe, human message for a stream's `error` event: our errors say what happened, anything else says nothing. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof InvalidInput) return error.issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; ");
-  if (error instanceof ServiceError) return error.message;
-  return "internal error";
 }

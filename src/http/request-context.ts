@@ -7,6 +7,7 @@
  */
 import { Elysia } from "elysia";
 import type { Caller } from "../accounts/caller.ts";
+import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import { toErrorOutcome, validationOutcome } from "./errors.ts";
@@ -73,6 +74,8 @@ export function requestContext(log: Logger, onFinished: (entry: RequestLogEntry)
         if (issues.length) outcome = validationOutcome(issues);
       }
       if (outcome.internal !== undefined) log.error("unhandled error", { request_id: meta.id, error: outcome.internal });
+      // One of our errors may carry what a library or an upstream said: the log reads it, the caller reads our message.
+      else if (error instanceof ServiceError && error.cause !== undefined) log.warn("request failed", { request_id: meta.id, code: error.code, cause: error.cause });
       meta.errorCode = typeof outcome.body.error === "string" ? outcome.body.error : outcome.status === 422 ? "validation_failed" : undefined;
       set.status = outcome.status;
       set.headers["x-request-id"] = meta.id;

@@ -20,8 +20,8 @@ import { EarlyReads } from "./early-reads.ts";
 import { fanOut, type FanoutSettings, type ProviderReport } from "./fanout.ts";
 import { sniffImage } from "./image.ts";
 import { addUsage, NO_USAGE, type ImageBytes, type LlmPort } from "./llm/port.ts";
+import { modelFailure, modelFailureNote, modelFailureWords } from "./llm/failure.ts";
 import { conforms, type JsonSchema } from "./output-format.ts";
-import { modelFailureNote } from "./llm/failure.ts";
 import { planQueries } from "./plan.ts";
 import type { RankOptions } from "./rank.ts";
 import { readHits, type ReadSettings } from "./read.ts";
@@ -129,7 +129,7 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
 
   const scopes = { whitelist: request.whitelist, blacklist: request.blacklist };
   const early = deps.settings.read.early && deps.settings.read.maxPages > 0 ? new EarlyReads(deps.contents, deps.settings.read.maxPages, signal) : undefined;
-  const { hits, reports } = await fanOut(deps.sources, plan.queries, scopes, deps.settings.fanout, deps.breakers, signal, early && ((list) => early.offer(list)));
+  const { hits, reports } = await fanOut(deps.sources, plan.queries, scopes, deps.settings.fanout, deps.breakers, signal, deps.log, early && ((list) => early.offer(list)));
   lap("search");
 
   const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal, early);
@@ -169,7 +169,8 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
       usage = addUsage(usage, await stream.usage);
     } catch (error) {
       signal.throwIfAborted();
-      if (sent) throw new ServiceError("service_unavailable", "the language model stopped answering mid-way");
+      // Half an answer cannot fall back: the run fails, in our words (the provider's are logged).
+      if (sent) throw new ServiceError("service_unavailable", `the language model stopped answering mid-way: ${modelFailureWords(modelFailure(error, deps.log, "answer"))}`);
       notes.push(`the language model failed (${modelFailureNote(error, deps.log, "answer")}); answered extractively`);
       for (const chunk of extractiveChunks(request.prompt, plan.queries, evidence.sources)) {
         answerText += chunk;
@@ -240,7 +241,13 @@ async function structuredAnswer(
       hint = "it did not match the JSON schema (every field present, the right types, null when unknown, no extra fields)";
     } catch (error) {
       signal.throwIfAborted();
-      hint = `it could not be parsed as JSON matching the schema (${(error as Error).message.slice(0, 120)})`;
+      const failure = modelFailure(error, deps.log, "structured answer");
+      if (failure !== "model_output_invalid") {
+        // Not an answer to repair (a refused key, an outage): asking again would not help.
+        notes.push(`the language model failed (${failure}: ${modelFailureWords(failure)}); filled by typed extraction instead`);
+        return extractive();
+      }
+      hint = "it could not be parsed as JSON matching the schema";
     }
   }
   notes.push("the language model's structured answer was invalid twice; filled by typed extraction instead");

@@ -10,6 +10,7 @@
  */
 import { inScope } from "../contents/source-scope.ts";
 import type { SourceScope } from "../contents/queries.ts";
+import type { Logger } from "../log.ts";
 import type { CircuitBreaker } from "./breaker.ts";
 import { canonicalUrl } from "./canonical-url.ts";
 import { ProviderError, type SearchHit, type SearchSource } from "./sources/source.ts";
@@ -86,9 +87,9 @@ async function hedgedSearch(
   }
 }
 
+/** What a caller reads in `info.providers[].errors`: our adapters word their failures (ProviderError); nothing else is for callers to read. */
 function describe(error: unknown): string {
   if (error instanceof DOMException && error.name === "TimeoutError") return "timed out";
-  // Our adapters word their failures (ProviderError); anything else is not for callers to read.
   return error instanceof ProviderError ? error.message.slice(0, 200) : "failed";
 }
 
@@ -99,6 +100,7 @@ export async function fanOut(
   settings: FanoutSettings,
   breakers: Map<string, CircuitBreaker>,
   signal: AbortSignal,
+  log: Logger,
   onList?: (hits: SearchHit[]) => void,
 ): Promise<{ hits: MergedHit[]; reports: ProviderReport[] }> {
   const reports = new Map(sources.map((s) => [s.name, { name: s.name, calls: 0, succeeded: 0, failed: 0, hedges: 0, skipped_by_breaker: 0, errors: [] } as ProviderReport]));
@@ -124,7 +126,10 @@ export async function fanOut(
           if (signal.aborted) throw signal.reason;
           breaker?.failed();
           report.failed++;
-          if (report.errors.length < 5) report.errors.push(describe(error));
+          const described = describe(error);
+          if (report.errors.length < 5) report.errors.push(described);
+          // The original (a driver's or a runtime's message) is ours to read, in the log with the run's request id.
+          log.warn("search provider failed", { provider: source.name, reported: described, error });
         }
       }),
     ),

@@ -3,34 +3,51 @@
  * events as server-sent events when the caller asks for text/event-stream.
  */
 import { Elysia } from "elysia";
-import { faceOutcome } from "../http/errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
+import type { Logger } from "../log.ts";
 import type { UsageRecorder } from "../usage/recorder.ts";
 import { SearchRequestBody, SearchResponseBody } from "./model.ts";
+import { faceOutcome, logOutcome } from "./outcome.ts";
 import { checkSearchBody, collect, startRun, type RunEvents, type SearchFaceDeps } from "./run.ts";
 
 const HEARTBEAT_MS = 15_000;
 
-export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageRecorder) {
+export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageRecorder, log: Logger) {
   return new Elysia({ prefix: "/v1" }).use(authenticated(auth)).post(
     "/search",
-    async ({ body, request, caller, server }) => {
-      const checked = checkSearchBody(face, body);
-      const events = await startRun(face, checked, request.signal);
+    async ({ body, request, caller, server, set }) => {
       const meta = requestMeta(request);
-      if (!(request.headers.get("accept") ?? "").includes("text/event-stream")) {
-        const result = await collect(events);
-        meta.tokens = result.info.token_usage;
-        return result;
+      const streamed = (request.headers.get("accept") ?? "").includes("text/event-stream");
+      let events: RunEvents;
+      try {
+        events = await startRun(face, checkSearchBody(face, body), request.signal, meta.id);
+        if (!streamed) {
+          const result = await collect(events);
+          meta.tokens = result.info.token_usage;
+          return result;
+        }
+      } catch (error) {
+        // Before a stream starts, its failures are statuses too: the JSON answer, mapped as the streams map theirs.
+        const outcome = faceOutcome(error, meta.id);
+        logOutcome(log, meta.id, outcome, "search");
+        meta.errorCode = outcome.code;
+        set.status = outcome.status;
+        Object.assign(set.headers, outcome.headers);
+        return outcome.body as unknown as Awaited<ReturnType<typeof collect>>;
       }
       // The stream outlives this handler: it records its own usage when it ends.
       meta.usageRecordedLater = true;
       server?.timeout(request, 0);
       const record = (status: number, tokens: number) =>
         usage.record({ caller, route: "POST /v1/search (stream)", status, tokens, requestId: meta.id, at: new Date() });
-      const stream = new Response(sseStream(events, record), {
+      const fail = (error: unknown) => {
+        const outcome = faceOutcome(error, meta.id);
+        logOutcome(log, meta.id, outcome, "search stream");
+        return outcome;
+      };
+      const stream = new Response(sseStream(events, record, fail), {
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "x-request-id": meta.id },
       });
       // The schema types the JSON answer; a Response passes through Elysia untouched.
@@ -49,7 +66,7 @@ export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
   );
 }
 
-function sseStream(events: RunEvents, record: (status: number, tokens: number) => void): ReadableStream<Uint8Array> {
+function sseStream(events: RunEvents, record: (status: number, tokens: number) => void, fail: (error: unknown) => { status: number; message: string }): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   return new ReadableStream<Uint8Array>({
@@ -67,7 +84,7 @@ function sseStream(events: RunEvents, record: (status: number, tokens: number) =
           send(next.value.type, next.value.content);
         }
       } catch (error) {
-        const outcome = faceOutcome(error);
+        const outcome = fail(error);
         send("error", outcome.message);
         record(outcome.status, 0);
       } finally {

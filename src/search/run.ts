@@ -26,24 +26,30 @@ function deadlineError(deps: SearchFaceDeps): ServiceError {
   return new ServiceError("deadline_exceeded", `the search did not finish within ${waitWords(Math.round(deps.deadlineMs / 1000))}`);
 }
 
+/** The engine for one call: its log lines (a provider's own words among them) carry the call's request id. */
+export function engineFor(deps: SearchFaceDeps, requestId: string): EngineDeps {
+  return { ...deps.engine, log: deps.engine.log.child({ request_id: requestId }) };
+}
+
 /**
  * Starts a run. Preparation (the image) happens before the first event, so
  * its 422 can still be a status; the events then stream. Failures surface
  * as ServiceErrors (504 on the deadline) from `events`.
  */
-export async function startRun(deps: SearchFaceDeps, request: ResearchRequest, callerSignal: AbortSignal): Promise<RunEvents> {
+export async function startRun(deps: SearchFaceDeps, request: ResearchRequest, callerSignal: AbortSignal, requestId: string): Promise<RunEvents> {
   const deadline = AbortSignal.timeout(deps.deadlineMs);
   const signal = AbortSignal.any([callerSignal, deadline]);
+  const engine = engineFor(deps, requestId);
   const leave = deps.load.enter();
   let prepared;
   try {
-    prepared = await prepareRun(deps.engine, request, signal);
+    prepared = await prepareRun(engine, request, signal);
   } catch (error) {
     leave();
     if (deadline.aborted) throw deadlineError(deps);
     throw error;
   }
-  const inner = runResearch(deps.engine, prepared, signal);
+  const inner = runResearch(engine, prepared, signal);
   return (async function* () {
     try {
       return yield* inner;

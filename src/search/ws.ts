@@ -13,7 +13,6 @@ import { Elysia } from "elysia";
 import { bucketOf, type Caller } from "../accounts/caller.ts";
 import { InvalidInput, ServiceError } from "../errors.ts";
 import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
-import { faceOutcome } from "../http/errors.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { parseJsonInput, valueProblems } from "../http/json-input.ts";
 import { jsonErrorOffset, validationIssues } from "../http/validation-detail.ts";
@@ -21,6 +20,7 @@ import type { Logger } from "../log.ts";
 import type { SearchBody } from "../research/request.ts";
 import type { UsageRecorder } from "../usage/recorder.ts";
 import { SearchMessage } from "./model.ts";
+import { faceOutcome, logOutcome } from "./outcome.ts";
 import { checkSearchBody, startRun, type SearchFaceDeps } from "./run.ts";
 
 const FIRST_MESSAGE_TIMEOUT_MS = 30_000;
@@ -59,11 +59,12 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
   const run = async (socket: RawSocket, state: SocketState, message: unknown) => {
     const signal = state.controller.signal;
     let status = 200;
+    let code = "done";
     let tokens = 0;
     try {
       const body = messageBody(message);
       if (!Value.Check(SearchMessage, body)) throw new InvalidInput(validationIssues(SearchMessage, body, ["body"]));
-      const events = await startRun(face, checkSearchBody(face, body as SearchBody), signal);
+      const events = await startRun(face, checkSearchBody(face, body as SearchBody), signal, state.requestId);
       for (;;) {
         const next = await events.next();
         if (next.done) {
@@ -75,14 +76,16 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
     } catch (thrown) {
       // A run we stopped (a second message) failed because of why we stopped it: that is what the client hears.
       const error = signal.aborted && signal.reason instanceof ServiceError ? signal.reason : thrown;
-      const outcome = faceOutcome(error);
+      const outcome = faceOutcome(error, state.requestId);
       status = outcome.status;
-      if (outcome.internal) log.error("search socket failed", { request_id: state.requestId, error });
+      code = outcome.code;
+      logOutcome(log, state.requestId, outcome, "search socket");
       // SPEC 6: an error message, then the close; unless the client has gone.
       if (!state.closed) await send(socket, signal, "error", outcome.message).catch(() => {});
     } finally {
       usage.record({ caller: state.caller, route: "WS /v1/ws/search", status, tokens, requestId: state.requestId, at: new Date() });
-      socket.close(1000, status === 200 ? "done" : "error");
+      // The close's reason repeats the code ("done" after a run that finished): a client can read it without parsing the text.
+      socket.close(1000, code);
     }
   };
 
@@ -107,8 +110,10 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
         const raw = ws.raw as unknown as RawSocket;
         const state: SocketState = { caller, requestId: requestMeta(request).id, started: false, closed: false, controller: new AbortController(), idle: undefined };
         state.idle = setTimeout(() => {
-          void send(raw, state.controller.signal, "error", "no search message received in time").catch(() => {});
-          raw.close(1000, "idle");
+          // Usage for a socket that never started is recorded at its close, with this status.
+          const outcome = faceOutcome(new ServiceError("bad_request", "no search message received in time"), state.requestId);
+          void send(raw, state.controller.signal, "error", outcome.message).catch(() => {});
+          raw.close(1000, outcome.code);
         }, FIRST_MESSAGE_TIMEOUT_MS);
         states.set(ws.raw, state);
       },

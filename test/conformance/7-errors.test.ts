@@ -210,8 +210,9 @@ clause(
       ]);
       expect(performance.now() - started).toBeLessThan(2_400);
       expect(await expectError(json, 504, "deadline_exceeded")).toEqual({ detail: "the search did not finish within 1 second", error: "deadline_exceeded" });
-      expect(parseEvents(sse).at(-1)).toEqual({ event: "error", data: { type: "error", content: "the search did not finish within 1 second" } });
-      expect(socket.messages.at(-1)).toEqual({ type: "error", content: "the search did not finish within 1 second" });
+      // A stream's error text is the JSON detail with the JSON code in parentheses.
+      expect(parseEvents(sse).at(-1)).toEqual({ event: "error", data: { type: "error", content: "the search did not finish within 1 second (deadline_exceeded)" } });
+      expect(socket.messages.at(-1)).toEqual({ type: "error", content: "the search did not finish within 1 second (deadline_exceeded)" });
       expect(socket.closeCode).toBe(1000);
       expect(await expectError(run, 504, "deadline_exceeded")).toEqual({ detail: "the endpoint did not finish within 1 second", error: "deadline_exceeded" });
     } finally {

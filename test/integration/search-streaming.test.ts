@@ -120,7 +120,7 @@ describe("server-sent events", () => {
       expect(text).toContain("event: error");
       expect(text).toContain("did not finish within 1 second");
       const run = await openSocket(`${slow.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": key }, send: JSON.stringify({ prompt: "river bridge" }) });
-      expect(run.messages.at(-1)).toEqual({ type: "error", content: "the search did not finish within 1 second" });
+      expect(run.messages.at(-1)).toEqual({ type: "error", content: "the search did not finish within 1 second (deadline_exceeded)" });
       expect(run.closeCode).toBe(1000);
     } finally {
       world.searxng.setLatency(0);

@@ -40,9 +40,9 @@ export async function extractPdf(body: Uint8Array): Promise<ExtractedPage> {
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     pdf = await getDocumentProxy(new Uint8Array(body));
-  } catch {
-    // The PDF library's message describes its internals, not the page: the caller gets our words.
-    throw new ServiceError("unsupported_content_type", "the PDF could not be read (pdf_unreadable)");
+  } catch (error) {
+    // The PDF library's message describes its internals, not the page: the caller gets our code and words, the log its own.
+    throw new ServiceError("pdf_unreadable", "the PDF could not be read", { cause: error });
   }
   try {
     const pages: string[] = [];

@@ -3,6 +3,8 @@
  * language model it is one structured call; without one (or when the call
  * fails) the rule-based designer reads the prompt.
  */
+import type { Logger } from "../../log.ts";
+import { modelFailure } from "../../research/llm/failure.ts";
 import type { LlmPort } from "../../research/llm/port.ts";
 import type { TokenUsage } from "../../research/types.ts";
 import { NO_USAGE } from "../../research/llm/port.ts";
@@ -16,13 +18,15 @@ export interface DesignOutcome {
   usage: TokenUsage;
 }
 
-export async function designEndpoint(llm: LlmPort | null, prompt: string, signal: AbortSignal): Promise<DesignOutcome> {
+/** `log` carries the call's request id: a failed model call is logged there, in the provider's words, and designed by rules. */
+export async function designEndpoint(llm: LlmPort | null, prompt: string, signal: AbortSignal, log: Logger): Promise<DesignOutcome> {
   if (llm) {
     try {
       const { value, usage } = await llm.structured({ system: DESIGN_SYSTEM_PROMPT, prompt, schema: designSchema() }, signal);
       return { design: fromLlmDesign(value, prompt), designer: "llm", usage };
-    } catch {
+    } catch (error) {
       signal.throwIfAborted();
+      modelFailure(error, log, "design");
     }
   }
   return { design: designByRules(prompt), designer: "rules", usage: NO_USAGE };

@@ -70,7 +70,8 @@ export async function fetchJson(call: ProviderCall): Promise<unknown> {
   // An HTML or XML page with a 200 is a proxy's or a login page, never an answer: not worth reading.
   if (/html|xml/.test(type)) {
     void response.body?.cancel().catch(() => {});
-    throw new ProviderError(provider, `answered ${type.slice(0, 60)} instead of JSON`);
+    // Named in our words: the header's text is the provider's, and callers read this message.
+    throw new ProviderError(provider, `answered ${type.includes("html") ? "HTML" : "XML"} instead of JSON`);
   }
   const text = await readBody(provider, response, signal);
   try {

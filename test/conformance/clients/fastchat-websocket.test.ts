@@ -266,7 +266,7 @@ describe("FastChat: failures become one error yield", () => {
       const run = await arena(conversation("river bridge"), { apiKey: key, apiBase: wsUrlOf(slow) });
       expect(run.shown!.error_code).toBe(1);
       expect(run.shown!.text).toStartWith("**API REQUEST ERROR** Reason: ");
-      expect(run.shown!.text).toMatch(/did not finish within 1 seconds?$/);
+      expect(run.shown!.text).toMatch(/did not finish within 1 seconds? \(deadline_exceeded\)$/);
       expect(run.yields.filter((y) => y.error_code === 1).length).toBe(1);
       const errors = run.frames.map((raw) => JSON.parse(raw)).filter((m) => m.type === "error");
       expect(errors.length).toBe(1);

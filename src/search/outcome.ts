@@ -1,0 +1,53 @@
+/**
+ * How a failed run ends, on every face: the JSON answer, the SSE stream and
+ * the WebSocket all map a failure here, so the same failure has the same
+ * status (the HTTP status, or the one a stream's usage record carries) and
+ * the same code. The status table itself is the error mapping's
+ * (http/errors.ts), which answers errors raised before a face takes over.
+ */
+import { InvalidInput, ServiceError } from "../errors.ts";
+import { toErrorOutcome } from "../http/errors.ts";
+import type { Logger } from "../log.ts";
+
+export interface FaceOutcome {
+  status: number;
+  /** Our stable code: the JSON body's `error`; `validation_failed` for a 422. */
+  code: string;
+  /**
+   * A stream's `error` text: the JSON answer's detail, and its code in
+   * parentheses; a 422 lists its problems (`loc: msg`) as the JSON detail does.
+   */
+  message: string;
+  /** The JSON face's body and headers. */
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+  /** Set when the failure is our bug: the face logs it; callers see only the request id. */
+  internal?: unknown;
+  /** What a library or an upstream said about one of our errors: for the log only. */
+  cause?: unknown;
+}
+
+export function faceOutcome(error: unknown, requestId: string): FaceOutcome {
+  const outcome = toErrorOutcome(error, requestId);
+  const code = typeof outcome.body.error === "string" ? outcome.body.error : "validation_failed";
+  const message =
+    error instanceof InvalidInput
+      ? error.issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; ")
+      : `${typeof outcome.body.detail === "string" ? outcome.body.detail : "the request failed"} (${code})`;
+  const cause = error instanceof ServiceError ? error.cause : undefined;
+  return {
+    status: outcome.status,
+    code,
+    message,
+    body: outcome.body,
+    headers: outcome.headers,
+    ...(outcome.internal !== undefined ? { internal: outcome.internal } : {}),
+    ...(cause !== undefined ? { cause } : {}),
+  };
+}
+
+/** What a face logs about a failure, with the call's request id: our bug as an error, an upstream's words as a warning. */
+export function logOutcome(log: Logger, requestId: string, outcome: FaceOutcome, face: string): void {
+  if (outcome.internal !== undefined) log.error(`${face} failed`, { request_id: requestId, error: outcome.internal });
+  else if (outcome.cause !== undefined) log.warn(`${face} failed`, { request_id: requestId, code: outcome.code, cause: outcome.cause });
+}
