@@ -129,7 +129,7 @@ export async function fanOut(
           const described = describe(error);
           if (report.errors.length < 5) report.errors.push(described);
           // The original (a driver's or a runtime's message) is ours to read, in the log with the run's request id.
-          log.warn("search provider failed", { provider: source.name, reported: described, error });
+          log.warn("search provider failed", { provider: source.name, reported: described, error, ...(error instanceof ProviderError && error.detail ? { detail: error.detail } : {}) });
         }
       }),
     ),

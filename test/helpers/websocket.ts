@@ -3,6 +3,8 @@ export interface SocketRun {
   messages: { type: string; content: unknown }[];
   raw: string[];
   closeCode: number;
+  /** The close frame's reason: the run's code ("done" when it finished). */
+  closeReason?: string;
   protocol: string;
 }
 
@@ -23,6 +25,7 @@ export function openSocket(url: string, options: { headers?: Record<string, stri
     socket.onclose = (event) => {
       clearTimeout(timer);
       run.closeCode = event.code;
+      run.closeReason = event.reason;
       resolve(run);
     };
   });

@@ -84,8 +84,15 @@ export function modelFailureWords(code: ModelFailure): string {
  */
 export function modelFailure(error: unknown, log: Logger, where: string): ModelFailure {
   const code = classifyModelFailure(error);
-  log.warn("model call failed", { where, code, error });
+  log.warn("model call failed", { where, code, error, ...answered(error) });
   return code;
+}
+
+/** What the provider answered, for the log: its status and the start of its body (a garbled answer's only trace). */
+function answered(error: unknown): { status?: number; body?: string } {
+  const call = RetryError.isInstance(error) ? error.lastError : error;
+  if (!APICallError.isInstance(call)) return {};
+  return { ...(call.statusCode !== undefined ? { status: call.statusCode } : {}), ...(call.responseBody ? { body: call.responseBody.slice(0, 300) } : {}) };
 }
 
 /** `code: sentence` for a note a caller reads; the original goes to the log. */

@@ -27,11 +27,16 @@ export interface SearchSource {
   search(query: string, options: SearchOptions): Promise<SearchHit[]>;
 }
 
-/** A provider answered something that is not its wire format: an error, never a crash. */
+/**
+ * A provider answered something that is not its wire format: an error, never
+ * a crash. The message is ours (callers read it in `info.providers`);
+ * `detail` is what the provider sent, for the log only.
+ */
 export class ProviderError extends Error {
   constructor(
     readonly provider: string,
     message: string,
+    readonly detail?: string,
   ) {
     super(`${provider}: ${message}`);
     this.name = "ProviderError";

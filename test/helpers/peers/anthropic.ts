@@ -7,7 +7,7 @@
  * Anthropic's error bodies. Requests are shown to the scripts of the
  * OpenAI-compatible peer in that peer's shape, so one script serves both.
  */
-import { kindOf, quoteFirstSource, textOf, type ChatRequest, type ChatScript } from "./openai-compatible.ts";
+import { kindOf, quoteFirstSource, textOf, type ChatRequest, type ChatScript, failureHeaders, type PeerFailure, type StreamBreak } from "./openai-compatible.ts";
 
 interface AnthropicPart {
   type: string;
@@ -34,8 +34,14 @@ export interface AnthropicPeer {
   seen: ChatRequest[];
   script: ChatScript;
   chunkDelayMs: number;
-  /** Next N requests fail with this status (529 is Anthropic's "overloaded"). */
-  failNext: { status: number; count: number } | null;
+  /**
+   * Next N requests fail with this status (529 is Anthropic's "overloaded"),
+   * with Anthropic's error type for the status and `message` (default
+   * "Overloaded"); `garbage` answers a 200 with that body instead.
+   */
+  failNext: PeerFailure | null;
+  /** Next N streamed answers break after their first text delta with an `error` event of this type and message. */
+  breakStream: StreamBreak | null;
   stop(): void;
 }
 
@@ -82,6 +88,15 @@ function errorBody(type: string, message: string) {
   return { type: "error", error: { type, message } };
 }
 
+/** Anthropic's error type for an HTTP status. */
+function errorType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 429) return "rate_limit_error";
+  if (status === 529) return "overloaded_error";
+  return status >= 500 ? "api_error" : "invalid_request_error";
+}
+
 export function startAnthropicPeer(options: { apiKey?: string; script?: ChatScript } = {}): AnthropicPeer {
   const peer: AnthropicPeer = {
     url: "",
@@ -91,6 +106,7 @@ export function startAnthropicPeer(options: { apiKey?: string; script?: ChatScri
     script: options.script ?? quoteFirstSource,
     chunkDelayMs: 0,
     failNext: null,
+    breakStream: null,
     stop: () => server.stop(true),
   };
   const server = Bun.serve({
@@ -108,8 +124,12 @@ export function startAnthropicPeer(options: { apiKey?: string; script?: ChatScri
       peer.seen.push(seen);
       if (peer.failNext && peer.failNext.count > 0) {
         peer.failNext.count--;
-        return Response.json(errorBody("overloaded_error", "Overloaded"), { status: peer.failNext.status });
+        const { status, message, garbage } = peer.failNext;
+        if (garbage !== undefined) return new Response(garbage, { headers: failureHeaders(peer.failNext, body.stream ? "text/event-stream" : "application/json") });
+        return Response.json(errorBody(errorType(status), message ?? "Overloaded"), { status, headers: failureHeaders(peer.failNext, "application/json") });
       }
+      const broken = body.stream && peer.breakStream && peer.breakStream.count > 0 ? peer.breakStream : null;
+      if (broken) broken.count--;
       const answer = await peer.script(seen, kindOf(seen));
       const text = typeof answer === "string" ? answer : JSON.stringify(answer);
       const mode = structuredMode(body);
@@ -133,6 +153,12 @@ export function startAnthropicPeer(options: { apiKey?: string; script?: ChatScri
             for (const piece of text.match(/\S+\s*|\s+/g) ?? [text]) {
               if (peer.chunkDelayMs) await Bun.sleep(peer.chunkDelayMs);
               controller.enqueue(event("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } }));
+              if (broken) {
+                // Anthropic reports a failure mid-stream (overloaded, rate limited) as an `error` event.
+                controller.enqueue(event("error", { error: { type: broken.type, message: broken.message } }));
+                controller.close();
+                return;
+              }
             }
           }
           controller.enqueue(event("content_block_stop", { index: 0 }));

@@ -26,9 +26,34 @@ export interface ChatPeer {
   /** Delay before the first byte, and between streamed chunks. */
   latencyMs: number;
   chunkDelayMs: number;
-  /** Next N requests fail with this status. */
-  failNext: { status: number; count: number } | null;
+  /**
+   * Next N requests fail with this status, the error body carrying `message`
+   * (default "upstream overloaded"); `garbage` answers a 200 with that body
+   * instead of the wire format (both streamed and plain requests).
+   */
+  failNext: PeerFailure | null;
+  /** Next N streamed answers break after their first delta with an error chunk of this type and message. */
+  breakStream: StreamBreak | null;
   stop(): void;
+}
+
+export interface PeerFailure {
+  status: number;
+  count: number;
+  message?: string;
+  garbage?: string;
+  /** Sent as `retry-after-ms`, which the AI SDK honours: its own retry then waits this long, not seconds. */
+  retryAfterMs?: number;
+}
+
+export function failureHeaders(failure: PeerFailure, contentType: string): Record<string, string> {
+  return { "content-type": contentType, ...(failure.retryAfterMs !== undefined ? { "retry-after-ms": String(failure.retryAfterMs) } : {}) };
+}
+
+export interface StreamBreak {
+  count: number;
+  type: string;
+  message: string;
 }
 
 export function textOf(message: ChatRequest["messages"][number] | undefined): string {
@@ -72,6 +97,7 @@ export function startChatPeer(options: { apiKey?: string; script?: ChatScript } 
     latencyMs: 0,
     chunkDelayMs: 0,
     failNext: null,
+    breakStream: null,
     stop: () => server.stop(true),
   };
   const server = Bun.serve({
@@ -88,8 +114,13 @@ export function startChatPeer(options: { apiKey?: string; script?: ChatScript } 
       peer.requests.push(body);
       if (peer.failNext && peer.failNext.count > 0) {
         peer.failNext.count--;
-        return Response.json({ error: { message: "upstream overloaded", type: "server_error" } }, { status: peer.failNext.status });
+        const { status, message, garbage } = peer.failNext;
+        if (garbage !== undefined) return new Response(garbage, { headers: failureHeaders(peer.failNext, body.stream ? "text/event-stream" : "application/json") });
+        const error = { message: message ?? "upstream overloaded", type: status === 401 ? "invalid_request_error" : "server_error", ...(status === 401 ? { code: "invalid_api_key" } : {}) };
+        return Response.json({ error }, { status, headers: failureHeaders(peer.failNext, "application/json") });
       }
+      const broken = body.stream && peer.breakStream && peer.breakStream.count > 0 ? peer.breakStream : null;
+      if (broken) broken.count--;
       if (peer.latencyMs) await Bun.sleep(peer.latencyMs);
       const kind = kindOf(body);
       const answer = await peer.script(body, kind);
@@ -109,6 +140,12 @@ export function startChatPeer(options: { apiKey?: string; script?: ChatScript } 
           for (const piece of pieces) {
             if (peer.chunkDelayMs) await Bun.sleep(peer.chunkDelayMs);
             controller.enqueue(chunk({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] }));
+            if (broken) {
+              // An OpenAI-compatible server reports a failure mid-stream as a chunk holding `error`.
+              controller.enqueue(chunk({ error: { message: broken.message, type: broken.type } }));
+              controller.close();
+              return;
+            }
           }
           controller.enqueue(chunk({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
           if (body.stream_options?.include_usage) controller.enqueue(chunk({ ...base, object: "chat.completion.chunk", choices: [], usage }));

@@ -9,8 +9,11 @@
  * heavy-tailed latencies or fail a share of requests.
  */
 
-/** 500 and 429: errors; garbage: broken JSON; shape: JSON of another shape; html: a 200 HTML error page; endless: a JSON body that never ends; hang: no headers, ever. */
-export type PeerFault = "500" | "429" | "garbage" | "shape" | "html" | "endless" | "hang";
+/**
+ * 500 and 429: errors; garbage: broken JSON; shape: JSON of another shape; html: a 200 HTML error page;
+ * endless: a JSON body that never ends; hang: no headers, ever; an object: exactly that answer.
+ */
+export type PeerFault = "500" | "429" | "garbage" | "shape" | "html" | "endless" | "hang" | { status: number; contentType: string; body: string };
 
 /** A result as a test writes it; each peer renders it in its wire format. `raw` fields override the rendered item. */
 export interface PeerHit {
@@ -92,6 +95,7 @@ function pause(ms: number, ...signals: AbortSignal[]): Promise<void> {
 }
 
 function faultResponse(fault: PeerFault, signals: AbortSignal[]): Response | Promise<Response> {
+  if (typeof fault === "object") return new Response(fault.body, { status: fault.status, headers: { "content-type": fault.contentType } });
   switch (fault) {
     case "500":
       return Response.json({ error: "Internal Server Error" }, { status: 500 });
