@@ -5,7 +5,7 @@
  * the same code. The status table itself is the error mapping's
  * (http/errors.ts), which answers errors raised before a face takes over.
  */
-import { InvalidInput, ServiceError } from "../errors.ts";
+import { ServiceError, type ValidationIssue } from "../errors.ts";
 import { toErrorOutcome } from "../http/errors.ts";
 import type { Logger } from "../log.ts";
 
@@ -30,10 +30,10 @@ export interface FaceOutcome {
 export function faceOutcome(error: unknown, requestId: string): FaceOutcome {
   const outcome = toErrorOutcome(error, requestId);
   const code = typeof outcome.body.error === "string" ? outcome.body.error : "validation_failed";
-  const message =
-    error instanceof InvalidInput
-      ? error.issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; ")
-      : `${typeof outcome.body.detail === "string" ? outcome.body.detail : "the request failed"} (${code})`;
+  const detail = outcome.body.detail;
+  const message = Array.isArray(detail)
+    ? (detail as ValidationIssue[]).map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; ")
+    : `${typeof detail === "string" ? detail : "the request failed"} (${code})`;
   const cause = error instanceof ServiceError ? error.cause : undefined;
   return {
     status: outcome.status,
