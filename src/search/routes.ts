@@ -60,7 +60,7 @@ export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
         tags: ["Search"],
         summary: "Research a prompt: search, read, and answer with cited sources",
         description:
-          "Answers with `{response, context, info}`. `[n]` markers in the response cite context entry n. With `Accept: text/event-stream` the same run streams as server-sent events (`context`, `response` deltas, `error`), each `data:` a JSON `{type, content}`. A run longer than the service deadline is a 504.",
+          "Answers with `{response, context, info}`. `[n]` markers in the response cite context entry n. With `Accept: text/event-stream` the same run streams as server-sent events (`context`, `response` deltas, `error`), each `data:` a JSON `{type, content}`; an `error` ends the stream, its content the JSON answer's detail with its code in parentheses. A run longer than the service deadline is a 504.",
       }),
     },
   );
