@@ -212,7 +212,7 @@ async function runIndex(
   });
   await extractor.close();
   if (tty) process.stderr.write("\n");
-  for (const failure of summary.failures) process.stderr.write(`failed: ${failure.url} (${failure.error})\n`);
+  for (const failure of summary.failures) process.stderr.write(`failed: ${failure.url} (${failure.error}: ${failure.detail})\n`);
   const line = { total: summary.total, indexed: summary.indexed, cached: summary.cached, failed: summary.failed };
   out(values.json ? JSON.stringify(line) : `indexed ${line.indexed}, already cached ${line.cached}, failed ${line.failed} of ${line.total}`);
   return summary.failed === summary.total ? 1 : 0;

@@ -4,23 +4,42 @@
  * Anything else thrown is a bug and becomes a generic 500 carrying only the
  * request id.
  */
-export type ErrorCode =
-  | "bad_request"
-  | "missing_inputs"
-  | "node_not_runnable"
-  | "unauthorized"
-  | "forbidden"
-  | "not_found"
-  | "conflict"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "validation_failed"
-  | "rate_limited"
-  | "rate_limiter_unavailable"
-  | "deadline_exceeded"
-  | "service_unavailable"
-  | "draining"
-  | "internal_error";
+export const ERROR_CODES = [
+  "bad_request",
+  "missing_inputs",
+  "node_not_runnable",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "payload_too_large",
+  "unsupported_media_type",
+  "validation_failed",
+  "rate_limited",
+  "rate_limiter_unavailable",
+  "deadline_exceeded",
+  "service_unavailable",
+  "draining",
+  "internal_error",
+  // Reading a page for a caller (/v1/contents, a search's reads): the site's failure, not ours.
+  "fetch_blocked",
+  "fetch_timeout",
+  "fetch_too_large",
+  /** The site answered a non-2xx status: the status is in the body as `upstream_status`. */
+  "fetch_status",
+  "fetch_redirects",
+  "fetch_failed",
+  "unsupported_content_type",
+  "extraction_failed",
+  "pdf_unreadable",
+] as const;
+
+/** Every code the service answers with; http/errors.ts gives each its status, and the compiler checks that none is missing. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const KNOWN = new Set<string>(ERROR_CODES);
+/** For codes that crossed a boundary as strings (an extraction worker's reply). */
+export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && KNOWN.has(code);
 
 /** One FastAPI-style validation problem: where, what, and a pydantic-like type. */
 export interface ValidationIssue {
@@ -31,7 +50,7 @@ export interface ValidationIssue {
 
 export class ServiceError extends Error {
   constructor(
-    readonly code: ErrorCode | `fetch_${string}` | "unsupported_content_type" | "extraction_failed" | "pdf_unreadable",
+    readonly code: ErrorCode,
     message: string,
     /** `cause`: what a library or an upstream said, for the log only; the caller reads `message`. */
     readonly extra: { retryAfterSeconds?: number; body?: Record<string, unknown>; cause?: unknown } = {},

@@ -17,7 +17,7 @@ export interface IndexProgress {
 export interface IndexSummary extends IndexProgress {
   indexed: number;
   cached: number;
-  failures: { url: string; error: string }[];
+  failures: { url: string; error: string; detail: string }[];
 }
 
 export async function indexUrls(
@@ -37,7 +37,7 @@ export async function indexUrls(
         else summary.indexed++;
       } catch (error) {
         summary.failed++;
-        summary.failures.push({ url: raw, error: error instanceof ServiceError ? error.code : "internal_error" });
+        summary.failures.push(error instanceof ServiceError ? { url: raw, error: error.code, detail: error.message } : { url: raw, error: "internal_error", detail: "unexpected error" });
       }
       summary.done++;
       options.onProgress?.({ done: summary.done, total: summary.total, failed: summary.failed });

@@ -6,7 +6,7 @@
  * (the only way to stop synchronous work) so one pathological page cannot
  * hold a thread.
  */
-import { ServiceError } from "../errors.ts";
+import { isErrorCode, ServiceError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { extractDocument, type ExtractedDocument, type ExtractInput } from "./extract/index.ts";
 
@@ -32,7 +32,7 @@ interface Slot {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-type Reply = { ready: true } | { id: number; ok: true; document: ExtractedDocument } | { id: number; ok: false; code: string; message: string; cause?: { name: string; message: string } };
+type Reply = { ready: true } | { id: number; ok: true; document: ExtractedDocument } | { id: number; ok: false; code: string; message: string; cause?: { name: string; message: string }; bug: boolean };
 
 const WORKER_URL = new URL("./extraction-worker.ts", import.meta.url).href;
 
@@ -93,10 +93,10 @@ export class ExtractionPool implements Extractor {
     clearTimeout(slot.timer);
     slot.task = null;
     if (reply.ok) task.resolve(reply.document);
-    else if (reply.cause) {
+    else if (reply.bug) {
       this.log.error("extraction failed unexpectedly", { error: reply.cause, url: task.input.url });
       task.reject(new ServiceError("extraction_failed", reply.message));
-    } else task.reject(new ServiceError(reply.code as "extraction_failed", reply.message));
+    } else task.reject(new ServiceError(isErrorCode(reply.code) ? reply.code : "extraction_failed", reply.message, reply.cause ? { cause: reply.cause } : {}));
     this.dispatch();
   }
 

@@ -13,10 +13,12 @@ self.onmessage = async (event: MessageEvent<{ id: number; input: ExtractInput }>
     const document = await extractDocument(input);
     self.postMessage({ id, ok: true, document });
   } catch (error) {
-    const code = error instanceof ServiceError ? error.code : "extraction_failed";
-    const message = error instanceof ServiceError ? error.message : "the page could not be extracted";
-    // An extractor bug is the caller's 502 but our log line: the pool logs the cause.
-    const cause = error instanceof ServiceError ? undefined : { name: (error as Error)?.name ?? "Error", message: String((error as Error)?.message ?? error).slice(0, 500) };
-    self.postMessage({ id, ok: false, code, message, cause });
+    const ours = error instanceof ServiceError;
+    const code = ours ? error.code : "extraction_failed";
+    const message = ours ? error.message : "the page could not be extracted";
+    // An extractor bug is the caller's 502 but our log line; a library's words behind one of our errors (pdf.js on a broken PDF) go to the log too.
+    const origin = ours ? error.cause : error;
+    const cause = origin === undefined ? undefined : { name: (origin as Error)?.name ?? "Error", message: String((origin as Error)?.message ?? origin).slice(0, 500) };
+    self.postMessage({ id, ok: false, code, message, cause, bug: !ours });
   }
 };

@@ -32,6 +32,7 @@ export const ContentsResponse = t.Object({
 export const FetchErrorBody = t.Object({
   detail: t.String(),
   error: t.String({
-    description: "fetch_blocked, fetch_timeout, fetch_too_large, fetch_status_NNN, fetch_redirects, fetch_failed, unsupported_content_type, pdf_unreadable or extraction_failed",
+    description: "fetch_blocked, fetch_timeout, fetch_too_large, fetch_status (the site's status in upstream_status), fetch_redirects, fetch_failed, unsupported_content_type, pdf_unreadable or extraction_failed",
   }),
+  upstream_status: t.Optional(t.Integer({ description: "With fetch_status: the status the site answered." })),
 });

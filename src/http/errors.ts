@@ -5,35 +5,41 @@
  * never on `code` (postgres.js errors carry a SQLSTATE `code` of their own).
  */
 import { NotFoundError, ParseError, ValidationError } from "elysia";
-import { InvalidInput, ServiceError, type ValidationIssue } from "../errors.ts";
+import { InvalidInput, ServiceError, type ErrorCode, type ValidationIssue } from "../errors.ts";
 import { validationIssues } from "./validation-detail.ts";
 
-const STATUS: Record<string, number> = {
+/** One status per code: a code without one does not compile. */
+const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   missing_inputs: 400,
-  node_not_runnable: 409,
+  // A target the caller may not reach is the caller's request; a page that fails is the site's: 502, or 504 on time.
+  fetch_blocked: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  node_not_runnable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,
   rate_limited: 429,
   internal_error: 500,
+  fetch_failed: 502,
+  fetch_status: 502,
+  fetch_too_large: 502,
+  fetch_redirects: 502,
+  unsupported_content_type: 502,
+  extraction_failed: 502,
+  pdf_unreadable: 502,
   rate_limiter_unavailable: 503,
   service_unavailable: 503,
   draining: 503,
   deadline_exceeded: 504,
+  fetch_timeout: 504,
 };
 
-export function statusFor(code: string): number {
-  if (STATUS[code]) return STATUS[code];
-  // A target the caller may not reach is the caller's request; a page that fails is the site's: 502, or 504 on time.
-  if (code === "fetch_blocked") return 400;
-  if (code === "fetch_timeout") return 504;
-  if (code.startsWith("fetch_") || code === "unsupported_content_type" || code === "extraction_failed" || code === "pdf_unreadable") return 502;
-  return 500;
+export function statusFor(code: ErrorCode): number {
+  return STATUS[code];
 }
 
 export interface ErrorOutcome {

@@ -41,7 +41,7 @@ export async function readHits(contents: ContentsContext, hits: MergedHit[], set
       outcome.error = null;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      outcome.error = error instanceof ServiceError ? error.code : budget.aborted ? "not read in time" : "read failed";
+      outcome.error = error instanceof ServiceError ? pageFailure(error) : budget.aborted ? "not read in time" : "read failed";
     }
   };
   const waiting: Promise<void>[] = [];
@@ -64,3 +64,9 @@ export async function readHits(contents: ContentsContext, hits: MergedHit[], set
   return outcomes;
 }
 
+
+/** A page's failure as info.pages.errors shows it: our code, and the site's status when it answered one. */
+function pageFailure(error: ServiceError): string {
+  const upstream = error.extra.body?.upstream_status;
+  return upstream === undefined ? error.code : `${error.code} ${upstream}`;
+}

@@ -170,7 +170,12 @@ describe("types", () => {
 
   test("an unsupported type and a 404 fail with their codes", async () => {
     await expectFailure(`${site.url}/image.png`, 502, "unsupported_content_type");
-    await expectFailure(`${site.url}/nothing-here`, 502, "fetch_status_404");
+    await expectFailure(`${site.url}/nothing-here`, 502, "fetch_status");
+  });
+
+  test("a site's error status is one code, with the site's status beside it", async () => {
+    const body = await jsonOf(await contents({ url: `${site.url}/nothing-here`, max_age_seconds: 0 }));
+    expect(body).toEqual({ detail: "the page answered with status 404", error: "fetch_status", upstream_status: 404 });
   });
 });
 

@@ -213,5 +213,9 @@ describe("a broken PDF", () => {
     const body = await jsonOf(response);
     expect(body).toEqual({ detail: "the PDF could not be read", error: "pdf_unreadable" });
     expect(JSON.stringify(body)).not.toContain(libraryWords);
+    // The library's words cross the extraction worker and reach the call's log line.
+    const id = response.headers.get("x-request-id")!;
+    const logged = face.app.logs.filter((line) => line.includes(`"request_id":"${id}"`));
+    expect(logged.some((line) => line.includes(JSON.stringify(libraryWords).slice(1, -1)))).toBe(true);
   });
 });

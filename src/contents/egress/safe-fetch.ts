@@ -52,7 +52,6 @@ export interface FetchedResource {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-const failure = (code: string, message: string) => new ServiceError(code as `fetch_${string}`, message);
 
 export class SafeFetch {
   private readonly global: Gate;
@@ -72,10 +71,10 @@ export class SafeFetch {
       return await this.follow(url, options, signal);
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
-      if (deadline.aborted) throw failure("fetch_timeout", "the page did not answer in time");
+      if (deadline.aborted) throw new ServiceError("fetch_timeout", "the page did not answer in time");
       if (error instanceof ServiceError) throw error;
       this.deps.log.debug("fetch failed", { host: url.hostname, error });
-      throw failure("fetch_failed", "the page could not be fetched");
+      throw new ServiceError("fetch_failed", "the page could not be fetched");
     }
   }
 
@@ -102,8 +101,8 @@ export class SafeFetch {
     if (REDIRECTS.has(response.status)) {
       await drop();
       const location = response.headers.get("location");
-      if (!location) throw failure(`fetch_status_${response.status}`, `the page answered ${response.status} without a location`);
-      if (redirects >= this.settings.maxRedirects) throw failure("fetch_redirects", `more than ${this.settings.maxRedirects} redirects`);
+      if (!location) throw new ServiceError("fetch_status", `the page answered ${response.status} without a location`, { body: { upstream_status: response.status } });
+      if (redirects >= this.settings.maxRedirects) throw new ServiceError("fetch_redirects", `more than ${this.settings.maxRedirects} redirects`);
       const next = new URL(location, current);
       next.hash = "";
       if (current.protocol === "https:" && next.protocol === "http:") throw blocked(); // no downgrade
@@ -125,7 +124,7 @@ export class SafeFetch {
     }
     if (response.status < 200 || response.status >= 300) {
       await drop();
-      throw failure(`fetch_status_${response.status}`, `the page answered with status ${response.status}`);
+      throw new ServiceError("fetch_status", `the page answered with status ${response.status}`, { body: { upstream_status: response.status } });
     }
     const mediaType = (common.contentType ?? "").split(";")[0]!.trim().toLowerCase();
     if (options.acceptType && !options.acceptType(mediaType)) {
@@ -178,7 +177,7 @@ export class SafeFetch {
       return { response, release };
     } catch (error) {
       release();
-      if (firstByte.signal.aborted && !signal.aborted) throw failure("fetch_timeout", "the page did not start answering in time");
+      if (firstByte.signal.aborted && !signal.aborted) throw new ServiceError("fetch_timeout", "the page did not start answering in time");
       throw error;
     } finally {
       clearTimeout(timer);
@@ -196,10 +195,10 @@ export class SafeFetch {
       } catch (error) {
         if (signal.aborted) throw error;
         this.deps.log.debug("name did not resolve", { host, error });
-        throw failure("fetch_failed", "the page's host name could not be resolved");
+        throw new ServiceError("fetch_failed", "the page's host name could not be resolved");
       }
     }
-    if (answers.length === 0) throw failure("fetch_failed", "the page's host name could not be resolved");
+    if (answers.length === 0) throw new ServiceError("fetch_failed", "the page's host name could not be resolved");
     if (!isExempt(this.settings, url)) {
       for (const answer of answers) {
         const refusal = addressRefusal(answer);
@@ -215,5 +214,5 @@ export class SafeFetch {
 }
 
 export function tooLarge(maxBytes: number): ServiceError {
-  return failure("fetch_too_large", `the page is larger than ${maxBytes} bytes`);
+  return new ServiceError("fetch_too_large", `the page is larger than ${maxBytes} bytes`);
 }
