@@ -5,6 +5,7 @@
  */
 import { Elysia } from "elysia";
 import type { DatabaseHandle } from "../db/client.ts";
+import { accountsAuthenticator } from "./accounts/authenticator.ts";
 import type { KeyCache } from "./accounts/key-cache.ts";
 import { accountRoutes } from "./accounts/routes.ts";
 import type { Clock } from "./clock.ts";
@@ -25,8 +26,10 @@ import type { RouteSummary } from "./discovery/guide.ts";
 import { discoveryRoutes } from "./discovery/routes.ts";
 import { bodyParser } from "./http/body.ts";
 import { docsAssets, openapiDocs } from "./http/openapi.ts";
+import type { AuthDeps } from "./http/auth.ts";
 import { inputGuard } from "./http/input-guard.ts";
 import { requestContext } from "./http/request-context.ts";
+import { admission } from "./limits/admission.ts";
 import type { RateLimiter } from "./limits/limiter.ts";
 import type { InFlightGauge } from "./limits/peak-load.ts";
 import { throttledWarn, type Logger } from "./log.ts";
@@ -60,7 +63,19 @@ export interface AppState {
 
 export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
   const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache, warn: throttledWarn(deps.log) };
-  const auth = { accounts, limiter: deps.limiter, publicBaseUrl: config.publicBaseUrl, dashboardPerMinute: config.dashboard.perMinute };
+  const auth: AuthDeps = {
+    authenticator: accountsAuthenticator(accounts),
+    admit: admission(deps.limiter, { dashboardPerMinute: config.dashboard.perMinute }),
+    now: () => deps.clock.now(),
+    publicBaseUrl: config.publicBaseUrl,
+  };
+  const identity = {
+    ...accounts,
+    limiter: deps.limiter,
+    signupsPerMinute: config.dashboard.signupsPerMinute,
+    signinsPerMinute: config.dashboard.signinsPerMinute,
+    sessionLifetimeMs: config.dashboard.sessionDays * 86_400_000,
+  };
   const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
   const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };
   const endpoints = { db: deps.database.db, clock: deps.clock, llm: face.engine.llm, log: deps.log };
@@ -102,15 +117,15 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(docsAssets())
     .use(opsRoutes({ database: deps.database, limiter: deps.limiter, draining: state.draining }))
     .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))
-    .use(accountRoutes(auth))
+    .use(accountRoutes(auth, accounts))
     .use(contentsRoutes(auth, contents))
     .use(searchRoutes(auth, face, deps.usage, deps.log))
     .use(searchSocket(auth, face, deps.usage, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
     .use(designRoutes(auth, endpoints, config.publicBaseUrl))
     .use(userServiceRoutes(auth, endpoints, face))
     .use(marketplaceRoutes(auth, endpoints, face, config.publicBaseUrl))
-    .use(usageRoutes(auth, { usage: deps.usage, clock: deps.clock }))
-    .use(dashboardRoutes(auth, { ...config.dashboard, publicBaseUrl: config.publicBaseUrl }));
+    .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
+    .use(dashboardRoutes(auth, identity, { credit: config.dashboard.credit, clientIpHeader: config.dashboard.clientIpHeader, publicBaseUrl: config.publicBaseUrl }));
   listed = app.routes;
   return app;
 }

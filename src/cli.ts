@@ -17,7 +17,7 @@ import { systemResolver } from "./contents/egress/resolver.ts";
 import { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import { ExtractionPool } from "./contents/extraction-pool.ts";
 import { PageReads } from "./contents/page-reads.ts";
-import { setPassword } from "./dashboard/accounts.ts";
+import { setPassword } from "./accounts/sign-in.ts";
 import { ServiceError } from "./errors.ts";
 import { createLogger } from "./log.ts";
 

@@ -71,3 +71,5 @@ export class InvalidInput extends ServiceError {
 export const notFound = (what = "resource") => new ServiceError("not_found", `${what} not found`);
 export const conflict = (message: string) => new ServiceError("conflict", message);
 export const invalid = (loc: (string | number)[], msg: string, type = "value_error") => new InvalidInput([{ loc, msg, type }]);
+/** One message for missing, malformed, unknown and revoked credentials: a caller learns nothing about which. */
+export const unauthorized = () => new ServiceError("unauthorized", "missing or invalid API key (send it in the X-API-Key header)");

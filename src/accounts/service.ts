@@ -5,10 +5,10 @@
 import type { Clock } from "../clock.ts";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { invalid, notFound, ServiceError } from "../errors.ts";
-import { newId } from "../ids.ts";
+import { invalid, notFound, unauthorized } from "../errors.ts";
+import { looksLikeId, newId } from "../ids.ts";
 import { ENTERPRISE_MAX_PER_MINUTE, ENTERPRISE_MIN_PER_MINUTE, planFor } from "../limits/plans.ts";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "../http/caller.ts";
 import type { KeyCache, KeyLookup } from "./key-cache.ts";
 import { generateApiKey, hashApiKey, parseApiKey, sameHash } from "./keys.ts";
 import * as q from "./queries.ts";
@@ -88,7 +88,27 @@ export async function createKey(ctx: AccountsContext, accountId: string, name: s
   return issueKey(ctx.db, accountId, name);
 }
 
+/** The owner's account, or 404. */
+export async function getAccount(ctx: AccountsContext, accountId: string): Promise<q.AccountRow> {
+  const account = await q.getAccount(ctx.db, accountId);
+  if (!account) throw notFound("account");
+  return account;
+}
+
+export function listKeys(ctx: AccountsContext, accountId: string): Promise<q.ApiKeyRow[]> {
+  return q.listKeys(ctx.db, accountId);
+}
+
+/** The owner's key, or 404: another account's key and a string that cannot be a key id alike (the latter without a query). */
+export async function getKey(ctx: AccountsContext, accountId: string, keyId: string): Promise<q.ApiKeyRow> {
+  const key = looksLikeId("key", keyId) ? await q.getKey(ctx.db, accountId, keyId) : null;
+  if (!key) throw notFound("key");
+  return key;
+}
+
+/** Revokes the owner's key (404 for any other); revoking it again keeps the first time. */
 export async function revokeKey(ctx: AccountsContext, accountId: string, keyId: string): Promise<q.ApiKeyRow> {
+  if (!looksLikeId("key", keyId)) throw notFound("key");
   const key = await q.revokeKey(ctx.db, accountId, keyId, new Date(ctx.clock.now()));
   if (!key) throw notFound("key");
   ctx.keyCache?.forgetKey(keyId);
@@ -103,11 +123,6 @@ export async function addCredit(ctx: AccountsContext, accountId: string, dollars
   if (!account) throw notFound("account");
   ctx.keyCache?.forgetAccount(accountId);
   return account;
-}
-
-export function unauthorized(): ServiceError {
-  // One message for missing, malformed, unknown and revoked keys: a caller learns nothing about which.
-  return new ServiceError("unauthorized", "missing or invalid API key (send it in the X-API-Key header)");
 }
 
 async function lookupKey(ctx: AccountsContext, prefix: string): Promise<KeyLookup | null> {

@@ -5,7 +5,7 @@
  * Release and delete, whose bodies the spec does not show, are wrapped like creation.
  */
 import { Elysia, t } from "elysia";
-import type { Caller } from "../accounts/caller.ts";
+import type { Caller } from "../http/caller.ts";
 import { baseUrlOf } from "../http/base-url.ts";
 import { notFound } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";

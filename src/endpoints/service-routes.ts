@@ -5,7 +5,7 @@
  * shape: {response, context, info}.
  */
 import { Elysia, t } from "elysia";
-import type { Caller } from "../accounts/caller.ts";
+import type { Caller } from "../http/caller.ts";
 import { notFound, ServiceError } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";

@@ -1,42 +1,33 @@
 /**
- * The only reader of X-API-Key (and of its WebSocket subprotocol form) and of dashboard sessions. A plugin that every authenticated feature
- * uses: it finds the caller (401 otherwise), takes a token from the key's
- * bucket (429 otherwise), and puts the rate-limit headers on the response,
- * error or not.
+ * The only reader of X-API-Key (and of its WebSocket subprotocol form) and of
+ * the dashboard's session cookie. A plugin that every authenticated feature
+ * uses: it reads the credentials, asks the authenticator whose they are (401
+ * otherwise), asks admission for a token from the caller's bucket (429
+ * otherwise), and puts the rate-limit headers on the response, error or not.
+ * Who a credential belongs to and which bucket pays are the features' answers
+ * (accounts/, limits/), given in by buildApp.
  */
 import { Elysia } from "elysia";
-import { timingSafeEqual } from "node:crypto";
-import { bucketOf, type Caller } from "../accounts/caller.ts";
-import { authenticate, unauthorized, type AccountsContext } from "../accounts/service.ts";
-import { findSession, readCookie, SESSION_COOKIE } from "../dashboard/sessions.ts";
+import { unauthorized } from "../errors.ts";
 import { sameOrigin } from "./base-url.ts";
-import type { RateLimiter } from "../limits/limiter.ts";
-import { planFor, type Plan } from "../limits/plans.ts";
-import { rateLimited, rateLimitHeaders } from "./rate-limit-headers.ts";
+import type { Caller } from "./caller.ts";
+import { readCookie, SESSION_COOKIE } from "./cookies.ts";
+import { rateLimited, rateLimitHeaders, type RateDecision } from "./rate-limit-headers.ts";
 import { requestMeta } from "./request-context.ts";
 
-export interface AuthDeps {
-  accounts: AccountsContext;
-  limiter: RateLimiter;
-  publicBaseUrl: string | undefined;
-  /** Calls a minute a signed-in dashboard may make outside research (browsing and editing its own things). */
-  dashboardPerMinute: number;
+export interface Authenticator {
+  /** The caller behind an API key, or the 401. */
+  byKey(key: string): Promise<Caller>;
+  /** The caller behind a dashboard session's cookie token whose CSRF token matches, or the 401. */
+  bySession(token: string, csrf: string): Promise<Caller>;
 }
 
-/** Calls that do research (and cost money): a dashboard session spends its plan's bucket on these, as a key does. */
-const RESEARCH = /^\/v1\/(search|ws\/search|contents|user-defined-service\/|published-service\/)/;
-
-/**
- * The bucket and plan a call is counted against. A key: its own bucket at
- * its plan's limit. A dashboard session: research shares one bucket per
- * account at the plan's limit; everything else the page does (listing keys,
- * reading usage, editing endpoints) has its own allowance, so a Free owner
- * can use the dashboard without running out of calls by looking around.
- */
-function allowance(deps: AuthDeps, caller: Caller, path: string): { bucket: string; plan: Plan } {
-  const plan = planFor(caller);
-  if (!caller.sessionId || RESEARCH.test(path)) return { bucket: bucketOf(caller), plan };
-  return { bucket: `dashboard:${caller.accountId}`, plan: { ...plan, perMinute: Math.max(plan.perMinute, deps.dashboardPerMinute) } };
+export interface AuthDeps {
+  authenticator: Authenticator;
+  /** Spends one token of the bucket that pays for this call. */
+  admit(caller: Caller, path: string): Promise<RateDecision>;
+  now(): number;
+  publicBaseUrl: string | undefined;
 }
 
 /** Browsers cannot set headers on a WebSocket: this subprotocol, followed by the key, carries it instead. */
@@ -59,40 +50,27 @@ export function presentedKey(request: Request): string | null {
   return request.headers.get("x-api-key") ?? offeredSubprotocol(request, KEY_SUBPROTOCOL);
 }
 
-const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 /**
  * A signed-in dashboard: the session cookie, and its CSRF token in the
  * X-CSRF-Token header (or the WebSocket subprotocol pair). A cross-site page
  * can make a browser send the cookie but cannot read or send the token, and
  * a foreign Origin is refused outright.
  */
-async function sessionCaller(deps: AuthDeps, request: Request): Promise<Caller> {
+function sessionCaller(deps: AuthDeps, request: Request): Promise<Caller> {
   const token = readCookie(request, SESSION_COOKIE);
   const csrf = request.headers.get("x-csrf-token") ?? offeredSubprotocol(request, CSRF_SUBPROTOCOL);
   if (!token || !csrf || !sameOrigin(request, deps.publicBaseUrl)) throw unauthorized();
-  const found = await findSession(deps.accounts.db, deps.accounts.clock, token, deps.accounts.warn);
-  if (!found || !sameToken(csrf, found.session.csrfToken)) throw unauthorized();
-  return {
-    accountId: found.account.id,
-    accountName: found.account.name,
-    keyId: null,
-    keyPrefix: null,
-    sessionId: found.session.id,
-    balanceMicros: found.account.balanceMicros,
-    customRateLimit: found.account.customRateLimit,
-  };
+  return deps.authenticator.bySession(token, csrf);
 }
 
 export function authenticated(deps: AuthDeps) {
   return new Elysia().derive({ as: "scoped" }, async ({ request, set, path }) => {
     const meta = requestMeta(request);
     const key = presentedKey(request);
-    const caller = key !== null ? await authenticate(deps.accounts, key) : await sessionCaller(deps, request);
+    const caller = key !== null ? await deps.authenticator.byKey(key) : await sessionCaller(deps, request);
     meta.caller = caller;
-    const { bucket, plan } = allowance(deps, caller, path);
-    const outcome = await deps.limiter.check(bucket, plan);
-    Object.assign(set.headers, rateLimitHeaders(outcome, deps.accounts.clock.now()));
+    const outcome = await deps.admit(caller, path);
+    Object.assign(set.headers, rateLimitHeaders(outcome, deps.now()));
     if (!outcome.allowed) throw rateLimited(outcome);
     return { caller };
   });

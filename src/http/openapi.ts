@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { notFound } from "../errors.ts";
 import { openapi, toOpenAPISchema } from "@elysiajs/openapi";
 import type { ElysiaOpenAPIConfig } from "@elysiajs/openapi/types";
-import { SESSION_COOKIE } from "../dashboard/sessions.ts";
+import { SESSION_COOKIE } from "./cookies.ts";
 import { finishDocument, withJsonBodies } from "./openapi-document.ts";
 
 export const API_VERSION = "1.6.0";

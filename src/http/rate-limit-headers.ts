@@ -1,13 +1,22 @@
 import { ServiceError } from "../errors.ts";
-import type { LimitOutcome } from "../limits/limiter.ts";
 import { waitWords } from "./wait-words.ts";
+
+/** What a rate limiter decided for one call (limits/ decides; this layer only says it). */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  retryAfterMs: number;
+  resetMs: number;
+  plan: { name: string };
+}
 
 /**
  * The limit on every authenticated response, in both vocabularies clients
  * read: `X-RateLimit-*` (Reset is a Unix time in seconds, as GitHub's) and
  * the IETF draft's `RateLimit-Policy` / `RateLimit` (t in seconds from now).
  */
-export function rateLimitHeaders(outcome: LimitOutcome, nowMs: number): Record<string, string> {
+export function rateLimitHeaders(outcome: RateDecision, nowMs: number): Record<string, string> {
   const resetSeconds = Math.ceil(outcome.resetMs / 1000);
   return {
     "x-ratelimit-limit": String(outcome.limit),
@@ -18,7 +27,7 @@ export function rateLimitHeaders(outcome: LimitOutcome, nowMs: number): Record<s
   };
 }
 
-export function rateLimited(outcome: LimitOutcome): ServiceError {
+export function rateLimited(outcome: RateDecision): ServiceError {
   const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
   return new ServiceError("rate_limited", `rate limited, try again in ${waitWords(seconds)}`, {
     retryAfterSeconds: seconds,

@@ -10,7 +10,7 @@
  */
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
-import { bucketOf, type Caller } from "../accounts/caller.ts";
+import { bucketOf, type Caller } from "../http/caller.ts";
 import { InvalidInput, ServiceError } from "../errors.ts";
 import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
 import { requestMeta } from "../http/request-context.ts";

@@ -10,7 +10,7 @@
  */
 import type { Database } from "../../db/client.ts";
 import { usageRecords } from "../../db/schema.ts";
-import type { Caller } from "../accounts/caller.ts";
+import type { Caller } from "../http/caller.ts";
 import { debitBalance } from "../accounts/queries.ts";
 import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";

@@ -11,7 +11,6 @@ import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { LogFields } from "../log.ts";
 
-export const SESSION_COOKIE = "as_session";
 const TOUCH_INTERVAL_MS = 5 * 60_000;
 
 function randomToken(bytes = 32): string {
@@ -65,24 +64,4 @@ export async function findSession(db: Database, clock: Clock, token: string, war
 
 export async function endSession(db: Database, token: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.tokenHash, await sha256(token)));
-}
-
-export function readCookie(request: Request, name: string): string | null {
-  const header = request.headers.get("cookie");
-  if (!header) return null;
-  for (const part of header.split(";")) {
-    const [key, ...rest] = part.trim().split("=");
-    if (key !== name) continue;
-    // A cookie that is not valid percent-encoding is no session (a 401), not a 500.
-    try {
-      return decodeURIComponent(rest.join("="));
-    } catch {
-      return null;
-    }
-  }
-  return null;
-}
-
-export function sessionCookie(token: string, options: { maxAgeSeconds: number; secure: boolean }): string {
-  return [`${SESSION_COOKIE}=${token}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${options.maxAgeSeconds}`, ...(options.secure ? ["Secure"] : [])].join("; ");
 }

@@ -1,0 +1,30 @@
+/**
+ * Identity for the auth plugin: http/auth.ts reads the credentials off a
+ * request (a key, or a session cookie with its CSRF token) and asks this who
+ * they belong to. One 401 for every way a credential can be wrong.
+ */
+import type { Authenticator } from "../http/auth.ts";
+import type { Caller } from "../http/caller.ts";
+import { sameHash } from "./keys.ts";
+import { unauthorized } from "../errors.ts";
+import { authenticate, type AccountsContext } from "./service.ts";
+import { findSession } from "./sessions.ts";
+
+export function accountsAuthenticator(ctx: AccountsContext): Authenticator {
+  return {
+    byKey: (key) => authenticate(ctx, key),
+    async bySession(token, csrf): Promise<Caller> {
+      const found = await findSession(ctx.db, ctx.clock, token, ctx.warn);
+      if (!found || !sameHash(csrf, found.session.csrfToken)) throw unauthorized();
+      return {
+        accountId: found.account.id,
+        accountName: found.account.name,
+        keyId: null,
+        keyPrefix: null,
+        sessionId: found.session.id,
+        balanceMicros: found.account.balanceMicros,
+        customRateLimit: found.account.customRateLimit,
+      };
+    },
+  };
+}

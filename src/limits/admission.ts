@@ -1,0 +1,32 @@
+/**
+ * Which bucket a call spends, at which plan's limit. A key: its own bucket
+ * at its plan's limit. A dashboard session: research shares one bucket per
+ * account at the plan's limit; everything else the page does (listing keys,
+ * reading usage, editing endpoints) has its own allowance, so a Free owner
+ * can use the dashboard without running out of calls by looking around.
+ */
+import { bucketOf, type Caller } from "../http/caller.ts";
+import type { LimitOutcome, RateLimiter } from "./limiter.ts";
+import { planFor, type Plan } from "./plans.ts";
+
+/** Calls that do research (and cost money): a dashboard session spends its plan's bucket on these, as a key does. */
+const RESEARCH = /^\/v1\/(search|ws\/search|contents|user-defined-service\/|published-service\/)/;
+
+export interface AdmissionSettings {
+  /** Calls a minute a signed-in dashboard may make outside research (browsing and editing its own things). */
+  dashboardPerMinute: number;
+}
+
+function allowance(settings: AdmissionSettings, caller: Caller, path: string): { bucket: string; plan: Plan } {
+  const plan = planFor(caller);
+  if (!caller.sessionId || RESEARCH.test(path)) return { bucket: bucketOf(caller), plan };
+  return { bucket: `dashboard:${caller.accountId}`, plan: { ...plan, perMinute: Math.max(plan.perMinute, settings.dashboardPerMinute) } };
+}
+
+/** Takes one token for the call to `path`: the outcome says whether it may go on. */
+export function admission(limiter: RateLimiter, settings: AdmissionSettings): (caller: Caller, path: string) => Promise<LimitOutcome> {
+  return (caller, path) => {
+    const { bucket, plan } = allowance(settings, caller, path);
+    return limiter.check(bucket, plan);
+  };
+}
