@@ -5,16 +5,13 @@
  * Release and delete, whose bodies the spec does not show, are wrapped like creation.
  */
 import { Elysia, t } from "elysia";
-import type { Caller } from "../http/caller.ts";
 import { baseUrlOf } from "../http/base-url.ts";
-import { notFound } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { queryBoolean } from "../http/query-boolean.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { ApiIdParams, CreateEndpointBody, EndpointRecordView, ListQuery, NewVersionBody, PatchEndpointBody, type EndpointInput, type GraphInput } from "./model.ts";
-import * as q from "./queries.ts";
-import { endpointRecord } from "./record.ts";
+import { getEndpoint, lineageRecords, listEndpoints } from "./reads.ts";
 import { createEndpoint, deleteEndpoint, newVersion, patchVersion, releaseVersion, type EndpointsContext } from "./service.ts";
 
 const One = t.Object({ response: EndpointRecordView });
@@ -22,12 +19,7 @@ const Many = t.Array(EndpointRecordView);
 const tags = ["Designed endpoints"];
 
 export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUrl: string | undefined) {
-  const recordOf = async (caller: Caller, apiId: number, request: Request) => {
-    const version = await q.getVersion(ctx.db, caller.accountId, apiId);
-    if (!version) throw notFound("endpoint");
-    const lineage = await q.lineageVersions(ctx.db, caller.accountId, version.endpointId);
-    return endpointRecord(version, lineage, baseUrlOf(request, publicBaseUrl));
-  };
+  const base = (request: Request) => baseUrlOf(request, publicBaseUrl);
 
   return new Elysia({ prefix: "/v1/design-api" })
     .use(authenticated(auth))
@@ -36,7 +28,7 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
       async ({ caller, body, request }) => {
         const input = { ...body, inputs: body.inputs as EndpointInput[] | null | undefined, graph: body.graph as GraphInput | null | undefined };
         const { id } = await createEndpoint(ctx, caller.accountId, input, request.signal, ctx.log.child({ request_id: requestMeta(request).id }));
-        return { response: await recordOf(caller, id, request) };
+        return { response: await getEndpoint(ctx, caller.accountId, id, base(request)) };
       },
       {
         body: CreateEndpointBody,
@@ -51,18 +43,10 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
     )
     .get(
       "",
-      async ({ caller, query, request }) => {
-        const all = queryBoolean(query.all_versions, "all_versions", false);
-        const rows = await q.ownerVersions(ctx.db, caller.accountId);
-        const lineages = new Map<string, q.VersionWithStub[]>();
-        for (const row of rows) lineages.set(row.endpointId, [...(lineages.get(row.endpointId) ?? []), row]);
-        const base = baseUrlOf(request, publicBaseUrl);
-        const records = [...lineages.values()].flatMap((versions) => (all ? versions : [versions.at(-1)!]).map((v) => endpointRecord(v, versions, base)));
-        return records;
-      },
+      async ({ caller, query, request }) => listEndpoints(ctx, caller.accountId, queryBoolean(query.all_versions, "all_versions", false), base(request)),
       { query: ListQuery, response: { 200: Many }, detail: secured({ tags, summary: "The caller's endpoints: the highest version of each, or every version with all_versions=true" }) },
     )
-    .get("/:api_id", async ({ caller, params, request }) => recordOf(caller, params.api_id, request), {
+    .get("/:api_id", async ({ caller, params, request }) => getEndpoint(ctx, caller.accountId, params.api_id, base(request)), {
       params: ApiIdParams,
       response: { 200: EndpointRecordView },
       detail: secured({ tags, summary: "One version of an endpoint" }),
@@ -71,7 +55,7 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
       "/:api_id",
       async ({ caller, params, body, request }) => {
         await patchVersion(ctx, caller.accountId, params.api_id, { ...body, inputs: body.inputs as EndpointInput[] | undefined, graph: body.graph as GraphInput | undefined });
-        return recordOf(caller, params.api_id, request);
+        return getEndpoint(ctx, caller.accountId, params.api_id, base(request));
       },
       {
         params: ApiIdParams,
@@ -94,20 +78,14 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
     )
     .get(
       "/:api_id/versions",
-      async ({ caller, params, request }) => {
-        const version = await q.getVersion(ctx.db, caller.accountId, params.api_id);
-        if (!version) throw notFound("endpoint");
-        const lineage = await q.lineageVersions(ctx.db, caller.accountId, version.endpointId);
-        const base = baseUrlOf(request, publicBaseUrl);
-        return lineage.map((v) => endpointRecord({ ...v, stub: version.stub }, lineage, base));
-      },
+      async ({ caller, params, request }) => lineageRecords(ctx, caller.accountId, params.api_id, base(request)),
       { params: ApiIdParams, response: { 200: Many }, detail: secured({ tags, summary: "Every version of the endpoint's lineage" }) },
     )
     .post(
       "/:api_id/versions",
       async ({ caller, params, body, request }) => {
         const { id } = await newVersion(ctx, caller.accountId, params.api_id, body?.version_notes ?? null);
-        return { response: await recordOf(caller, id, request) };
+        return { response: await getEndpoint(ctx, caller.accountId, id, base(request)) };
       },
       {
         params: ApiIdParams,
@@ -125,7 +103,7 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
       "/:api_id/release",
       async ({ caller, params, request }) => {
         await releaseVersion(ctx, caller.accountId, params.api_id);
-        return { response: await recordOf(caller, params.api_id, request) };
+        return { response: await getEndpoint(ctx, caller.accountId, params.api_id, base(request)) };
       },
       { params: ApiIdParams, response: { 200: One }, detail: secured({ tags, summary: "Release a draft (it becomes live); releasing a released version changes nothing" }) },
     );

@@ -3,7 +3,7 @@
  * authenticated account, so reads here take no owner; writes do (only an
  * endpoint's owner publishes it).
  */
-import { and, asc, count, desc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accounts, publishedEndpoints, publishedVersions } from "../../db/schema.ts";
 import { couldBeStub } from "../ids.ts";
@@ -51,6 +51,15 @@ export async function insertSnapshot(db: Database, row: typeof publishedVersions
 
 export async function snapshots(db: Database, publishedId: string): Promise<SnapshotRow[]> {
   return db.select().from(publishedVersions).where(eq(publishedVersions.publishedId, publishedId)).orderBy(asc(publishedVersions.version));
+}
+
+/** The snapshots of several listings in one query, each listing's oldest first. */
+export async function snapshotsOfMany(db: Database, publishedIds: string[]): Promise<Map<string, SnapshotRow[]>> {
+  const out = new Map<string, SnapshotRow[]>();
+  if (publishedIds.length === 0) return out;
+  const rows = await db.select().from(publishedVersions).where(inArray(publishedVersions.publishedId, publishedIds)).orderBy(asc(publishedVersions.publishedId), asc(publishedVersions.version));
+  for (const row of rows) out.set(row.publishedId, [...(out.get(row.publishedId) ?? []), row]);
+  return out;
 }
 
 export interface ListingFilter {

@@ -1,0 +1,51 @@
+/** The marketplace's wire shapes: listings, their versions, publishing, browsing. */
+import { t } from "elysia";
+import { IntegrationView } from "../endpoints/model.ts";
+
+const ListingVersion = t.Object({ version: t.Integer(), source_version: t.Integer(), published_at: t.String(), version_notes: t.Nullable(t.String()) });
+
+export const Listing = t.Object({
+  public_stub: t.String(),
+  title: t.String(),
+  description: t.String(),
+  category: t.Nullable(t.String()),
+  tags: t.Array(t.String()),
+  publisher: t.String(),
+  latest_version: t.Integer(),
+  versions: t.Array(ListingVersion),
+  created_at: t.String(),
+  updated_at: t.String(),
+});
+
+export const ListingDetail = t.Composite([
+  Listing,
+  t.Object({ shown_version: t.Integer(), api_name: t.String(), inputs: t.Array(t.Unknown()), output_format: t.Unknown(), integration: IntegrationView, example_request: t.Unknown() }),
+]);
+
+export const PublishBody = t.Optional(
+  t.Nullable(
+    t.Object({
+      public_stub: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+      title: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
+      description: t.Optional(t.Nullable(t.String({ maxLength: 2_000 }))),
+      category: t.Optional(t.Nullable(t.String({ maxLength: 60 }))),
+      tags: t.Optional(t.Nullable(t.Array(t.String({ maxLength: 40 }), { maxItems: 20 }))),
+    }),
+  ),
+);
+
+export const Published = t.Composite([Listing, t.Object({ published_version: t.Integer(), integration: IntegrationView })]);
+
+export const BrowseQuery = t.Object({
+  q: t.Optional(t.String({ maxLength: 200 })),
+  category: t.Optional(t.String({ maxLength: 60 })),
+  tag: t.Optional(t.String({ maxLength: 40 })),
+  page: t.Optional(t.Numeric({ minimum: 1, maximum: 10_000 })),
+  per_page: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
+});
+
+export const ListingPage = t.Object({ items: t.Array(Listing), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+
+export const PublicStubParams = t.Object({ public_stub: t.String({ maxLength: 64 }) });
+
+export const ShownVersionQuery = t.Object({ version: t.Optional(t.Numeric({ minimum: 1, maximum: 1_000_000, description: "A published version (default: the newest)." })) });
