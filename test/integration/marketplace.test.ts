@@ -90,6 +90,25 @@ describe("browsing", () => {
     expect(detail.example_request).toEqual(detail.integration.example_request);
     expect((await consumer.call("GET", "/v1/marketplace/nope-not-here")).status).toBe(404);
   });
+
+  test("every listing on a page carries its own versions, read for the whole page at once", async () => {
+    const twice = await publishNew({ public_stub: "published-twice" });
+    expect((await publisher.call("POST", `/v1/design-api/${twice.draft.id}/publish`, {})).status).toBe(200);
+    const all = await consumer.json("GET", "/v1/marketplace?per_page=100");
+    for (const item of all.items as { public_stub: string; latest_version: number; versions: { version: number }[] }[]) {
+      const detail = await consumer.json("GET", `/v1/marketplace/${item.public_stub}`);
+      expect({ stub: item.public_stub, versions: item.versions }).toEqual({ stub: detail.public_stub, versions: detail.versions });
+      expect(item.latest_version).toBe(Math.max(...item.versions.map((v) => v.version)));
+    }
+    expect(all.items.find((i: { public_stub: string }) => i.public_stub === "published-twice").versions.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+  });
+
+  test("a fractional page size is floored, not a failure", async () => {
+    const response = await consumer.call("GET", "/v1/marketplace?per_page=2.5&page=1.9");
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect({ per_page: body.per_page, page: body.page, items: body.items.length }).toEqual({ per_page: 2, page: 1, items: 2 });
+  });
 });
 
 describe("running published endpoints", () => {
