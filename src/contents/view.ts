@@ -1,0 +1,44 @@
+/** A page read for POST /v1/contents, as the caller asked to see it: one format, cut to max_characters, counted. */
+import type { Static } from "elysia";
+import { countTokens, countWords } from "../tokens.ts";
+import { parseRequestedUrl } from "./egress/policy.ts";
+import type { ContentsRequest } from "./model.ts";
+import type { PageRow } from "./queries.ts";
+import { readPage, type ContentsContext } from "./service.ts";
+
+type Format = "markdown" | "text" | "html";
+
+/** Cuts at a character boundary that does not split a surrogate pair. */
+function cut(text: string, max: number | null | undefined): { content: string; truncated: boolean } {
+  if (!max || text.length <= max) return { content: text, truncated: false };
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
+  return { content: text.slice(0, end), truncated: true };
+}
+
+function contentsView(page: PageRow, cached: boolean, format: Format, maxCharacters?: number | null) {
+  const { content, truncated } = cut(format === "html" ? page.html : format === "text" ? page.text : page.markdown, maxCharacters);
+  return {
+    url: page.url,
+    final_url: page.finalUrl,
+    title: page.title,
+    byline: page.byline,
+    site_name: page.siteName,
+    published_at: page.publishedAt?.toISOString() ?? null,
+    language: page.language,
+    content_type: page.contentType,
+    content,
+    word_count: countWords(content),
+    token_count: countTokens(content),
+    links: page.links,
+    fetched_at: page.fetchedAt.toISOString(),
+    cached,
+    truncated,
+  };
+}
+
+/** Reads the page (through the page cache and the SSRF guard) and shapes it. */
+export async function readContents(ctx: ContentsContext, body: Static<typeof ContentsRequest>, signal: AbortSignal) {
+  const url = parseRequestedUrl(body.url, ["body", "url"]);
+  const { page, cached } = await readPage(ctx, { url, maxAgeSeconds: body.max_age_seconds ?? undefined, signal });
+  return contentsView(page, cached, body.format ?? "markdown", body.max_characters);
+}
