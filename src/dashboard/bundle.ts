@@ -33,7 +33,8 @@ async function build(): Promise<DashboardBundle> {
 export function dashboardBundle(): Promise<DashboardBundle> {
   built ??= build().catch((error: unknown) => {
     built = undefined;
-    throw new ServiceError("service_unavailable", `the dashboard is not available: ${(error as Error).message.slice(0, 200)}`);
+    // The bundler's words (file paths, source lines) go to the log with the request's id, not to the caller.
+    throw new ServiceError("service_unavailable", "the dashboard is not available right now", { cause: error });
   });
   return built;
 }
