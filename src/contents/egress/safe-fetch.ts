@@ -11,6 +11,7 @@
 import { readAtMost } from "../../byte-stream.ts";
 import { ServiceError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
+import { shownMediaType } from "../extract/media-type.ts";
 import { Gate } from "./gate.ts";
 import { addressRefusal, isIpLiteral } from "./ip-address.ts";
 import { blocked, checkUrlPolicy, hostKey, isExempt, type EgressPolicy } from "./policy.ts";
@@ -129,7 +130,7 @@ export class SafeFetch {
     const mediaType = (common.contentType ?? "").split(";")[0]!.trim().toLowerCase();
     if (options.acceptType && !options.acceptType(mediaType)) {
       await drop();
-      throw new ServiceError("unsupported_content_type", `content type ${mediaType || "(none)"} is not supported`);
+      throw new ServiceError("unsupported_content_type", `content type ${shownMediaType(mediaType)} is not supported`);
     }
     const maxBytes = options.maxBytes ?? this.settings.maxBytes;
     const declared = Number(response.headers.get("content-length") ?? "-1");

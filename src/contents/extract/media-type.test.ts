@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ServiceError } from "../../errors.ts";
 import { minimalPdf } from "../../../test/helpers/fixtures/pdf.ts";
 import { extractDocument } from "./index.ts";
+import { detectMediaType } from "./media-type.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -81,5 +82,24 @@ describe("text and JSON pass through", () => {
     expect(doc).toMatchObject({ contentType: "text/plain", text: "", markdown: "", html: "", links: [] });
     const html = await extractDocument({ body: new Uint8Array(0), contentType: "text/html", url: "https://x.example/" });
     expect(html).toMatchObject({ contentType: "text/html", text: "", title: null });
+  });
+});
+
+describe("an unsupported type is named in our words", () => {
+  test("a well-formed declared type is repeated; anything else of the site's header is not", () => {
+    const refusal = (contentType: string) => {
+      try {
+        detectMediaType(new Uint8Array([0, 1, 2, 3, 0, 0, 7]), contentType);
+        return "";
+      } catch (error) {
+        return (error as ServiceError).message;
+      }
+    };
+    expect(refusal("application/x-thing")).toContain("application/x-thing");
+    const hostile = `application/${"x".repeat(5000)}<script>alert(1)</script>`;
+    const message = refusal(hostile);
+    expect(message).toContain("(an unrecognised type)");
+    expect(message).not.toContain("<script>");
+    expect(message.length).toBeLessThan(200);
   });
 });

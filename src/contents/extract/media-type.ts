@@ -87,6 +87,14 @@ const TEXTUAL_APPLICATION = /^application\/(?:(?:[\w.+-]+\+)?xml|javascript|ecma
 /** Labels that promise nothing about the bytes. */
 const OPAQUE = new Set(["", "application/octet-stream", "binary/octet-stream", "application/unknown", "unknown/unknown", "application/x-download", "application/force-download"]);
 
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/;
+
+/** A site's declared type as an error message may repeat it: a well-formed media type, or nothing of the site's text. */
+export function shownMediaType(declared: string): string {
+  if (declared === "") return "(none)";
+  return MEDIA_TYPE.test(declared) ? declared : "(an unrecognised type)";
+}
+
 function unsupported(name: string): ServiceError {
   return new ServiceError("unsupported_content_type", `cannot extract text from ${name} content; supported: HTML, PDF, plain text and JSON`);
 }
@@ -94,13 +102,14 @@ function unsupported(name: string): ServiceError {
 /** Classifies a body, or throws `unsupported_content_type` naming what it found. */
 export function detectMediaType(body: Uint8Array, contentType: string | null): MediaType {
   const declared = essence(contentType);
+  const shown = shownMediaType(declared);
   if (hasPdfMagic(body)) return { kind: "pdf", mediaType: "application/pdf" };
   const binary = binarySignature(body);
-  if (binary) throw unsupported(declared && !OPAQUE.has(declared) && declared !== binary ? `${binary} (served as ${declared})` : binary);
+  if (binary) throw unsupported(declared && !OPAQUE.has(declared) && declared !== binary ? `${binary} (served as ${shown})` : binary);
 
   // Binary bytes under a text label (a compressed body passed on undecoded, a mislabelled download) are not text.
   const textual = HTML_TYPES.has(declared) || JSON_TYPE.test(declared) || declared.startsWith("text/");
-  if (textual && !looksLikeText(body)) throw unsupported(`binary content (served as ${declared})`);
+  if (textual && !looksLikeText(body)) throw unsupported(`binary content (served as ${shown})`);
   if (HTML_TYPES.has(declared)) return { kind: "html", mediaType: "text/html" };
   if (JSON_TYPE.test(declared)) return { kind: "json", mediaType: "application/json" };
   if (declared.startsWith("text/")) return { kind: "text", mediaType: declared };
@@ -113,7 +122,7 @@ export function detectMediaType(body: Uint8Array, contentType: string | null): M
     if (looksLikeText(body)) return looksLikeJson(body) ? { kind: "json", mediaType: "application/json" } : { kind: "text", mediaType: "text/plain" };
     // pdf.js can recover files whose header is late or damaged; it reports its own failure if not.
     if (declared === "application/pdf") return { kind: "pdf", mediaType: "application/pdf" };
-    throw unsupported(`binary ${declared || "untyped"}`);
+    throw unsupported(`binary ${declared ? shown : "untyped"}`);
   }
-  throw unsupported(declared);
+  throw unsupported(shown);
 }
