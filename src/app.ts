@@ -17,6 +17,7 @@ import { dashboardRoutes } from "./dashboard/routes.ts";
 import { designRoutes } from "./endpoints/routes.ts";
 import { userServiceRoutes } from "./endpoints/service-routes.ts";
 import { marketplaceRoutes } from "./marketplace/routes.ts";
+import type { RunDeps } from "./research/run/hold.ts";
 import { engineDeps } from "./research/wiring.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { searchRoutes } from "./search/routes.ts";
@@ -77,8 +78,9 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     sessionLifetimeMs: config.dashboard.sessionDays * 86_400_000,
   };
   const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
-  const face = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs };
-  const endpoints = { db: deps.database.db, clock: deps.clock, llm: face.engine.llm, log: deps.log };
+  // The research run wrapper's parts: every search and endpoint call runs through it.
+  const runs: RunDeps = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs, clock: deps.clock };
+  const endpoints = { db: deps.database.db, clock: deps.clock, llm: runs.engine.llm, log: deps.log };
   // Discovery and the error mapping read the app's own routes, once the app is composed.
   let listed: RouteInfo[] = [];
   let bodies: Map<string, unknown> | undefined;
@@ -119,11 +121,11 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))
     .use(accountRoutes(auth, accounts))
     .use(contentsRoutes(auth, contents))
-    .use(searchRoutes(auth, face, deps.usage, deps.log))
-    .use(searchSocket(auth, face, deps.usage, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
+    .use(searchRoutes(auth, runs, deps.usage, deps.log))
+    .use(searchSocket(auth, runs, deps.usage, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
     .use(designRoutes(auth, endpoints, config.publicBaseUrl))
-    .use(userServiceRoutes(auth, endpoints, face))
-    .use(marketplaceRoutes(auth, endpoints, face, config.publicBaseUrl))
+    .use(userServiceRoutes(auth, endpoints, runs))
+    .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
     .use(dashboardRoutes(auth, identity, { credit: config.dashboard.credit, clientIpHeader: config.dashboard.clientIpHeader, publicBaseUrl: config.publicBaseUrl }));
   listed = app.routes;

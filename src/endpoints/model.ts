@@ -5,6 +5,7 @@
  * rules.ts.
  */
 import { t, type Static } from "elysia";
+import { runInfoSchema } from "../research/model.ts";
 
 export const INPUT_NAME = "^[A-Za-z_][A-Za-z0-9_]*$";
 export const INPUT_TYPES = ["string", "number", "boolean"] as const;
@@ -135,3 +136,17 @@ export const EndpointRecordView = t.Object({
   created_at: t.String({ format: "date-time" }),
   updated_at: t.String({ format: "date-time" }),
 });
+
+/** A call's body: the endpoint's own inputs, checked against them by runtime/call-inputs.ts (a schema per endpoint). */
+export const RunBody = t.Unknown({
+  description: "The endpoint's inputs by name (see its integration.request_schema), plus optional include_domains or exclude_domains (lists of domains, one or the other).",
+});
+
+export const RunResponse = t.Object({
+  response: t.Unknown({ description: "An object matching the endpoint's output_format." }),
+  context: t.Array(t.Object({ id: t.Integer(), metadata: t.Object({ title: t.String(), url: t.String(), content: t.String() }) })),
+  info: runInfoSchema("token_usage and tokens, model, nodes (per node: type, time, queries, sources), notes."),
+});
+
+/** A call's version path segment: `v{n}`. */
+export const VERSION_SEGMENT = /^v(\d{1,6})$/;

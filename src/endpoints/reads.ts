@@ -5,6 +5,8 @@
  * object's addresses.
  */
 import { notFound } from "../errors.ts";
+import { liveVersion } from "./lifecycle.ts";
+import { VERSION_SEGMENT } from "./model.ts";
 import * as q from "./queries.ts";
 import { endpointRecord, type EndpointRecord } from "./record.ts";
 import type { EndpointsContext } from "./service.ts";
@@ -33,4 +35,15 @@ export async function listEndpoints(ctx: EndpointsContext, accountId: string, al
   const lineages = new Map<string, q.VersionWithStub[]>();
   for (const row of await q.ownerVersions(ctx.db, accountId)) lineages.set(row.endpointId, [...(lineages.get(row.endpointId) ?? []), row]);
   return [...lineages.values()].flatMap((versions) => (allVersions ? versions : [versions.at(-1)!]).map((v) => endpointRecord(v, versions, base)));
+}
+
+/** The version a call of the owner's stub runs: the live one, or exactly `v{n}` (drafts included); else 404. */
+export async function calledVersion(ctx: EndpointsContext, accountId: string, stub: string, segment: string | null): Promise<q.VersionRow> {
+  const lineage = await q.lineageByStub(ctx.db, accountId, stub);
+  if (!lineage) throw notFound("endpoint");
+  const versions = await q.lineageVersions(ctx.db, accountId, lineage.id);
+  const wanted = segment === null ? liveVersion(versions) : Number(VERSION_SEGMENT.exec(segment)?.[1] ?? Number.NaN);
+  const version = versions.find((v) => v.version === wanted);
+  if (!version) throw notFound("endpoint version");
+  return version;
 }

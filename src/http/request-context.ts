@@ -42,6 +42,25 @@ export function requestMeta(request: Request): RequestMeta {
   return meta;
 }
 
+/**
+ * A research run answered within this request (the JSON search, an
+ * endpoint call), as the run wrapper (research/run/hold.ts) takes it: the
+ * request id, the client's signal, and its usage: the tokens go on this
+ * request's own record, written when the response is sent with its status.
+ */
+export function answeredCall(request: Request) {
+  const meta = requestMeta(request);
+  return {
+    requestId: meta.id,
+    signal: request.signal,
+    usage: {
+      record(_status: number, tokens: number) {
+        meta.tokens = tokens;
+      },
+    },
+  };
+}
+
 function statusNumber(status: unknown): number {
   return typeof status === "number" ? status : 200;
 }

@@ -3,21 +3,21 @@
  * published endpoints (any authenticated account).
  */
 import { Elysia, t } from "elysia";
-import { ApiIdParams } from "../endpoints/model.ts";
-import { RunBody, RunResponse, runCall, runnable, VERSION_SEGMENT } from "../endpoints/service-routes.ts";
+import { ApiIdParams, RunBody, RunResponse, VERSION_SEGMENT } from "../endpoints/model.ts";
+import { runCall, runnable } from "../endpoints/runtime/call.ts";
 import type { EndpointsContext } from "../endpoints/service.ts";
 import { baseUrlOf } from "../http/base-url.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import { requestMeta } from "../http/request-context.ts";
-import type { SearchFaceDeps } from "../search/run.ts";
+import { answeredCall, requestMeta } from "../http/request-context.ts";
+import type { RunDeps } from "../research/run/hold.ts";
 import { browseListings, findPublished, listingDetail, publishedView, snapshotOf } from "./listings.ts";
 import { BrowseQuery, ListingDetail, ListingPage, PublicStubParams, Published, PublishBody, ShownVersionQuery } from "./model.ts";
 import { publishVersion } from "./service.ts";
 
 const tags = ["Marketplace"];
 
-export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: SearchFaceDeps, publicBaseUrl: string | undefined) {
+export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: RunDeps, publicBaseUrl: string | undefined) {
   const base = (request: Request) => baseUrlOf(request, publicBaseUrl);
   return new Elysia({ prefix: "/v1" })
     .use(authenticated(auth))
@@ -55,7 +55,7 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: S
       async ({ params, body, request }) => {
         const { listing, versions } = await findPublished(ctx, params.api_stub);
         requestMeta(request).publisher = { accountId: listing.ownerAccountId, publishedId: listing.id };
-        return runCall(face, runnable(versions.at(-1)!), body, request);
+        return runCall(face, runnable(versions.at(-1)!), body, answeredCall(request));
       },
       { params: t.Object({ api_stub: t.String({ maxLength: 64 }) }), body: RunBody, response: { 200: RunResponse }, detail: secured({ tags, summary: "Run the newest published version" }) },
     )
@@ -65,7 +65,7 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: S
         const published = await findPublished(ctx, params.api_stub);
         const snapshot = snapshotOf(published, Number(VERSION_SEGMENT.exec(params.version)?.[1] ?? Number.NaN));
         requestMeta(request).publisher = { accountId: published.listing.ownerAccountId, publishedId: published.listing.id };
-        return runCall(face, runnable(snapshot), body, request);
+        return runCall(face, runnable(snapshot), body, answeredCall(request));
       },
       {
         params: t.Object({ api_stub: t.String({ maxLength: 64 }), version: t.String({ maxLength: 10 }) }),

@@ -1,7 +1,8 @@
 /**
  * The research engine: a typed request and an AbortSignal in, events out
- * (`context`, then `response` deltas or one structured `response`; `error`
- * ends a run). Pure of HTTP: the JSON, WebSocket and SSE faces adapt it.
+ * (`context`, then `response` deltas or one structured `response`; a failure
+ * is thrown). Pure of HTTP: the JSON, WebSocket and SSE faces adapt it,
+ * through the run wrapper (run/hold.ts) that every caller uses.
  *
  *   plan -> fan out -> read -> rank -> answer -> shape
  *
@@ -26,6 +27,7 @@ import { planQueries } from "./plan.ts";
 import type { RankOptions } from "./rank.ts";
 import { readHits, type ReadSettings } from "./read.ts";
 import type { ResearchRequest } from "./request.ts";
+import { truncateLists } from "./run/max-results.ts";
 import type { SearchSource } from "./sources/source.ts";
 import { tokenReport, type EvidenceSource, type ResearchEvent, type TokenReport, type TokenUsage } from "./types.ts";
 
@@ -80,11 +82,6 @@ export async function prepareRun(deps: EngineDeps, request: ResearchRequest, sig
     if (error instanceof ServiceError && error.code !== "validation_failed") throw invalid(["body", "image"], `the image URL could not be fetched (${error.code})`, "image_url");
     throw error;
   }
-}
-
-function shapeObject(value: Record<string, unknown>, maxResults: number | undefined): Record<string, unknown> {
-  if (!maxResults) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Array.isArray(v) ? v.slice(0, maxResults) : v]));
 }
 
 export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, signal: AbortSignal): AsyncGenerator<ResearchEvent, RunInfo> {
@@ -143,7 +140,7 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
   let answerText = "";
   if (request.outputFormat) {
     const value = await structuredAnswer(deps, request.prompt, request.outputFormat.schema, request.outputFormat.shape, evidence.sources, signal, notes, (u) => (usage = addUsage(usage, u)));
-    const shaped = shapeObject(value, request.maxResults);
+    const shaped = truncateLists(value, request.maxResults);
     answerText = JSON.stringify(shaped);
     yield { type: "response", content: shaped };
   } else if (evidence.sources.length === 0) {

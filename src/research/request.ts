@@ -5,18 +5,14 @@
  * so do the empty values some clients send on every call (langchain-critique
  * sends `"source_blacklist": [], "output_format": {}`): `{}`, `[]` and `""`.
  */
+import type { Static } from "@sinclair/typebox";
 import { InvalidInput, type ValidationIssue } from "../errors.ts";
 import { isEmptyScope, scopeOf, type SourceScope } from "../contents/source-scope.ts";
 import { parseImageInput, type ImageInput } from "./image.ts";
+import type { SearchRequestBody } from "./model.ts";
 import { checkOutputFormat, toJsonSchema, type JsonSchema, type OutputShape } from "./output-format.ts";
 
-export interface SearchBody {
-  prompt: string;
-  image?: string | null;
-  source_blacklist?: string[] | null;
-  source_whitelist?: string[] | null;
-  output_format?: unknown;
-}
+export type SearchBody = Static<typeof SearchRequestBody>;
 
 export interface ResearchRequest {
   prompt: string;

@@ -1,7 +1,8 @@
 /**
  * The research run's vocabulary, shared by the engine and its three faces
  * (JSON, WebSocket, SSE). The engine yields events; the wire shapes are
- * Critique's: `{type, content}`, context ids from 1.
+ * Critique's: `{type, content}`, context ids from 1. A failed run throws:
+ * the streams' closing `error` message is the faces' (run/outcome.ts).
  */
 import type { RankedPassage } from "./rank.ts";
 
@@ -14,8 +15,7 @@ export interface ContextEntry {
 export type ResearchEvent =
   | { type: "context"; content: ContextEntry[] }
   /** Text deltas of the answer, or (with output_format) the one whole object. */
-  | { type: "response"; content: string | Record<string, unknown> }
-  | { type: "error"; content: string };
+  | { type: "response"; content: string | Record<string, unknown> };
 
 /** A source with the ranked passages chosen from it: what answerers work from. */
 export interface EvidenceSource {

@@ -5,29 +5,30 @@
 import { Elysia } from "elysia";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import { requestMeta } from "../http/request-context.ts";
+import { answeredCall, requestMeta } from "../http/request-context.ts";
 import type { Logger } from "../log.ts";
+import { collect, type RunEvents, type SearchAnswer } from "../research/run/drain.ts";
+import { checkSearchBody, startSearch, type RunDeps } from "../research/run/hold.ts";
+import { faceOutcome, logOutcome } from "../research/run/outcome.ts";
 import type { UsageRecorder } from "../usage/recorder.ts";
 import { SearchRequestBody, SearchResponseBody } from "./model.ts";
-import { faceOutcome, logOutcome } from "./outcome.ts";
-import { checkSearchBody, collect, startRun, type RunEvents, type SearchFaceDeps } from "./run.ts";
+import { sseResponse } from "./sse.ts";
 
-const HEARTBEAT_MS = 15_000;
-
-export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageRecorder, log: Logger) {
+export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder, log: Logger) {
   return new Elysia({ prefix: "/v1" }).use(authenticated(auth)).post(
     "/search",
     async ({ body, request, caller, server, set }) => {
       const meta = requestMeta(request);
       const streamed = (request.headers.get("accept") ?? "").includes("text/event-stream");
+      const stop = new AbortController();
       let events: RunEvents;
       try {
-        events = await startRun(face, checkSearchBody(face, body), request.signal, meta.id);
-        if (!streamed) {
-          const result = await collect(events);
-          meta.tokens = result.info.token_usage;
-          return result;
-        }
+        const research = checkSearchBody(runs, body);
+        if (!streamed) return await collect(await startSearch(runs, research, answeredCall(request)));
+        // The stream outlives this handler: its run records the usage when it ends.
+        meta.usageRecordedLater = true;
+        const call = { requestId: meta.id, signal: AbortSignal.any([request.signal, stop.signal]), usage: usage.forStream({ caller, route: "POST /v1/search (stream)", requestId: meta.id }) };
+        events = await startSearch(runs, research, call);
       } catch (error) {
         // Before a stream starts, its failures are statuses too: the JSON answer, mapped as the streams map theirs.
         const outcome = faceOutcome(error, meta.id);
@@ -35,23 +36,16 @@ export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
         meta.errorCode = outcome.code;
         set.status = outcome.status;
         Object.assign(set.headers, outcome.headers);
-        return outcome.body as unknown as Awaited<ReturnType<typeof collect>>;
+        return outcome.body as unknown as SearchAnswer;
       }
-      // The stream outlives this handler: it records its own usage when it ends.
-      meta.usageRecordedLater = true;
       server?.timeout(request, 0);
-      const record = (status: number, tokens: number) =>
-        usage.record({ caller, route: "POST /v1/search (stream)", status, tokens, requestId: meta.id, at: new Date() });
       const fail = (error: unknown) => {
         const outcome = faceOutcome(error, meta.id);
         logOutcome(log, meta.id, outcome, "search stream");
-        return outcome;
+        return outcome.message;
       };
-      const stream = new Response(sseStream(events, record, fail), {
-        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "x-request-id": meta.id },
-      });
       // The schema types the JSON answer; a Response passes through Elysia untouched.
-      return stream as unknown as Awaited<ReturnType<typeof collect>>;
+      return sseResponse(events, stop, fail, meta.id) as unknown as SearchAnswer;
     },
     {
       body: SearchRequestBody,
@@ -64,37 +58,4 @@ export function searchRoutes(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
       }),
     },
   );
-}
-
-function sseStream(events: RunEvents, record: (status: number, tokens: number) => void, fail: (error: unknown) => { status: number; message: string }): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
-  return new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (type: string, content: unknown) => controller.enqueue(encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, content })}\n\n`));
-      // Comments keep proxies and idle timers from closing a quiet stream.
-      heartbeat = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
-      try {
-        for (;;) {
-          const next = await events.next();
-          if (next.done) {
-            record(200, next.value.token_usage);
-            break;
-          }
-          send(next.value.type, next.value.content);
-        }
-      } catch (error) {
-        const outcome = fail(error);
-        send("error", outcome.message);
-        record(outcome.status, 0);
-      } finally {
-        clearInterval(heartbeat);
-        controller.close();
-      }
-    },
-    async cancel() {
-      clearInterval(heartbeat);
-      await events.return(undefined as never).catch(() => {});
-    },
-  });
 }

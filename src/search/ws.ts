@@ -10,18 +10,19 @@
  */
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
-import { bucketOf, type Caller } from "../http/caller.ts";
 import { InvalidInput, ServiceError } from "../errors.ts";
 import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
-import { requestMeta } from "../http/request-context.ts";
+import { bucketOf, type Caller } from "../http/caller.ts";
 import { parseJsonInput, valueProblems } from "../http/json-input.ts";
+import { requestMeta } from "../http/request-context.ts";
 import { jsonErrorOffset, validationIssues } from "../http/validation-detail.ts";
 import type { Logger } from "../log.ts";
 import type { SearchBody } from "../research/request.ts";
+import { drain } from "../research/run/drain.ts";
+import { checkSearchBody, recordRefused, startSearch, type RunDeps, type RunUsage } from "../research/run/hold.ts";
+import { faceOutcome, logOutcome, type FaceMessage } from "../research/run/outcome.ts";
 import type { UsageRecorder } from "../usage/recorder.ts";
 import { SearchMessage } from "./model.ts";
-import { faceOutcome, logOutcome } from "./outcome.ts";
-import { checkSearchBody, startRun, type SearchFaceDeps } from "./run.ts";
 
 const FIRST_MESSAGE_TIMEOUT_MS = 30_000;
 const BACKPRESSURE_BYTES = 1 << 20;
@@ -35,6 +36,7 @@ interface RawSocket {
 interface SocketState {
   caller: Caller;
   requestId: string;
+  usage: RunUsage;
   started: boolean;
   /** Set when the client closed: nothing more can be sent. */
   closed: boolean;
@@ -46,44 +48,37 @@ export interface SocketLimits {
   maxSocketsPerKey: number;
 }
 
-export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageRecorder, log: Logger, limits: SocketLimits) {
+export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder, log: Logger, limits: SocketLimits) {
   const openPerKey = new Map<string, number>();
   const states = new WeakMap<object, SocketState>();
 
-  const send = async (socket: RawSocket, signal: AbortSignal, type: string, content: unknown) => {
+  const send = async (socket: RawSocket, signal: AbortSignal, message: FaceMessage) => {
     // Honour backpressure: a slow reader slows the run instead of growing our buffers.
     while (socket.getBufferedAmount() > BACKPRESSURE_BYTES && !signal.aborted) await Bun.sleep(5);
-    if (socket.send(JSON.stringify({ type, content })) === 0) throw new ServiceError("bad_request", "the socket closed");
+    if (socket.send(JSON.stringify({ type: message.type, content: message.content })) === 0) throw new ServiceError("bad_request", "the socket closed");
   };
 
   const run = async (socket: RawSocket, state: SocketState, message: unknown) => {
     const signal = state.controller.signal;
-    let status = 200;
     let code = "done";
-    let tokens = 0;
+    // Until the run starts, a refusal is this face's to record; from then on the run wrapper records the call.
+    let held = false;
     try {
       const body = messageBody(message);
       if (!Value.Check(SearchMessage, body)) throw new InvalidInput(validationIssues(SearchMessage, body, ["body"]));
-      const events = await startRun(face, checkSearchBody(face, body as SearchBody), signal, state.requestId);
-      for (;;) {
-        const next = await events.next();
-        if (next.done) {
-          tokens = next.value.token_usage;
-          break;
-        }
-        await send(socket, signal, next.value.type, next.value.content);
-      }
-    } catch (thrown) {
-      // A run we stopped (a second message) failed because of why we stopped it: that is what the client hears.
-      const error = signal.aborted && signal.reason instanceof ServiceError ? signal.reason : thrown;
+      const request = checkSearchBody(runs, body as SearchBody);
+      held = true;
+      const events = await startSearch(runs, request, { requestId: state.requestId, signal, usage: state.usage });
+      await drain(events, (event) => send(socket, signal, event));
+    } catch (error) {
+      // A run we stopped (a second message) ends with why we stopped it: the wrapper says so.
       const outcome = faceOutcome(error, state.requestId);
-      status = outcome.status;
       code = outcome.code;
       logOutcome(log, state.requestId, outcome, "search socket");
+      if (!held) recordRefused(runs, state.usage, outcome.status);
       // SPEC 6: an error message, then the close; unless the client has gone.
-      if (!state.closed) await send(socket, signal, "error", outcome.message).catch(() => {});
+      if (!state.closed) await send(socket, signal, { type: "error", content: outcome.message }).catch(() => {});
     } finally {
-      usage.record({ caller: state.caller, route: "WS /v1/ws/search", status, tokens, requestId: state.requestId, at: new Date() });
       // The close's reason repeats the code ("done" after a run that finished): a client can read it without parsing the text.
       socket.close(1000, code);
     }
@@ -108,11 +103,20 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
         const { caller, request } = ws.data as unknown as { caller: Caller; request: Request };
         openPerKey.set(bucketOf(caller), (openPerKey.get(bucketOf(caller)) ?? 0) + 1);
         const raw = ws.raw as unknown as RawSocket;
-        const state: SocketState = { caller, requestId: requestMeta(request).id, started: false, closed: false, controller: new AbortController(), idle: undefined };
+        const requestId = requestMeta(request).id;
+        const state: SocketState = {
+          caller,
+          requestId,
+          usage: usage.forStream({ caller, route: "WS /v1/ws/search", requestId }),
+          started: false,
+          closed: false,
+          controller: new AbortController(),
+          idle: undefined,
+        };
         state.idle = setTimeout(() => {
           // Usage for a socket that never started is recorded at its close, with this status.
           const outcome = faceOutcome(new ServiceError("bad_request", "no search message received in time"), state.requestId);
-          void send(raw, state.controller.signal, "error", outcome.message).catch(() => {});
+          void send(raw, state.controller.signal, { type: "error", content: outcome.message }).catch(() => {});
           raw.close(1000, outcome.code);
         }, FIRST_MESSAGE_TIMEOUT_MS);
         states.set(ws.raw, state);
@@ -135,9 +139,7 @@ export function searchSocket(auth: AuthDeps, face: SearchFaceDeps, usage: UsageR
         if (!state) return;
         clearTimeout(state.idle);
         state.closed = true;
-        if (!state.started) {
-          usage.record({ caller: state.caller, route: "WS /v1/ws/search", status: 400, tokens: 0, requestId: state.requestId, at: new Date() });
-        }
+        if (!state.started) recordRefused(runs, state.usage, 400);
         state.controller.abort(new ServiceError("bad_request", "the client closed the socket"));
         const bucket = bucketOf(state.caller);
         const open = (openPerKey.get(bucket) ?? 1) - 1;

@@ -84,6 +84,14 @@ export class UsageRecorder {
     if (this.pending.length >= this.options.batchSize) void this.flush();
   }
 
+  /**
+   * Where a stream's usage goes: a stream outlives its request, so the run
+   * wrapper (research/run/hold.ts) records it, with the service clock's time.
+   */
+  forStream(call: Pick<UsageEvent, "caller" | "route" | "requestId">): { record(status: number, tokens: number, at: Date): void } {
+    return { record: (status, tokens, at) => this.record({ ...call, status, tokens, at }) };
+  }
+
   /** Writes everything recorded so far. Concurrent calls share one write. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;

@@ -8,12 +8,13 @@
  * with every top-level list cut to max_results.
  */
 import { ServiceError } from "../../errors.ts";
-import { runResearch, type EngineDeps, type RunInfo } from "../../research/engine.ts";
+import { runResearch, type EngineDeps } from "../../research/engine.ts";
 import { modelFailureNote } from "../../research/llm/failure.ts";
 import { addUsage, NO_USAGE } from "../../research/llm/port.ts";
 import { conforms, toJsonSchema, type JsonSchema } from "../../research/output-format.ts";
+import { collect } from "../../research/run/drain.ts";
+import { truncateLists } from "../../research/run/max-results.ts";
 import { tokenReport, usageOf, type ContextEntry, type TokenReport, type TokenUsage } from "../../research/types.ts";
-import { collect } from "../../search/run.ts";
 import type { EndpointInput, Graph, GraphNode } from "../model.ts";
 import { RUNNABLE_NODES, topologicalOrder, type OutputFormat } from "../rules.ts";
 import type { ResolvedCall } from "./call-inputs.ts";
@@ -66,11 +67,6 @@ export function matchFields(shape: OutputFormat, upstream: Record<string, unknow
   return out;
 }
 
-function truncateLists(value: Record<string, unknown>, max: number | undefined): Record<string, unknown> {
-  if (!max) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Array.isArray(v) ? v.slice(0, max) : v]));
-}
-
 export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint, call: ResolvedCall, signal: AbortSignal): Promise<EndpointRunResult> {
   const order = topologicalOrder(endpoint.graph);
   if (!order) throw new ServiceError("node_not_runnable", "the endpoint's graph has a cycle and cannot run");
@@ -102,7 +98,7 @@ export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint
       const result = await collect(events);
       outputs.set(node.id, typeof result.response === "string" ? { result: result.response } : result.response);
       contexts.push(result.context);
-      usage = addUsage(usage, usageOf(result.info as RunInfo));
+      usage = addUsage(usage, usageOf(result.info));
       reports.push({ id: node.id, type: node.type, ms: Math.round(performance.now() - started), queries: result.info.queries, sources: result.context.length });
       return;
     }

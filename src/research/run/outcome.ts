@@ -4,10 +4,15 @@
  * status (the HTTP status, or the one a stream's usage record carries) and
  * the same code. The status table itself is the error mapping's
  * (http/errors.ts), which answers errors raised before a face takes over.
+ * The run wrapper (hold.ts) reads the status here for a run's usage record.
  */
-import { ServiceError, type ValidationIssue } from "../errors.ts";
-import { toErrorOutcome } from "../http/errors.ts";
-import type { Logger } from "../log.ts";
+import { ServiceError, type ValidationIssue } from "../../errors.ts";
+import { toErrorOutcome } from "../../http/errors.ts";
+import type { Logger } from "../../log.ts";
+import type { ResearchEvent } from "../types.ts";
+
+/** What a stream sends: the run's events, and the one `error` that ends a failed run (its text is FaceOutcome.message). */
+export type FaceMessage = ResearchEvent | { type: "error"; content: string };
 
 export interface FaceOutcome {
   status: number;

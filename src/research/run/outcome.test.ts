@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { invalid, ServiceError } from "../errors.ts";
+import { invalid, ServiceError } from "../../errors.ts";
 import { faceOutcome } from "./outcome.ts";
 
 test("one of our errors: the JSON status and body, and a stream text that ends with the code", () => {
