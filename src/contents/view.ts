@@ -1,5 +1,5 @@
 /** A page read for POST /v1/contents, as the caller asked to see it: one format, cut to max_characters, counted. */
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import { countTokens, countWords } from "../tokens.ts";
 import { parseRequestedUrl } from "./egress/policy.ts";
 import type { ContentsRequest } from "./model.ts";

@@ -2,7 +2,7 @@
  * An account's usage report: calls, tokens and cost by day (every day of the
  * window, zeros included), earnings as a publisher, and the latest calls.
  */
-import type { Static } from "elysia";
+import type { Static } from "@sinclair/typebox";
 import type { Database } from "../../db/client.ts";
 import { MICROS_PER_DOLLAR } from "../accounts/service.ts";
 import type { Clock } from "../clock.ts";
