@@ -12,7 +12,7 @@ import { runResearch, type EngineDeps, type RunInfo } from "../../research/engin
 import { modelFailureNote } from "../../research/llm/failure.ts";
 import { addUsage, NO_USAGE } from "../../research/llm/port.ts";
 import { conforms, toJsonSchema, type JsonSchema } from "../../research/output-format.ts";
-import { tokenReport, usageOf, type ContextEntry, type TokenReport, type TokenUsage } from "../../research/types.ts";
+import { tokenReport, usageOf, type ContextEntry, type TokenReport } from "../../research/types.ts";
 import { collect } from "../../search/run.ts";
 import type { EndpointInput, Graph, GraphNode } from "../model.ts";
 import { RUNNABLE_NODES, topologicalOrder, type OutputFormat } from "../rules.ts";
