@@ -4,7 +4,7 @@ import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { ContentsRequest, ContentsResponse, FetchErrorBody } from "./model.ts";
-import { type ContentsContext } from "./service.ts";
+import type { ContentsContext } from "./service.ts";
 import { readContents } from "./view.ts";
 
 export function contentsRoutes(auth: AuthDeps, contents: ContentsContext) {

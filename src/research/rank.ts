@@ -63,7 +63,7 @@ export function rankPassages(query: string, candidates: CandidatePassage[], opti
   const best = Math.max(...scores, 0) || 1;
   const termSets = tokenized.map((t) => new Set(t));
   const lambda = options.lambda ?? 0.7;
-  const pool = candidates.map((c, i) => ({ i, relevance: scores[i]! / best })).filter((p) => p.relevance > 0);
+  const pool = candidates.map((_, i) => ({ i, relevance: scores[i]! / best })).filter((p) => p.relevance > 0);
   const chosen: RankedPassage[] = [];
   const chosenIdx: number[] = [];
   const perSource = new Map<number, number>();

@@ -11,7 +11,7 @@ import { clause } from "./clause.ts";
 import { useSearchApp } from "./search-app.ts";
 
 const s = useSearchApp();
-const hosts = (run: SocketRun) => (run.messages.find((m) => m.type === "context")?.content as { metadata: { url: string } }[]).map((c) => new URL(c.metadata.url).hostname);
+const hosts = (run: SocketRun) => (run.messages.find((m) => m.type === "context")!.content as { metadata: { url: string } }[]).map((c) => new URL(c.metadata.url).hostname);
 const answer = (run: SocketRun) => run.messages.filter((m) => m.type === "response").map((m) => m.content);
 
 /** A socket that sends each of `frames` in turn as soon as it opens, and records everything until the close. */

@@ -5,14 +5,11 @@
  * receive a single request. DNS answers come from a fake resolver.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { StaticResolver, type Resolver } from "../../src/contents/egress/resolver.ts";
 import { SafeFetch, type EgressSettings } from "../../src/contents/egress/safe-fetch.ts";
 import { ServiceError } from "../../src/errors.ts";
 import { createLogger } from "../../src/log.ts";
 import { startCanary } from "../helpers/peers/pages.ts";
-import { root } from "../helpers/process.ts";
 
 const canary = startCanary();
 afterAll(() => canary.stop());
@@ -158,91 +155,4 @@ describe("FETCH_ALLOW_HOSTS exempts exactly its host:port pairs", () => {
     }
     expect(canary.requests()).toBe(0);
   });
-});
-
-/**
- * The source with comments and the text of strings and templates blanked,
- * keeping the code inside template `${...}` (a regular expression literal
- * is rare enough here to be read as code).
- */
-function codeOnly(source: string): string {
-  let out = "";
-  const templates: number[] = []; // brace depth at which each open template's `${` began
-  let depth = 0;
-  let i = 0;
-  let state: "code" | "template" = "code";
-  while (i < source.length) {
-    const c = source[i]!;
-    const next = source[i + 1];
-    if (state === "template") {
-      if (c === "\\") i += 2;
-      else if (c === "`") {
-        templates.pop();
-        state = "code";
-        i++;
-      } else if (c === "$" && next === "{") {
-        templates[templates.length - 1] = depth;
-        depth++;
-        state = "code";
-        i += 2;
-      } else i++;
-      continue;
-    }
-    if (c === "/" && next === "/") {
-      while (i < source.length && source[i] !== "\n") i++;
-    } else if (c === "/" && next === "*") {
-      const end = source.indexOf("*/", i + 2);
-      i = end < 0 ? source.length : end + 2;
-    } else if (c === '"' || c === "'") {
-      i++;
-      while (i < source.length && source[i] !== c && source[i] !== "\n") i += source[i] === "\\" ? 2 : 1;
-      i++;
-      out += '""';
-    } else if (c === "`") {
-      templates.push(-1);
-      state = "template";
-      i++;
-      out += '""';
-    } else {
-      if (c === "{") depth++;
-      if (c === "}") {
-        depth--;
-        if (templates.length && templates.at(-1) === depth) {
-          templates[templates.length - 1] = -1;
-          state = "template";
-          i++;
-          continue;
-        }
-      }
-      out += c;
-      i++;
-    }
-  }
-  return out;
-}
-
-test("the code reader sees calls in code and not in strings or comments", () => {
-  expect(codeOnly("const a = `x ${fetch(u)} y`; // fetch(b)")).toContain("fetch(u)");
-  expect(codeOnly('const s = "await fetch(x)"; /* fetch(y) */ `fetch(${"z"})`')).not.toContain("fetch(");
-  expect(codeOnly("const r = await fetch(url);")).toContain("fetch(url)");
-});
-
-test("src/ calls fetch() only in the egress module and in adapters whose hosts come from configuration", () => {
-  const allowed = new Set(["src/contents/egress/safe-fetch.ts"]);
-  // The dashboard's browser code fetches its own origin from the user's browser: not a server-side fetch.
-  const allowedFolders = ["src/research/sources/", "src/research/llm/", "src/dashboard/web/"];
-  const offenders: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(join(root, dir))) {
-      const relative = `${dir}/${name}`;
-      if (statSync(join(root, relative)).isDirectory()) walk(relative);
-      else if (relative.endsWith(".ts") && !relative.endsWith(".test.ts") && !allowed.has(relative) && !allowedFolders.some((f) => relative.startsWith(f))) {
-        const source = readFileSync(join(root, relative), "utf8");
-        // Code only: comments and string text (client snippets quote fetch calls) are blanked first.
-        if (/(^|[^.\w])fetch\(/m.test(codeOnly(source))) offenders.push(relative);
-      }
-    }
-  };
-  walk("src");
-  expect(offenders).toEqual([]);
 });

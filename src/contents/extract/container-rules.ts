@@ -135,7 +135,7 @@ function gatherProse(body: DomElement): DomElement {
  */
 export function extractByContainerRules(body: DomElement): DomElement | null {
   for (const container of containersByTier(body)) {
-    if (!container || !container.parentNode) continue;
+    if (!container?.parentNode) continue;
     prune(container);
     if (textLength(container) >= MIN_EXTRACTED_CHARS / 2 && container.querySelector("p, li, pre, blockquote, td, h2, h3")) return container;
   }

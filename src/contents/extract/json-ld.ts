@@ -3,7 +3,7 @@
  * publisher, date, language. Malformed blocks are skipped, not fatal; the
  * walk is bounded, since the JSON comes from the page.
  */
-import { type DomDocument } from "./dom.ts";
+import type { DomDocument } from "./dom.ts";
 
 export interface JsonLdFacts {
   title: string | null;

@@ -3,7 +3,7 @@
  * document order, each once. Fragments are dropped before comparing, since
  * "page#a" and "page#b" are the same page to anyone following the links.
  */
-import { type DomElement } from "./dom.ts";
+import type { DomElement } from "./dom.ts";
 
 /** Adds an address without its fragment; one that does not parse is skipped. */
 function addLink(seen: Set<string>, address: string): void {
@@ -28,7 +28,7 @@ export function collectLinks(root: DomElement): string[] {
 /** http(s) addresses written out in plain text (text, JSON and PDF bodies have no anchors). */
 export function linksInText(text: string): string[] {
   const seen = new Set<string>();
-  for (const match of text.matchAll(/\bhttps?:\/\/[^\s<>"'`{}|\\^\[\]]+/gi)) {
+  for (const match of text.matchAll(/\bhttps?:\/\/[^\s<>"'`{}|\\^[\]]+/gi)) {
     addLink(seen, match[0].replace(/[.,;:!?)]+$/, ""));
   }
   return [...seen];

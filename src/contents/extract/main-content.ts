@@ -7,7 +7,7 @@
  * pages (a choice that always picked the better one would reach 0.949).
  */
 import { Readability } from "@mozilla/readability";
-import { type DomDocument, type DomElement } from "./dom.ts";
+import type { DomDocument, DomElement } from "./dom.ts";
 import { pruneArticle } from "./article-pruning.ts";
 import { extractByContainerRules } from "./container-rules.ts";
 import { renderText } from "./render-text.ts";

@@ -3,7 +3,7 @@
  * publication date and language, from (in order of trust) JSON-LD, meta
  * tags, then the markup itself (<title>, <h1>, rel=author, <time>).
  */
-import { type DomDocument, type DomElement } from "./dom.ts";
+import type { DomDocument, DomElement } from "./dom.ts";
 import { readJsonLd } from "./json-ld.ts";
 import { normaliseDate } from "./dates.ts";
 

@@ -98,7 +98,7 @@ export function escapeMarkdownText(text: string): string {
     .replace(/\*/g, (star, at: number) => (/\s/.test(text[at - 1] ?? " ") && /\s/.test(text[at + 1] ?? " ") ? star : "\\*"))
     .replace(/_/g, (underscore, at: number) => (/[\p{L}\p{N}]/u.test(text[at - 1] ?? "") && /[\p{L}\p{N}]/u.test(text[at + 1] ?? "") ? underscore : "\\_"))
     .replace(/`/g, "\\`")
-    .replace(/\](?=[(\[:])/g, "\\]")
+    .replace(/\](?=[([:])/g, "\\]")
     .replace(/<(?=[a-z/!?])/gi, "\\<")
     .replace(/&(?=#?\w+;)/g, "\\&")
     .replace(/^(\s*)([-+>]|#{1,6}|=+|~~~)(?=\s|$)/, "$1\\$2")
@@ -169,7 +169,7 @@ function createService(): TurndownService {
       const image = asElement(node);
       const src = image.getAttribute("src");
       if (!src) return "";
-      const alt = (image.getAttribute("alt") ?? "").replace(/[\[\]\n]/g, " ").trim();
+      const alt = (image.getAttribute("alt") ?? "").replace(/[[\]\n]/g, " ").trim();
       return `![${alt}](${src.replace(/[()\s]/g, encodeURIComponent)})`;
     },
   });

@@ -4,7 +4,7 @@
  * Done before extraction so every output (HTML, markdown, links) agrees, and
  * so unsafe schemes never reach the output.
  */
-import { type DomDocument, type DomElement } from "./dom.ts";
+import type { DomDocument, DomElement } from "./dom.ts";
 
 const SAFE_LINK_SCHEMES = new Set(["http:", "https:", "mailto:", "tel:", "ftp:"]);
 

@@ -23,6 +23,7 @@ const ACRONYMS = new Set("ceo cfo cto coo gdp url isbn doi pe usd eur gbp api ip
 function normalize(prompt: string): string {
   return String(prompt ?? "")
     .slice(0, MAX_TEXT * 2)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
     .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ")
     .replace(/[ \t\f\v\r\u00a0]+/g, " ")
     .replace(/ ?\n[\s]*/g, "\n")
@@ -61,7 +62,7 @@ function apiName(reading: InputReading, format: Format, topic: string, pair: [st
   else if (fields.length === 1) name = subject ? `${subject} ${fields[0]}` : fields[0]!;
   else if (fields.length === 2) name = subject ? `${subject} ${fields[0]} and ${fields[1]}` : `${fields[0]} and ${fields[1]}`;
   else name = subject ? `${subject} profile` : topic || `${fields[0]}, ${fields[1]} and more`;
-  const title = sentenceCase(shortTitle(name.replace(/[{}\[\]"]/g, " ")));
+  const title = sentenceCase(shortTitle(name.replace(/[{}[\]"]/g, " ")));
   return /[\p{L}\p{N}]/u.test(title) ? title : "Research";
 }
 

@@ -14,7 +14,7 @@ import { addUsage, NO_USAGE } from "../../research/llm/port.ts";
 import { conforms, toJsonSchema, type JsonSchema } from "../../research/output-format.ts";
 import { collect } from "../../research/run/drain.ts";
 import { truncateLists } from "../../research/run/max-results.ts";
-import { tokenReport, usageOf, type ContextEntry, type TokenReport, type TokenUsage } from "../../research/types.ts";
+import { tokenReport, usageOf, type ContextEntry, type TokenReport } from "../../research/types.ts";
 import type { EndpointInput, Graph, GraphNode } from "../model.ts";
 import { RUNNABLE_NODES, topologicalOrder, type OutputFormat } from "../rules.ts";
 import type { ResolvedCall } from "./call-inputs.ts";

@@ -28,7 +28,7 @@ export function source(id: number, title: string, passages: (string | { heading:
 export function expectGroundedCitations(answer: { text: string; citations: Map<number, string[]> }, sources: EvidenceSource[]): void {
   const cited = new Set<number>();
   let rest = answer.text;
-  for (const m of answer.text.matchAll(/([^\[\]]+?)\s*((?:\[\d+\])+)/g)) {
+  for (const m of answer.text.matchAll(/([^[\]]+?)\s*((?:\[\d+\])+)/g)) {
     const sentence = m[1]!.trim();
     for (const id of [...m[2]!.matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]))) {
       const source = sources.find((s) => s.id === id);

@@ -12,7 +12,7 @@ function answer(prompt: string, sources: EvidenceSource[], extra: { queries?: st
 
 /** The answer's sentences with the ids each cites, in order. */
 function cited(text: string): { sentence: string; ids: number[] }[] {
-  return [...text.matchAll(/([^\[\]]+?)\s*((?:\[\d+\])+)/g)].map((m) => ({ sentence: m[1]!.trim(), ids: [...m[2]!.matchAll(/\d+/g)].map(Number) }));
+  return [...text.matchAll(/([^[\]]+?)\s*((?:\[\d+\])+)/g)].map((m) => ({ sentence: m[1]!.trim(), ids: [...m[2]!.matchAll(/\d+/g)].map(Number) }));
 }
 
 const first = (text: string) => cited(text)[0]!;

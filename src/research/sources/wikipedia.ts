@@ -30,7 +30,7 @@ const Page = Type.Object({
 
 /** A page key as MediaWiki writes it in links (wfUrlencode): readable `/`, `:`, `(`, `)` and `,`. */
 const encodeKey = (key: string) =>
-  encodeURIComponent(key).replace(/%(3B|40|24|21|2A|28|29|2C|2F|7E|3A)/gi, (escape) => decodeURIComponent(escape));
+  encodeURIComponent(key).replace(/%(3B|40|24|21|2A|28|29|2C|2F|7E|3A)/gi, (encoded) => decodeURIComponent(encoded));
 
 /** Whether the caller's lists leave any of the wiki's articles (all under `root`) to find. */
 function wikiInScope(root: string, whitelist: SourceScope | null, blacklist: SourceScope | null): boolean {

@@ -13,9 +13,8 @@
  * stream. The close, whatever its code, is the normal end. A connection
  * that fails (a refused upgrade) is one error yield.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "../../helpers/app.ts";
-import { freshDatabase, type TestDatabase } from "../../helpers/database.ts";
 import { rawUpgrade } from "../../helpers/websocket.ts";
 import { useSearchApp } from "../search-app.ts";
 import { citationsOf, pythonJson } from "./wire.ts";

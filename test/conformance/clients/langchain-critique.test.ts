@@ -78,7 +78,7 @@ function validateImage(image: string | null | undefined): void {
 async function critiqueSearchTool(input: SearchInput, key = s.apiKey): Promise<any> {
   validateImage(input.image);
   let image = input.image ?? null;
-  if (image && image.startsWith("http")) {
+  if (image?.startsWith("http")) {
     // _image_to_base64: a plain requests.get, whatever the type, labelled JPEG.
     const download = await pyRequest("GET", image, { headers: {} });
     if (download.status_code !== 200) throw new ValueError(`Failed to fetch image. Status code: ${download.status_code}`);

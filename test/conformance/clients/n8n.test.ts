@@ -8,7 +8,7 @@
  * POST /v1/search {"prompt": "test"} and needs a 2xx. The only change a
  * user makes is the base URL (the node hard-codes https://api.critique-labs.ai).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { minimalPng } from "../../helpers/fixtures/images.ts";
 import { useSearchApp } from "../search-app.ts";
 import { citationsOf } from "./wire.ts";

@@ -8,11 +8,10 @@
  * key (or one that is not JSON, or has no "response") becomes the text
  * "unable to answer"; otherwise the answer is body["response"].
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../../../src/clock.ts";
 import { MemoryStore } from "../../../src/limits/memory-store.ts";
-import { startTestApp, type TestApp } from "../../helpers/app.ts";
-import { freshDatabase, type TestDatabase } from "../../helpers/database.ts";
+import { startTestApp } from "../../helpers/app.ts";
 import { backendName } from "../../helpers/env.ts";
 import { useSearchApp } from "../search-app.ts";
 import { citationsOf, pyRequest, type PyResponse } from "./wire.ts";

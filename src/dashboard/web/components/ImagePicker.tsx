@@ -42,7 +42,7 @@ export function ImagePicker({ value, onChange, errors = [] }: ImagePickerProps) 
       </Field>
       {value ? (
         <div class="image-preview">
-          <img src={value} alt={`Chosen image${name ? `: ${name}` : ""}`} />
+          <img src={value} alt={`Chosen file${name ? `: ${name}` : ""}`} />
           <button type="button" class="secondary small" onClick={clear}>
             Remove image
           </button>
