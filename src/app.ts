@@ -7,6 +7,7 @@ import { Elysia } from "elysia";
 import type { DatabaseHandle } from "../db/client.ts";
 import { accountsAuthenticator } from "./accounts/authenticator.ts";
 import type { KeyCache } from "./accounts/key-cache.ts";
+import type { BackgroundWrites } from "./background.ts";
 import { accountRoutes } from "./accounts/routes.ts";
 import type { Clock } from "./clock.ts";
 import type { SafeFetch } from "./contents/egress/safe-fetch.ts";
@@ -53,6 +54,8 @@ export interface AppDeps {
   pageReads: PageReads;
   /** Extraction off the event loop. */
   extractor: Extractor;
+  /** Writes a request starts and does not wait for; shutdown waits for them. */
+  background: BackgroundWrites;
 }
 
 export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "llm" | "fetch" | "dashboard">;
@@ -63,7 +66,7 @@ export interface AppState {
 }
 
 export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
-  const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache, warn: throttledWarn(deps.log) };
+  const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache, warn: throttledWarn(deps.log), background: deps.background };
   const auth: AuthDeps = {
     authenticator: accountsAuthenticator(accounts),
     admit: admission(deps.limiter, { dashboardPerMinute: config.dashboard.perMinute }),

@@ -14,7 +14,7 @@ export function accountsAuthenticator(ctx: AccountsContext): Authenticator {
   return {
     byKey: (key) => authenticate(ctx, key),
     async bySession(token, csrf): Promise<Caller> {
-      const found = await findSession(ctx.db, ctx.clock, token, ctx.warn);
+      const found = await findSession(ctx, token);
       if (!found || !sameHash(csrf, found.session.csrfToken)) throw unauthorized();
       return {
         accountId: found.account.id,

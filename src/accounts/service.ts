@@ -2,6 +2,7 @@
  * Accounts and keys: the verbs behind the CLI, the routes and the first
  * start. Nothing here knows HTTP; ownership comes in as `accountId`.
  */
+import type { BackgroundWrites } from "../background.ts";
 import type { Clock } from "../clock.ts";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
@@ -21,6 +22,8 @@ export interface AccountsContext {
   keyCache?: KeyCache;
   /** Where background writes that fail (the last-used stamp) are reported. */
   warn?: (msg: string, fields?: LogFields) => void;
+  /** Tracks those writes, so shutdown and tests can wait on them. */
+  background?: BackgroundWrites;
 }
 
 export const MICROS_PER_DOLLAR = 1_000_000;
@@ -144,7 +147,8 @@ export async function authenticate(ctx: AccountsContext, presented: string | nul
   if (!found.key.lastUsedAt || now - found.key.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS) {
     found.key.lastUsedAt = new Date(now); // the cached row too, so the next call does not write again
     // Best effort: the call goes on, but a failing stamp is reported.
-    void q.touchKey(ctx.db, found.key.id, new Date(now), TOUCH_INTERVAL_MS).catch((error: unknown) => ctx.warn?.("key last-used stamp failed", { key_id: found.key.id, error }));
+    const stamp = q.touchKey(ctx.db, found.key.id, new Date(now), TOUCH_INTERVAL_MS).catch((error: unknown) => ctx.warn?.("key last-used stamp failed", { key_id: found.key.id, error }));
+    ctx.background?.run(stamp);
   }
   return {
     accountId: found.account.id,

@@ -9,7 +9,7 @@ import type { Database } from "../../db/client.ts";
 import { accounts, sessions } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
-import type { LogFields } from "../log.ts";
+import type { AccountsContext } from "./service.ts";
 
 const TOUCH_INTERVAL_MS = 5 * 60_000;
 
@@ -40,7 +40,8 @@ export type SessionRow = typeof sessions.$inferSelect;
 export type SessionAccount = typeof accounts.$inferSelect;
 
 /** The live session behind a cookie token, with its account; null when unknown or expired. */
-export async function findSession(db: Database, clock: Clock, token: string, warn?: (msg: string, fields?: LogFields) => void): Promise<{ session: SessionRow; account: SessionAccount } | null> {
+export async function findSession(ctx: AccountsContext, token: string): Promise<{ session: SessionRow; account: SessionAccount } | null> {
+  const { db, clock } = ctx;
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
   const now = new Date(clock.now());
   const rows = await db
@@ -53,11 +54,12 @@ export async function findSession(db: Database, clock: Clock, token: string, war
   if (!found) return null;
   if (now.getTime() - found.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
     // Best effort: the request goes on, but a failing stamp is reported.
-    void db
+    const stamp = db
       .update(sessions)
       .set({ lastSeenAt: now })
       .where(eq(sessions.id, found.session.id))
-      .catch((error: unknown) => warn?.("session last-seen stamp failed", { account_id: found.account.id, error }));
+      .catch((error: unknown) => ctx.warn?.("session last-seen stamp failed", { account_id: found.account.id, error }));
+    ctx.background?.run(stamp);
   }
   return found;
 }

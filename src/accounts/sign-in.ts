@@ -115,14 +115,14 @@ export async function signIn(ctx: SignInContext, input: { email: string; passwor
 
 /** The owner behind a session cookie's token, or the 401. */
 export async function currentSession(ctx: AccountsContext, token: string | null): Promise<SignedIn> {
-  const found = token ? await findSession(ctx.db, ctx.clock, token, ctx.warn) : null;
+  const found = token ? await findSession(ctx, token) : null;
   if (!found) throw new ServiceError("unauthorized", "not signed in");
   return { account: found.account, csrfToken: found.session.csrfToken };
 }
 
 /** Ends the session. It needs the CSRF token too: another site must not be able to sign a user out. An unknown session is already out. */
 export async function signOut(ctx: AccountsContext, token: string | null, csrf: string | null): Promise<void> {
-  const found = token ? await findSession(ctx.db, ctx.clock, token, ctx.warn) : null;
+  const found = token ? await findSession(ctx, token) : null;
   if (!found) return;
   if (!sameHash(csrf ?? "", found.session.csrfToken)) throw new ServiceError("unauthorized", "missing or invalid CSRF token");
   await endSession(ctx.db, token!);

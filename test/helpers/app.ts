@@ -7,6 +7,7 @@ import type { Database } from "../../db/client.ts";
 import { KeyCache } from "../../src/accounts/key-cache.ts";
 import { createAccount, type AccountsContext } from "../../src/accounts/service.ts";
 import { buildApp } from "../../src/app.ts";
+import { BackgroundWrites } from "../../src/background.ts";
 import { systemClock, type Clock } from "../../src/clock.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { RateLimiter } from "../../src/limits/limiter.ts";
@@ -56,6 +57,8 @@ export interface TestApp {
   pageReads: PageReads;
   logs: string[];
   keyPrefix: string;
+  /** Resolves once the writes requests started without waiting (last-used and last-seen stamps) have finished. */
+  settled(): Promise<void>;
   fetch(path: string, init?: RequestInit): Promise<Response>;
   account(input?: { name?: string; credit?: number; limit?: number }): Promise<TestAccount>;
   stop(): Promise<void>;
@@ -79,11 +82,12 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const limiter = new RateLimiter(store, fallback, config.rateLimit, { clock, log, load });
   const usage = new UsageRecorder(database.handle.db, log, config.pricing);
   const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
-  const accounts: AccountsContext = { db: database.handle.db, clock, keyCache };
+  const background = new BackgroundWrites();
+  const accounts: AccountsContext = { db: database.handle.db, clock, keyCache, background };
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
   const pageReads = new PageReads();
   const extractor = new ExtractionPool({ size: 1, timeoutMs: config.extraction.timeoutMs }, log);
-  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor }, config);
+  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background }, config);
   app.listen({ port: options.port ?? 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {
@@ -98,6 +102,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     pageReads,
     logs,
     keyPrefix,
+    settled: () => background.settled(),
     fetch: (path, init) => fetch(`${url}${path}`, init),
     async account(input = {}) {
       const created = await createAccount(

@@ -56,11 +56,11 @@ describe("a key", () => {
     const before = await database.handle.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, fresh.keyId) });
     expect(before?.lastUsedAt).toBeNull();
     await app.fetch("/v1/account", withKey(fresh.apiKey));
-    await Bun.sleep(50);
+    await app.settled();
     const first = await database.handle.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, fresh.keyId) });
     expect(first?.lastUsedAt).toBeInstanceOf(Date);
     await app.fetch("/v1/account", withKey(fresh.apiKey));
-    await Bun.sleep(50);
+    await app.settled();
     const second = await database.handle.db.query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, fresh.keyId) });
     expect(second?.lastUsedAt?.getTime()).toBe(first!.lastUsedAt!.getTime());
   });

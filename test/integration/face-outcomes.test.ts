@@ -12,6 +12,7 @@ import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startChatPeer, type ChatPeer } from "../helpers/peers/openai-compatible.ts";
 import { parseEvents } from "../conformance/search-app.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { openSocket } from "../helpers/websocket.ts";
 
 let world: SearchWorld;
@@ -50,12 +51,8 @@ let sequence = 0;
 const CODE_IN_TEXT = /\(([a-z0-9_]+)\)$/;
 
 async function recordedStatus(requestId: string): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const row = await app.db.query.usageRecords.findFirst({ where: (u, { eq }) => eq(u.requestId, requestId) });
-    if (row) return row.status;
-    await Bun.sleep(100);
-  }
-  throw new Error(`no usage record for ${requestId}`);
+  const row = await waitFor(() => app.db.query.usageRecords.findFirst({ where: (u, { eq }) => eq(u.requestId, requestId) }), `the usage record of ${requestId}`);
+  return row.status;
 }
 
 function jsonCode(status: number, body: { error?: string; detail?: unknown }): string {

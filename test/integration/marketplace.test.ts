@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { client, landmarkEndpoint } from "../helpers/endpoints.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let database: TestDatabase;
 let world: SearchWorld;
@@ -17,6 +18,7 @@ let publisher: ReturnType<typeof client>;
 let consumer: ReturnType<typeof client>;
 let freeConsumer: ReturnType<typeof client>;
 let consumerAccount: string;
+let freeAccount: string;
 
 beforeAll(async () => {
   world = startSearchWorld();
@@ -26,7 +28,9 @@ beforeAll(async () => {
   const paying = await app.account({ name: "consumer", credit: 10 });
   consumerAccount = paying.accountId;
   consumer = client(app, paying.apiKey);
-  freeConsumer = client(app, (await app.account({ name: "free consumer" })).apiKey);
+  const free = await app.account({ name: "free consumer" });
+  freeAccount = free.accountId;
+  freeConsumer = client(app, free.apiKey);
 });
 afterAll(async () => {
   await app.stop();
@@ -152,9 +156,12 @@ describe("billing", () => {
     const balanceBefore = (await consumer.json("GET", "/v1/account")).balance;
     expect((await consumer.call("POST", "/v1/published-service/earning-endpoint", { landmark: "Eiffel Tower" })).status).toBe(200);
     expect((await freeConsumer.call("POST", "/v1/published-service/earning-endpoint", { landmark: "Eiffel Tower" })).status).toBe(200);
-    await Bun.sleep(50);
-    await app.usage.flush();
-    const rows = await app.db.query.usageRecords.findMany({ where: (u, { eq }) => eq(u.route, "POST /v1/published-service/:api_stub") });
+    // The records are made once the responses have gone out: wait for both runs' records.
+    const rows = await waitFor(async () => {
+      await app.usage.flush();
+      const found = await app.db.query.usageRecords.findMany({ where: (u, { eq }) => eq(u.route, "POST /v1/published-service/:api_stub") });
+      return [consumerAccount, freeAccount].every((id) => found.some((r) => r.accountId === id)) && found;
+    }, "both runs' usage records");
     const paid = rows.find((r) => r.accountId === consumerAccount)!;
     expect(paid.tokens).toBeGreaterThan(0);
     // 100 dollars per million tokens: the cost in micro-dollars is 100 x tokens; the publisher gets half.

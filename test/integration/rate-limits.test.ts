@@ -6,6 +6,7 @@ import { waitWords } from "../../src/http/wait-words.ts";
 import { burst, countOf, jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { backendName } from "../helpers/env.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let database: TestDatabase;
 let app: TestApp;
@@ -130,9 +131,12 @@ describe("usage records", () => {
     const { apiKey, accountId, keyId } = await app.account({ name: "usage" });
     await app.fetch("/v1/account", as(apiKey));
     await app.fetch("/v1/keys/key_01m81vxjpee6ta28c6edpbkmfh", as(apiKey));
-    await Bun.sleep(20);
-    await app.usage.flush();
-    const rows = await app.db.query.usageRecords.findMany({ where: (u, { eq }) => eq(u.accountId, accountId) });
+    // The record is made once the response has gone out: wait for it, not for a guessed time.
+    const rows = await waitFor(async () => {
+      await app.usage.flush();
+      const found = await app.db.query.usageRecords.findMany({ where: (u, { eq }) => eq(u.accountId, accountId) });
+      return found.length >= 2 && found;
+    }, "both calls' usage records");
     const seen = rows.map((r) => `${r.route} ${r.status}`).sort();
     expect(seen).toEqual(["GET /v1/account 200", "GET /v1/keys/:key_id 404"]);
     expect(rows.every((r) => r.apiKeyId === keyId && r.requestId?.startsWith("req_"))).toBe(true);

@@ -13,6 +13,7 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { client, landmarkEndpoint } from "../helpers/endpoints.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { openSocket } from "../helpers/websocket.ts";
 
 let world: SearchWorld;
@@ -40,13 +41,10 @@ let sequence = 0;
 const nextId = (face: string) => `req_run_usage_${face}_${++sequence}`;
 
 async function usageRow(requestId: string) {
-  for (let i = 0; i < 100; i++) {
+  return waitFor(async () => {
     await app.usage.flush();
-    const row = await app.db.query.usageRecords.findFirst({ where: (u, { eq }) => eq(u.requestId, requestId) });
-    if (row) return row;
-    await Bun.sleep(50);
-  }
-  throw new Error(`no usage record for ${requestId}`);
+    return app.db.query.usageRecords.findFirst({ where: (u, { eq }) => eq(u.requestId, requestId) });
+  }, `the usage record of ${requestId}`);
 }
 
 async function usageRows(requestId: string) {
