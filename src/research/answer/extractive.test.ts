@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { EvidenceSource } from "../types.ts";
 import { composeAnswer } from "./extractive.ts";
-import { acme, brandenburgerTor, eiffel, expectGroundedCitations, greatWall, photosynthesis, planets, source, tourEiffel } from "./extractive-fixtures.ts";
+import { acme, brandenburgerTor, eiffel, expectGroundedCitations, greatWall, photosynthesis, planets, source, tourEiffel } from "../../../test/helpers/fixtures/extractive.ts";
 
 /** Answers and checks the grounding every answer must have, then returns it. */
 function answer(prompt: string, sources: EvidenceSource[], extra: { queries?: string[]; maxSentences?: number } = {}) {

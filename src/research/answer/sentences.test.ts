@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { acme, brandenburgerTor, eiffel, greatWall, photosynthesis, planets, tourEiffel } from "./extractive-fixtures.ts";
+import { acme, brandenburgerTor, eiffel, greatWall, photosynthesis, planets, tourEiffel } from "../../../test/helpers/fixtures/extractive.ts";
 import { splitSentences } from "./sentences.ts";
 
 describe("a sentence ends at final punctuation before the next sentence", () => {

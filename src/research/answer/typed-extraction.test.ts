@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { conforms, toJsonSchema, type OutputShape } from "../output-format.ts";
 import type { EvidenceSource } from "../types.ts";
-import { acme, brandenburgerTor, eiffel, planets, source, tourEiffel } from "./extractive-fixtures.ts";
+import { acme, brandenburgerTor, eiffel, planets, source, tourEiffel } from "../../../test/helpers/fixtures/extractive.ts";
 import { fillOutputFormat } from "./typed-extraction.ts";
 
 /** Fills the shape, and checks what every result must satisfy: the schema, and citations that quote their sources. */

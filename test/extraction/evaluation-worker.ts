@@ -4,7 +4,7 @@
  * and the extraction time. Texts are posted only when asked (diagnostics),
  * to keep messages small.
  */
-import { extractDocument } from "./index.ts";
+import { extractDocument } from "../../src/contents/extract/index.ts";
 import { readEvalPage, scoreSegments, type EvalPage } from "./evaluation.ts";
 import type { PageRequest, PageResult } from "./evaluation-runner.ts";
 

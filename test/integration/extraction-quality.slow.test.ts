@@ -13,8 +13,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { extractDocument } from "../../src/contents/extract/index.ts";
-import { aggregateDev, DEV_PAGE_URL, loadDevSet, METADATA_FIELDS, scoreDevPage, type DevScore, type MetadataField } from "../../src/contents/extract/evaluation.ts";
-import { runEvalSet, type EvalRun } from "../../src/contents/extract/evaluation-runner.ts";
+import { aggregateDev, DEV_PAGE_URL, loadDevSet, METADATA_FIELDS, scoreDevPage, type DevScore, type MetadataField } from "../extraction/evaluation.ts";
+import { runEvalSet, type EvalRun } from "../extraction/evaluation-runner.ts";
 
 const dataDir = fileURLToPath(new URL("../../../shared/data/", import.meta.url));
 const hasData = existsSync(join(dataDir, "extraction-eval", "evaldata.json")) && existsSync(join(dataDir, "extraction-dev"));
