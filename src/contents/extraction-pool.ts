@@ -8,7 +8,7 @@
  */
 import { isErrorCode, ServiceError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { extractDocument, type ExtractedDocument, type ExtractInput } from "./extract/index.ts";
+import type { ExtractedDocument, ExtractInput } from "./extract/index.ts";
 
 export interface Extractor {
   extract(input: ExtractInput): Promise<ExtractedDocument>;
@@ -16,8 +16,6 @@ export interface Extractor {
 }
 
 /** In the calling thread: for the CLI's small jobs and for pure unit tests. */
-export const inlineExtractor: Extractor = { extract: extractDocument, close: async () => {} };
-
 interface Task {
   id: number;
   input: ExtractInput;

@@ -105,6 +105,3 @@ export async function searchPassages(db: Database, tsquery: string, options: { s
   return rows.map((r) => ({ ...r, rank: Number(r.rank) }));
 }
 
-export async function pagePassages(db: Database, pageId: string): Promise<{ ordinal: number; heading: string | null; content: string }[]> {
-  return db.select({ ordinal: passages.ordinal, heading: passages.heading, content: passages.content }).from(passages).where(eq(passages.pageId, pageId)).orderBy(passages.ordinal);
-}

@@ -3,7 +3,7 @@
  * endpoints takes the owner's account id: another account's id finds
  * nothing, so it is a 404 by construction.
  */
-import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { endpoints, endpointVersions } from "../../db/schema.ts";
 import { couldBeStub } from "../ids.ts";
@@ -97,7 +97,3 @@ export async function deleteLineage(db: Database, accountId: string, endpointId:
   return rows.length > 0;
 }
 
-export async function nextVersionNumber(db: Database, endpointId: string): Promise<number> {
-  const [row] = await db.select({ max: sql<number>`coalesce(max(${endpointVersions.version}), 0)::int` }).from(endpointVersions).where(eq(endpointVersions.endpointId, endpointId));
-  return Number(row?.max ?? 0) + 1;
-}

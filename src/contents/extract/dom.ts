@@ -9,7 +9,6 @@ import { parseHTML } from "linkedom";
 
 export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
-export const COMMENT_NODE = 8;
 
 export interface DomNode {
   readonly nodeType: number;
@@ -227,16 +226,6 @@ function following(node: DomNode, root: DomElement, descend: boolean): DomNode |
     if (current === root || current === null) return null;
   }
   return current?.nextSibling ?? null;
-}
-
-/** Every element under `root` in document order, without recursion. */
-export function* elementsIn(root: DomElement): Generator<DomElement> {
-  let node: DomNode | null = root.firstChild;
-  while (node) {
-    const element = isElement(node);
-    if (element) yield node as DomElement;
-    node = following(node, root, element);
-  }
 }
 
 /**
