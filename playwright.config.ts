@@ -22,7 +22,15 @@ export default defineConfig({
     launchOptions: {
       executablePath: chromiumPath,
       // Headless Chromium on a closed network: no background requests, no sandbox as root.
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     },
     screenshot: "only-on-failure",
   },

@@ -18,7 +18,14 @@ import { Readability } from "@mozilla/readability";
 import { JSDOM, VirtualConsole } from "jsdom";
 import { fileURLToPath } from "node:url";
 import { extractDocument } from "../src/contents/extract/index.ts";
-import { aggregateSegments, loadEvalSet, readEvalPage, scoreSegments, type EvalPage, type SegmentCounts } from "../test/extraction/evaluation.ts";
+import {
+  aggregateSegments,
+  loadEvalSet,
+  readEvalPage,
+  scoreSegments,
+  type EvalPage,
+  type SegmentCounts,
+} from "../test/extraction/evaluation.ts";
 import { printTable, summarize, writeResults, type Row } from "./lib/report.ts";
 
 const dataDir = fileURLToPath(new URL("../../shared/data/", import.meta.url));

@@ -71,15 +71,26 @@ const site = Bun.serve({
     const ms = Math.min(lognormal(random, 60, 0.7), 2_000);
     drawsOf(id!).pages.push(ms);
     await Bun.sleep(ms);
-    const paragraphs = Array.from({ length: 8 }, (_, i) => `<p>Report ${id}, section ${i}: the river bridge project number ${id} reached milestone ${n}.${i} on schedule, the council said in its statement about bridge ${id}.</p>`);
-    return new Response(`<!doctype html><html lang="en"><head><title>Bridge report ${id}-${n}</title></head><body><nav><a href="/">Home</a></nav><article><h1>Bridge report ${id}-${n}</h1>${paragraphs.join("")}</article><footer>Footer</footer></body></html>`, {
-      headers: { "content-type": "text/html; charset=utf-8" },
-    });
+    const paragraphs = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `<p>Report ${id}, section ${i}: the river bridge project number ${id} reached milestone ${n}.${i} on schedule, the council said in its statement about bridge ${id}.</p>`,
+    );
+    return new Response(
+      `<!doctype html><html lang="en"><head><title>Bridge report ${id}-${n}</title></head><body><nav><a href="/">Home</a></nav><article><h1>Bridge report ${id}-${n}</h1>${paragraphs.join("")}</article><footer>Footer</footer></body></html>`,
+      {
+        headers: { "content-type": "text/html; charset=utf-8" },
+      },
+    );
   },
 });
 const siteUrl = `http://127.0.0.1:${site.port}`;
 const hitsFor = (query: string) =>
-  Array.from({ length: PAGES_PER_REQUEST }, (_, n) => ({ title: `Bridge report ${idOf(query)}-${n}`, url: `${siteUrl}/page/${idOf(query)}/${n}.html`, snippet: `The river bridge project ${idOf(query)} milestone ${n}.` }));
+  Array.from({ length: PAGES_PER_REQUEST }, (_, n) => ({
+    title: `Bridge report ${idOf(query)}-${n}`,
+    url: `${siteUrl}/page/${idOf(query)}/${n}.html`,
+    snippet: `The river bridge project ${idOf(query)} milestone ${n}.`,
+  }));
 
 const searxng = startSearxngPeer();
 const brave = startBravePeer();
@@ -91,7 +102,9 @@ for (const peer of [searxng, brave, tavily]) peer.setAnswers((ask) => hitsFor(as
 
 /** When each provider call answered (the hedge's answer if it was first). */
 function callTimes(id: string, hedging: boolean): number[] {
-  return [...draws.get(id)!.calls.values()].map((list) => (hedging && list.length > 1 ? Math.min(list[0]!, HEDGE_AFTER_MS + list[1]!) : list[0]!));
+  return [...draws.get(id)!.calls.values()].map((list) =>
+    hedging && list.length > 1 ? Math.min(list[0]!, HEDGE_AFTER_MS + list[1]!) : list[0]!,
+  );
 }
 
 function idealMs(id: string, hedging: boolean, pipelined: boolean): number {
@@ -134,7 +147,9 @@ async function startApp(hedging: boolean, early: boolean): Promise<{ server: Ser
   const created = await runCli(["accounts", "create", "--name", "bench", "--limit", "1000000", "--json"], env);
   const key = JSON.parse(created.stdout).api_key as string;
   // BENCH_PROFILE=1 writes a CPU profile of each server run (markdown, for reading) to /tmp/bench-profile.
-  const profile: Record<string, string> = process.env.BENCH_PROFILE ? { BUN_OPTIONS: "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/bench-profile" } : {};
+  const profile: Record<string, string> = process.env.BENCH_PROFILE
+    ? { BUN_OPTIONS: "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/bench-profile" }
+    : {};
   const server = await startServer({ ...env, ...profile, LOG_LEVEL: "info" });
   return { server, key, dir };
 }
@@ -150,10 +165,15 @@ async function httpPhase(base: string, key: string, firstId: number): Promise<{ 
       while (next < REQUESTS) {
         const id = String(firstId + next++);
         const started = performance.now();
-        const response = await fetch(`${base}/v1/search`, { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify({ prompt: `q${id}x When did river bridge project ${id} reach its milestone?` }) });
+        const response = await fetch(`${base}/v1/search`, {
+          method: "POST",
+          headers: { "X-API-Key": key, "content-type": "application/json" },
+          body: JSON.stringify({ prompt: `q${id}x When did river bridge project ${id} reach its milestone?` }),
+        });
         const body = (await response.json()) as { context?: unknown[]; info?: { timings_ms: Record<string, number> } };
         if (body.info) stageTimes.set(id, body.info.timings_ms);
-        if (response.status !== 200 || !body.context?.length) throw new Error(`request ${id}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+        if (response.status !== 200 || !body.context?.length)
+          throw new Error(`request ${id}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
         e2e.push(performance.now() - started);
         ids.push(id);
       }
@@ -206,7 +226,9 @@ for (const [runIndex, { hedging, early }] of RUNS.entries()) {
   const stage = (name: string) => summarize(ids.map((i) => stageTimes.get(i)?.[name] ?? Number.NaN)).p50;
   const searchIdeal = summarize(ids.map((i) => Math.max(0, ...callTimes(i, hedging)))).p50;
   const readIdeal = summarize(ids.map((i) => Math.max(0, ...draws.get(i)!.pages))).p50;
-  console.log(`${label}: stage p50 ms: plan ${stage("plan")}, search ${stage("search")} (ideal ${searchIdeal.toFixed(0)}), read ${stage("read")} (ideal ${readIdeal.toFixed(0)}), rank ${stage("rank")}, answer ${stage("answer")}, total ${stage("total")}`);
+  console.log(
+    `${label}: stage p50 ms: plan ${stage("plan")}, search ${stage("search")} (ideal ${searchIdeal.toFixed(0)}), read ${stage("read")} (ideal ${readIdeal.toFixed(0)}), rank ${stage("rank")}, answer ${stage("answer")}, total ${stage("total")}`,
+  );
   const ttfc: number[] = [];
   for (let i = 0; i < WS_REQUESTS; i++) ttfc.push(await firstContextMs(server.url, key, String(firstId + 50_000 + i)));
   await server.stop();
@@ -232,7 +254,10 @@ for (const [runIndex, { hedging, early }] of RUNS.entries()) {
   results[label] = { e2e, ideal, pipelined, idealNoHedge, ttfc, cpuMs };
 }
 
-printTable(`Fan-out: ${REQUESTS} searches at concurrency ${CONCURRENCY}, 3 providers (one with a slow tail), ${PAGES_PER_REQUEST} unique pages each; ideals from the injected latencies: wait-all = slowest call + slowest page, pipelined = max(slowest call, fastest call + slowest page)`, rows);
+printTable(
+  `Fan-out: ${REQUESTS} searches at concurrency ${CONCURRENCY}, 3 providers (one with a slow tail), ${PAGES_PER_REQUEST} unique pages each; ideals from the injected latencies: wait-all = slowest call + slowest page, pipelined = max(slowest call, fastest call + slowest page)`,
+  rows,
+);
 console.log(`\nwrote ${writeResults("fanout", { rows, results })}`);
 site.stop(true);
 for (const peer of [searxng, brave, tavily]) peer.stop();

@@ -42,7 +42,11 @@ async function commandStats(): Promise<Map<string, number>> {
 }
 
 // ---- 1. admission across processes
-const plans: Plan[] = [planFor({ balanceMicros: 0, customRateLimit: null }), planFor({ balanceMicros: 1, customRateLimit: null }), planFor({ balanceMicros: 0, customRateLimit: 5_000 })];
+const plans: Plan[] = [
+  planFor({ balanceMicros: 0, customRateLimit: null }),
+  planFor({ balanceMicros: 1, customRateLimit: null }),
+  planFor({ balanceMicros: 0, customRateLimit: 5_000 }),
+];
 const worker = fileURLToPath(new URL("./limits-worker.ts", import.meta.url));
 const admissionRows: Row[] = [];
 let roundTrips: { checks: number; commands: Record<string, number> } | undefined;
@@ -54,11 +58,16 @@ for (const plan of plans) {
   const before = await commandStats();
   const startAt = Date.now() + 1_500;
   const children = Array.from({ length: PROCESSES }, () =>
-    Bun.spawn([process.execPath, worker, redisUrl, runId, keyId, String(plan.perMinute), plan.name, String(perProcess), "32", String(startAt)], { stdout: "pipe", stderr: "inherit" }),
+    Bun.spawn(
+      [process.execPath, worker, redisUrl, runId, keyId, String(plan.perMinute), plan.name, String(perProcess), "32", String(startAt)],
+      { stdout: "pipe", stderr: "inherit" },
+    ),
   );
   await Bun.sleep(Math.max(0, startAt - Date.now() - 50));
   const windowStart = await redisMillis();
-  const results = await Promise.all(children.map(async (child) => JSON.parse(await new Response(child.stdout).text()) as { admitted: number; refused: number }));
+  const results = await Promise.all(
+    children.map(async (child) => JSON.parse(await new Response(child.stdout).text()) as { admitted: number; refused: number }),
+  );
   const windowEnd = await redisMillis();
   const after = await commandStats();
   const admitted = results.reduce((s, r) => s + r.admitted, 0);
@@ -107,7 +116,12 @@ const limiter = new RateLimiter(
   { clock: systemClock, log: createLogger({ level: "warn" }), load: new InFlightGauge() },
 );
 const memory = new MemoryStore(systemClock);
-const memoryLimiter = new RateLimiter(memory, memory, { failMode: "open", timeoutMs: 100, keyPrefix: runId, peakInflightThreshold: 1e9, peakFreeRefillFactor: 1 }, { clock: systemClock, log: createLogger({ level: "warn" }), load: new InFlightGauge() });
+const memoryLimiter = new RateLimiter(
+  memory,
+  memory,
+  { failMode: "open", timeoutMs: 100, keyPrefix: runId, peakInflightThreshold: 1e9, peakFreeRefillFactor: 1 },
+  { clock: systemClock, log: createLogger({ level: "warn" }), load: new InFlightGauge() },
+);
 const enterprise = plans[2]!;
 
 async function timeEach(fn: (i: number) => Promise<unknown>): Promise<number[]> {
@@ -128,11 +142,19 @@ const subjects: Record<string, (i: number) => Promise<unknown>> = {
   "limiter check, memory store": (i) => memoryLimiter.check(`key_cost_${i % 64}`, enterprise),
 };
 const samples: Record<string, number[]> = {};
-for (let round = 0; round < 3; round++) for (const [name, fn] of Object.entries(subjects)) (samples[name] ??= []).push(...(await timeEach(fn)));
+for (let round = 0; round < 3; round++)
+  for (const [name, fn] of Object.entries(subjects)) (samples[name] ??= []).push(...(await timeEach(fn)));
 const ping = summarize(samples["redis PING (baseline)"]!);
 const costRows: Row[] = Object.entries(samples).map(([name, s]) => {
   const stats = summarize(s);
-  return { subject: name, samples: s.length, p50_ms: stats.p50, p99_ms: stats.p99, p50_vs_ping: stats.p50 / ping.p50, p99_vs_ping: stats.p99 / ping.p99 };
+  return {
+    subject: name,
+    samples: s.length,
+    p50_ms: stats.p50,
+    p99_ms: stats.p99,
+    p50_vs_ping: stats.p50 / ping.p50,
+    p99_vs_ping: stats.p99 / ping.p99,
+  };
 });
 
 printTable(`Admission: ${PROCESSES} processes, one key, 2x the limit fired at once (Redis store)`, admissionRows);
@@ -146,7 +168,13 @@ printTable("Redis round trips per check (INFO commandstats, free run)", [
   },
 ]);
 printTable("Cost of one check, sequential, same run", costRows);
-const path = writeResults("limits", { redisUrl: redisUrl.replace(/:[^:@/]*@/, ":***@"), processes: PROCESSES, admission: admissionRows, roundTrips: { ...roundTrips, perCheck }, cost: costRows });
+const path = writeResults("limits", {
+  redisUrl: redisUrl.replace(/:[^:@/]*@/, ":***@"),
+  processes: PROCESSES,
+  admission: admissionRows,
+  roundTrips: { ...roundTrips, perCheck },
+  cost: costRows,
+});
 console.log(`\nwrote ${path}`);
 
 await clearPrefix(runId, redisUrl);

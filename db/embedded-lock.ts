@@ -70,7 +70,9 @@ export async function lockEmbeddedDatabase(dataDir: string, role: string): Promi
 async function readLock(path: string): Promise<LockRecord | null> {
   try {
     const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<LockRecord>;
-    return typeof parsed.pid === "number" ? { pid: parsed.pid, role: String(parsed.role ?? "unknown"), since: String(parsed.since ?? "") } : null;
+    return typeof parsed.pid === "number"
+      ? { pid: parsed.pid, role: String(parsed.role ?? "unknown"), since: String(parsed.since ?? "") }
+      : null;
   } catch {
     return null;
   }

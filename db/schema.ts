@@ -65,7 +65,9 @@ export const usageRecords = pgTable(
   },
   (table) => [
     index("usage_records_account_time_idx").on(table.accountId, sql`${table.createdAt} desc`),
-    index("usage_records_publisher_time_idx").on(table.publisherAccountId, sql`${table.createdAt} desc`).where(sql`${table.publisherAccountId} is not null`),
+    index("usage_records_publisher_time_idx")
+      .on(table.publisherAccountId, sql`${table.createdAt} desc`)
+      .where(sql`${table.publisherAccountId} is not null`),
   ],
 );
 

@@ -58,7 +58,10 @@ export interface AppDeps {
   background: BackgroundWrites;
 }
 
-export type AppConfig = Pick<Config, "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "llm" | "fetch" | "dashboard">;
+export type AppConfig = Pick<
+  Config,
+  "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "llm" | "fetch" | "dashboard"
+>;
 
 export interface AppState {
   /** True once shutdown has begun: /readyz turns 503 so the proxy stops routing here. */
@@ -66,7 +69,13 @@ export interface AppState {
 }
 
 export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
-  const accounts = { db: deps.database.db, clock: deps.clock, keyCache: deps.keyCache, warn: throttledWarn(deps.log), background: deps.background };
+  const accounts = {
+    db: deps.database.db,
+    clock: deps.clock,
+    keyCache: deps.keyCache,
+    warn: throttledWarn(deps.log),
+    background: deps.background,
+  };
   const auth: AuthDeps = {
     authenticator: accountsAuthenticator(accounts),
     admit: admission(deps.limiter, { dashboardPerMinute: config.dashboard.perMinute }),
@@ -80,9 +89,22 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     signinsPerMinute: config.dashboard.signinsPerMinute,
     sessionLifetimeMs: config.dashboard.sessionDays * 86_400_000,
   };
-  const contents = { db: deps.database.db, fetcher: deps.fetcher, clock: deps.clock, log: deps.log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: deps.pageReads, extractor: deps.extractor };
+  const contents = {
+    db: deps.database.db,
+    fetcher: deps.fetcher,
+    clock: deps.clock,
+    log: deps.log,
+    defaultMaxAgeSeconds: config.contentsMaxAgeSeconds,
+    reads: deps.pageReads,
+    extractor: deps.extractor,
+  };
   // The research run wrapper's parts: every search and endpoint call runs through it.
-  const runs: RunDeps = { engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }), load: deps.load, deadlineMs: config.search.deadlineMs, clock: deps.clock };
+  const runs: RunDeps = {
+    engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }),
+    load: deps.load,
+    deadlineMs: config.search.deadlineMs,
+    clock: deps.clock,
+  };
   const endpoints = { db: deps.database.db, clock: deps.clock, llm: runs.engine.llm, log: deps.log };
   // Discovery and the error mapping read the app's own routes, once the app is composed.
   let listed: RouteInfo[] = [];
@@ -101,19 +123,23 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     websocket: { maxPayloadLength: config.maxBodyBytes, idleTimeout: config.idleTimeoutSeconds, backpressureLimit: 4 * 1024 * 1024 },
   })
     .use(
-      requestContext(deps.log, ({ meta, method, route, status }) => {
-        if (!meta.caller || meta.usageRecordedLater) return;
-        deps.usage.record({
-          caller: meta.caller,
-          route: `${method} ${route}`,
-          status,
-          tokens: status < 400 ? meta.tokens : 0,
-          requestId: meta.id,
-          at: new Date(deps.clock.now()),
-          ...(meta.publisher ? { publisher: meta.publisher } : {}),
-          ...(meta.apiId !== undefined ? { apiId: meta.apiId } : {}),
-        });
-      }, bodySchemaOf),
+      requestContext(
+        deps.log,
+        ({ meta, method, route, status }) => {
+          if (!meta.caller || meta.usageRecordedLater) return;
+          deps.usage.record({
+            caller: meta.caller,
+            route: `${method} ${route}`,
+            status,
+            tokens: status < 400 ? meta.tokens : 0,
+            requestId: meta.id,
+            at: new Date(deps.clock.now()),
+            ...(meta.publisher ? { publisher: meta.publisher } : {}),
+            ...(meta.apiId !== undefined ? { apiId: meta.apiId } : {}),
+          });
+        },
+        bodySchemaOf,
+      ),
     )
     .use(drainGate(state.draining))
     .use(bodyParser(config.maxBodyBytes))
@@ -130,7 +156,13 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(userServiceRoutes(auth, endpoints, runs))
     .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
-    .use(dashboardRoutes(auth, identity, { credit: config.dashboard.credit, clientIpHeader: config.dashboard.clientIpHeader, publicBaseUrl: config.publicBaseUrl }));
+    .use(
+      dashboardRoutes(auth, identity, {
+        credit: config.dashboard.credit,
+        clientIpHeader: config.dashboard.clientIpHeader,
+        publicBaseUrl: config.publicBaseUrl,
+      }),
+    );
   listed = app.routes;
   return app;
 }

@@ -66,7 +66,9 @@ function required(value: string | undefined, flag: string): string {
 
 async function openForCli(config: Config): Promise<DatabaseHandle> {
   const handle = await openDatabase(
-    config.database.url ? { kind: "postgres", url: config.database.url, poolMax: 2 } : { kind: "pglite", dataDir: config.dataDir, role: "cli" },
+    config.database.url
+      ? { kind: "postgres", url: config.database.url, poolMax: 2 }
+      : { kind: "pglite", dataDir: config.dataDir, role: "cli" },
   );
   await migrateDatabase(handle, config.database.url);
   return handle;
@@ -110,10 +112,20 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === "config") {
-    for (const v of describeEnvironment()) out(`${v.name}${v.default !== undefined ? ` (default ${JSON.stringify(v.default)})` : ""}\n    ${v.description}`);
+    for (const v of describeEnvironment())
+      out(`${v.name}${v.default !== undefined ? ` (default ${JSON.stringify(v.default)})` : ""}\n    ${v.description}`);
     return 0;
   }
-  const known = ["accounts create", "accounts list", "accounts password", "keys create", "keys list", "keys revoke", "credit add", "db migrate"];
+  const known = [
+    "accounts create",
+    "accounts list",
+    "accounts password",
+    "keys create",
+    "keys list",
+    "keys revoke",
+    "credit add",
+    "db migrate",
+  ];
   const indexing = group === "index";
   if (!known.includes(command) && !indexing) throw new UsageError(`unknown command "${command}"`);
 
@@ -121,7 +133,13 @@ async function run(argv: string[]): Promise<number> {
   const handle = await openForCli(config);
   const ctx = { db: handle.db, clock: systemClock };
   try {
-    if (indexing) return await runIndex(config, handle, [action, ...rest].filter((u): u is string => Boolean(u)), values);
+    if (indexing)
+      return await runIndex(
+        config,
+        handle,
+        [action, ...rest].filter((u): u is string => Boolean(u)),
+        values,
+      );
     switch (command) {
       case "db migrate":
         out(`migrations applied (${handle.description})`);
@@ -135,7 +153,9 @@ async function run(argv: string[]): Promise<number> {
         if (values.json) out(JSON.stringify({ account_id: created.account.id, api_key: created.secret }));
         else {
           const view = accountView(created.account);
-          out(`account ${view.id} "${view.name}": plan ${view.plan_label}, ${view.rate_limit_per_minute} calls/min, balance $${view.balance}`);
+          out(
+            `account ${view.id} "${view.name}": plan ${view.plan_label}, ${view.rate_limit_per_minute} calls/min, balance $${view.balance}`,
+          );
           out(`API key (shown once, store it now): ${created.secret}`);
         }
         break;
@@ -150,7 +170,11 @@ async function run(argv: string[]): Promise<number> {
       case "accounts list": {
         const rows = (await q.listAccounts(handle.db)).map((a) => accountView(a));
         if (values.json) out(JSON.stringify(rows));
-        else for (const a of rows) out(`${a.id}  ${a.plan.padEnd(10)} ${String(a.rate_limit_per_minute).padStart(7)}/min  $${a.balance.toFixed(2).padStart(10)}  ${a.name}`);
+        else
+          for (const a of rows)
+            out(
+              `${a.id}  ${a.plan.padEnd(10)} ${String(a.rate_limit_per_minute).padStart(7)}/min  $${a.balance.toFixed(2).padStart(10)}  ${a.name}`,
+            );
         break;
       }
       case "keys create": {
@@ -162,7 +186,9 @@ async function run(argv: string[]): Promise<number> {
       case "keys list": {
         const rows = (await q.listKeys(handle.db, required(values.account, "--account"))).map(keyView);
         if (values.json) out(JSON.stringify(rows));
-        else for (const k of rows) out(`${k.id}  ${k.prefix}…  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}  last used ${k.last_used_at ?? "never"}`);
+        else
+          for (const k of rows)
+            out(`${k.id}  ${k.prefix}…  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}  last used ${k.last_used_at ?? "never"}`);
         break;
       }
       case "keys revoke": {
@@ -174,7 +200,11 @@ async function run(argv: string[]): Promise<number> {
         break;
       }
       case "credit add": {
-        const account = await addCredit(ctx, required(values.account, "--account"), number(required(values.amount, "--amount"), "--amount")!);
+        const account = await addCredit(
+          ctx,
+          required(values.account, "--account"),
+          number(required(values.amount, "--amount"), "--amount")!,
+        );
         const view = accountView(account);
         out(`account ${view.id}: balance $${view.balance.toFixed(2)}, plan ${view.plan_label} (${view.rate_limit_per_minute} calls/min)`);
         break;
@@ -195,7 +225,15 @@ async function runIndex(
   const log = createLogger({ level: "warn", sink: (line) => process.stderr.write(`${line}\n`) });
   const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
   const extractor = new ExtractionPool({ size: config.extraction.workers, timeoutMs: config.extraction.timeoutMs }, log);
-  const ctx = { db: handle.db, fetcher, clock: systemClock, log, defaultMaxAgeSeconds: config.contentsMaxAgeSeconds, reads: new PageReads(), extractor };
+  const ctx = {
+    db: handle.db,
+    fetcher,
+    clock: systemClock,
+    log,
+    defaultMaxAgeSeconds: config.contentsMaxAgeSeconds,
+    reads: new PageReads(),
+    extractor,
+  };
   const limit = number(values.limit, "--limit") ?? 1_000;
   if (values.sitemap) urls.push(...(await sitemapUrls(fetcher, values.sitemap, { limit })));
   if (urls.length === 0) throw new UsageError("give at least one URL or --sitemap URL");
@@ -214,7 +252,9 @@ async function runIndex(
   if (tty) process.stderr.write("\n");
   for (const failure of summary.failures) process.stderr.write(`failed: ${failure.url} (${failure.error}: ${failure.detail})\n`);
   const line = { total: summary.total, indexed: summary.indexed, cached: summary.cached, failed: summary.failed };
-  out(values.json ? JSON.stringify(line) : `indexed ${line.indexed}, already cached ${line.cached}, failed ${line.failed} of ${line.total}`);
+  out(
+    values.json ? JSON.stringify(line) : `indexed ${line.indexed}, already cached ${line.cached}, failed ${line.failed} of ${line.total}`,
+  );
   return summary.failed === summary.total ? 1 : 0;
 }
 
@@ -224,7 +264,10 @@ try {
   if (error instanceof EmbeddedDatabaseBusy) {
     process.stderr.write(`${busyMessage(error, loadConfig(process.env).port)}\n`);
     process.exitCode = 3;
-  } else if (error instanceof UsageError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
+  } else if (
+    error instanceof UsageError ||
+    (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
+  ) {
     process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
     process.exitCode = 2;
   } else if (error instanceof ConfigError || error instanceof ServiceError) {

@@ -15,12 +15,24 @@ const problems = (env: Record<string, string>) => {
 describe("the environment", () => {
   test("empty gives the embedded defaults", () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 3000, dataDir: "./.data", database: { url: undefined }, logLevel: "info", maxBodyBytes: 10_485_760 });
+    expect(config).toMatchObject({
+      port: 3000,
+      dataDir: "./.data",
+      database: { url: undefined },
+      logLevel: "info",
+      maxBodyBytes: 10_485_760,
+    });
     expect(config.rateLimit).toMatchObject({ redisUrl: undefined, upstash: undefined, failMode: "open" });
   });
 
   test("values are converted to their types", () => {
-    const config = loadConfig({ PORT: "8080", RATE_LIMIT_FAIL_MODE: "closed", PEAK_FREE_REFILL_FACTOR: "0.5", DATABASE_URL: "postgres://u:p@db:5432/x", PUBLIC_BASE_URL: "https://api.example.com/" });
+    const config = loadConfig({
+      PORT: "8080",
+      RATE_LIMIT_FAIL_MODE: "closed",
+      PEAK_FREE_REFILL_FACTOR: "0.5",
+      DATABASE_URL: "postgres://u:p@db:5432/x",
+      PUBLIC_BASE_URL: "https://api.example.com/",
+    });
     expect(config.port).toBe(8080);
     expect(config.rateLimit.failMode).toBe("closed");
     expect(config.rateLimit.peakFreeRefillFactor).toBe(0.5);
@@ -39,7 +51,9 @@ describe("the environment", () => {
 
   test("Upstash needs both its URL and token, and excludes REDIS_URL", () => {
     expect(problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })[0]).toContain("set together");
-    expect(problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t", REDIS_URL: "redis://r" })[0]).toContain("choose one");
+    expect(
+      problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t", REDIS_URL: "redis://r" })[0],
+    ).toContain("choose one");
   });
 
   test("the README documents every variable", () => {

@@ -6,47 +6,129 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 
-const LogLevel = Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error"), Type.Literal("silent")]);
+const LogLevel = Type.Union([
+  Type.Literal("debug"),
+  Type.Literal("info"),
+  Type.Literal("warn"),
+  Type.Literal("error"),
+  Type.Literal("silent"),
+]);
 
 export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: "TCP port to listen on (0 picks a free one)." }),
   HOST: Type.String({ minLength: 1, default: "0.0.0.0", description: "Address to bind. Use 127.0.0.1 to keep the API off the network." }),
   PUBLIC_BASE_URL: Type.Optional(
-    Type.String({ pattern: "^https?://[^\\s/?#]+(/[^\\s?#]*)?$", description: "The service's public URL, used in discovery and integration snippets. Absent: taken from each request's Host." }),
+    Type.String({
+      pattern: "^https?://[^\\s/?#]+(/[^\\s?#]*)?$",
+      description: "The service's public URL, used in discovery and integration snippets. Absent: taken from each request's Host.",
+    }),
   ),
-  DATA_DIR: Type.String({ minLength: 1, default: "./.data", description: "Folder of the embedded database (PGlite) and other local state." }),
+  DATA_DIR: Type.String({
+    minLength: 1,
+    default: "./.data",
+    description: "Folder of the embedded database (PGlite) and other local state.",
+  }),
   DATABASE_URL: Type.Optional(
-    Type.String({ pattern: "^postgres(ql)?://", description: "Postgres connection URL. Absent: the embedded PGlite database in DATA_DIR." }),
+    Type.String({
+      pattern: "^postgres(ql)?://",
+      description: "Postgres connection URL. Absent: the embedded PGlite database in DATA_DIR.",
+    }),
   ),
-  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: "Largest number of Postgres connections per instance." }),
-  REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://", description: "Redis for the rate limiter (redis:// or rediss://). Absent (and no Upstash): an in-memory limiter per process." })),
-  UPSTASH_REDIS_REST_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "Upstash Redis REST URL for the rate limiter; needs UPSTASH_REDIS_REST_TOKEN." })),
+  DATABASE_POOL_MAX: Type.Integer({
+    minimum: 1,
+    maximum: 200,
+    default: 10,
+    description: "Largest number of Postgres connections per instance.",
+  }),
+  REDIS_URL: Type.Optional(
+    Type.String({
+      pattern: "^rediss?://",
+      description: "Redis for the rate limiter (redis:// or rediss://). Absent (and no Upstash): an in-memory limiter per process.",
+    }),
+  ),
+  UPSTASH_REDIS_REST_URL: Type.Optional(
+    Type.String({ pattern: "^https?://", description: "Upstash Redis REST URL for the rate limiter; needs UPSTASH_REDIS_REST_TOKEN." }),
+  ),
   UPSTASH_REDIS_REST_TOKEN: Type.Optional(Type.String({ minLength: 1, description: "Upstash Redis REST token." })),
   RATE_LIMIT_FAIL_MODE: Type.Union([Type.Literal("open"), Type.Literal("closed")], {
     default: "open",
-    description: "When the limiter's store is unreachable: `open` admits calls against a per-process bucket, `closed` refuses them with 503.",
+    description:
+      "When the limiter's store is unreachable: `open` admits calls against a per-process bucket, `closed` refuses them with 503.",
   }),
-  RATE_LIMIT_TIMEOUT_MS: Type.Integer({ minimum: 5, maximum: 5000, default: 100, description: "Longest wait for the limiter's store before the fail mode applies." }),
-  RATE_LIMIT_KEY_PREFIX: Type.String({ default: "as:", description: "Prefix of every rate-limit key in Redis (lets several deployments share one Redis)." }),
-  PEAK_INFLIGHT_THRESHOLD: Type.Integer({ minimum: 1, default: 200, description: "In-flight research calls per instance above which free-plan buckets refill more slowly." }),
-  PEAK_FREE_REFILL_FACTOR: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.25, description: "Free-plan refill rate multiplier while over PEAK_INFLIGHT_THRESHOLD. Paid plans are never slowed." }),
+  RATE_LIMIT_TIMEOUT_MS: Type.Integer({
+    minimum: 5,
+    maximum: 5000,
+    default: 100,
+    description: "Longest wait for the limiter's store before the fail mode applies.",
+  }),
+  RATE_LIMIT_KEY_PREFIX: Type.String({
+    default: "as:",
+    description: "Prefix of every rate-limit key in Redis (lets several deployments share one Redis).",
+  }),
+  PEAK_INFLIGHT_THRESHOLD: Type.Integer({
+    minimum: 1,
+    default: 200,
+    description: "In-flight research calls per instance above which free-plan buckets refill more slowly.",
+  }),
+  PEAK_FREE_REFILL_FACTOR: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 1,
+    default: 0.25,
+    description: "Free-plan refill rate multiplier while over PEAK_INFLIGHT_THRESHOLD. Paid plans are never slowed.",
+  }),
   AUTH_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     maximum: 60_000,
     default: 2_000,
-    description: "How long a key lookup is reused in one process. Revocations and credit made elsewhere (CLI, another instance) apply within this time; 0 turns the cache off.",
+    description:
+      "How long a key lookup is reused in one process. Revocations and credit made elsewhere (CLI, another instance) apply within this time; 0 turns the cache off.",
   }),
-  MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 10_485_760, description: "Largest request body accepted (base64 images need room); larger gets 413." }),
-  IDLE_TIMEOUT_SECONDS: Type.Integer({ minimum: 10, maximum: 255, default: 120, description: "Seconds a connection may stay silent. Must exceed the longest research run." }),
-  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 15_000, description: "On SIGTERM, how long in-flight requests may run before they are cut." }),
+  MAX_BODY_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 104_857_600,
+    default: 10_485_760,
+    description: "Largest request body accepted (base64 images need room); larger gets 413.",
+  }),
+  IDLE_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 10,
+    maximum: 255,
+    default: 120,
+    description: "Seconds a connection may stay silent. Must exceed the longest research run.",
+  }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 600_000,
+    default: 15_000,
+    description: "On SIGTERM, how long in-flight requests may run before they are cut.",
+  }),
   FETCH_ALLOW_HOSTS: Type.String({
     default: "",
-    description: "Comma-separated host:port pairs exempt from the private-address block of page fetching (tests, an operator's internal site). Nothing else is exempt.",
+    description:
+      "Comma-separated host:port pairs exempt from the private-address block of page fetching (tests, an operator's internal site). Nothing else is exempt.",
   }),
-  FETCH_PORTS: Type.String({ pattern: "^\\d{1,5}(,\\d{1,5})*$", default: "80,443", description: "Ports page fetching may connect to (FETCH_ALLOW_HOSTS entries carry their own)." }),
-  FETCH_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000, description: "Deadline of one page fetch: DNS, connect, redirects and body." }),
-  FETCH_FIRST_BYTE_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 8_000, description: "Longest wait for a page's response headers." }),
-  FETCH_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 5_242_880, description: "Largest page body read (after decompression); larger fails as fetch_too_large." }),
+  FETCH_PORTS: Type.String({
+    pattern: "^\\d{1,5}(,\\d{1,5})*$",
+    default: "80,443",
+    description: "Ports page fetching may connect to (FETCH_ALLOW_HOSTS entries carry their own).",
+  }),
+  FETCH_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 15_000,
+    description: "Deadline of one page fetch: DNS, connect, redirects and body.",
+  }),
+  FETCH_FIRST_BYTE_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 8_000,
+    description: "Longest wait for a page's response headers.",
+  }),
+  FETCH_MAX_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 104_857_600,
+    default: 5_242_880,
+    description: "Largest page body read (after decompression); larger fails as fetch_too_large.",
+  }),
   FETCH_MAX_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: "Page fetches in flight per instance." }),
   FETCH_MAX_PER_HOST: Type.Integer({ minimum: 1, maximum: 64, default: 6, description: "Page fetches in flight per host and port." }),
   FETCH_USER_AGENT: Type.String({
@@ -54,54 +136,148 @@ export const EnvSchema = Type.Object({
     default: "AgenticSearchBot/0.1 (+https://github.com/agentic-search; reads pages its users ask about)",
     description: "User-Agent of page fetches.",
   }),
-  EXTRACT_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: Math.max(1, navigator.hardwareConcurrency || 1), description: "Worker threads extracting pages (default: the number of CPUs)." }),
-  EXTRACT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000, description: "Longest extraction of one page; a worker past it is replaced and the read fails." }),
-  CONTENTS_MAX_AGE_SECONDS: Type.Integer({ minimum: 0, maximum: 31_536_000, default: 86_400, description: "How long a fetched page is reused when a call does not say (max_age_seconds)." }),
+  EXTRACT_WORKERS: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: Math.max(1, navigator.hardwareConcurrency || 1),
+    description: "Worker threads extracting pages (default: the number of CPUs).",
+  }),
+  EXTRACT_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 15_000,
+    description: "Longest extraction of one page; a worker past it is replaced and the read fails.",
+  }),
+  CONTENTS_MAX_AGE_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 31_536_000,
+    default: 86_400,
+    description: "How long a fetched page is reused when a call does not say (max_age_seconds).",
+  }),
   SEARCH_PROVIDERS: Type.String({
     pattern: "^\\s*(local|searxng|brave|tavily|exa|wikipedia)(\\s*,\\s*(local|searxng|brave|tavily|exa|wikipedia))*\\s*$",
     default: "local,wikipedia",
     description: "Comma list of search providers: local, searxng, brave, tavily, exa, wikipedia. Each needs its own settings below.",
   }),
-  SEARXNG_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "Base URL of a SearXNG instance with the JSON format enabled." })),
+  SEARXNG_URL: Type.Optional(
+    Type.String({ pattern: "^https?://", description: "Base URL of a SearXNG instance with the JSON format enabled." }),
+  ),
   BRAVE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "Brave Search API key." })),
   BRAVE_URL: Type.String({ pattern: "^https?://", default: "https://api.search.brave.com", description: "Brave Search API base URL." }),
   TAVILY_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "Tavily API key." })),
   TAVILY_URL: Type.String({ pattern: "^https?://", default: "https://api.tavily.com", description: "Tavily API base URL." }),
   EXA_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "Exa API key." })),
   EXA_URL: Type.String({ pattern: "^https?://", default: "https://api.exa.ai", description: "Exa API base URL." }),
-  WIKIPEDIA_URL: Type.String({ pattern: "^https?://", default: "https://en.wikipedia.org", description: "The Wikipedia to search (keyless), e.g. https://de.wikipedia.org." }),
-  SEARCH_DEADLINE_MS: Type.Integer({ minimum: 1_000, maximum: 240_000, default: 60_000, description: "A search that takes longer is a 504." }),
-  PROVIDER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 8_000, description: "Longest wait for one search provider call." }),
-  HEDGE_AFTER_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1_500, description: "A provider call without an answer after this long gets one hedged duplicate; the first answer wins." }),
+  WIKIPEDIA_URL: Type.String({
+    pattern: "^https?://",
+    default: "https://en.wikipedia.org",
+    description: "The Wikipedia to search (keyless), e.g. https://de.wikipedia.org.",
+  }),
+  SEARCH_DEADLINE_MS: Type.Integer({
+    minimum: 1_000,
+    maximum: 240_000,
+    default: 60_000,
+    description: "A search that takes longer is a 504.",
+  }),
+  PROVIDER_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 8_000,
+    description: "Longest wait for one search provider call.",
+  }),
+  HEDGE_AFTER_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 1_500,
+    description: "A provider call without an answer after this long gets one hedged duplicate; the first answer wins.",
+  }),
   SEARCH_HEDGING: Type.Boolean({ default: true, description: "Hedge slow or failed provider calls (true or false)." }),
   SEARCH_RESULTS_PER_QUERY: Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Hits asked of each provider per query." }),
   SEARCH_READ_PAGES: Type.Integer({ minimum: 0, maximum: 30, default: 6, description: "Top pages read per search." }),
   SEARCH_READ_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 30, default: 6, description: "Pages read at once per search." }),
-  SEARCH_EARLY_READS: Type.Boolean({ default: true, description: "Start reading the top hits of each provider's list as it arrives, before the slowest provider answers (true or false)." }),
-  SEARCH_READ_BUDGET_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 8_000, description: "Time for reading pages; sources not read by then count by their snippets." }),
-  SEARCH_TOKEN_BUDGET: Type.Integer({ minimum: 200, maximum: 200_000, default: 6_000, description: "Tokens of passages given to the answerer." }),
+  SEARCH_EARLY_READS: Type.Boolean({
+    default: true,
+    description: "Start reading the top hits of each provider's list as it arrives, before the slowest provider answers (true or false).",
+  }),
+  SEARCH_READ_BUDGET_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 8_000,
+    description: "Time for reading pages; sources not read by then count by their snippets.",
+  }),
+  SEARCH_TOKEN_BUDGET: Type.Integer({
+    minimum: 200,
+    maximum: 200_000,
+    default: 6_000,
+    description: "Tokens of passages given to the answerer.",
+  }),
   SEARCH_MAX_PASSAGES: Type.Integer({ minimum: 1, maximum: 100, default: 12, description: "Passages given to the answerer." }),
-  IMAGE_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 20_971_520, default: 5_242_880, description: "Largest image accepted (decoded bytes)." }),
+  IMAGE_MAX_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 20_971_520,
+    default: 5_242_880,
+    description: "Largest image accepted (decoded bytes).",
+  }),
   WS_MAX_SOCKETS_PER_KEY: Type.Integer({ minimum: 1, maximum: 10_000, default: 20, description: "Open search WebSockets per API key." }),
   LLM_PROVIDER: Type.Optional(
     Type.Union([Type.Literal("none"), Type.Literal("openai"), Type.Literal("anthropic")], {
-      description: "none, openai (any OpenAI-compatible server) or anthropic. Absent: openai when OPENAI_API_KEY or OPENAI_BASE_URL is set, anthropic when ANTHROPIC_API_KEY is, else none (extractive answers).",
+      description:
+        "none, openai (any OpenAI-compatible server) or anthropic. Absent: openai when OPENAI_API_KEY or OPENAI_BASE_URL is set, anthropic when ANTHROPIC_API_KEY is, else none (extractive answers).",
     }),
   ),
   LLM_MODEL: Type.Optional(Type.String({ minLength: 1, description: "Model name, e.g. gpt-4o-mini, llama3.1, claude-sonnet-4-5." })),
   LLM_VISION: Type.Boolean({ default: false, description: "Whether the model reads images (true or false)." }),
-  OPENAI_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "OpenAI-compatible API base URL (default https://api.openai.com/v1): vLLM, llama.cpp, Ollama, OpenRouter..." })),
+  OPENAI_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: "^https?://",
+      description: "OpenAI-compatible API base URL (default https://api.openai.com/v1): vLLM, llama.cpp, Ollama, OpenRouter...",
+    }),
+  ),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "API key of the OpenAI-compatible server." })),
   ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "Anthropic API key." })),
   ANTHROPIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "Anthropic API base URL (default Anthropic's)." })),
-  PRICE_PER_MILLION_TOKENS: Type.Number({ minimum: 0, maximum: 10_000, default: 2, description: "What a paying account is charged per million tokens, in US dollars (the free plan is never charged)." }),
-  PUBLISHER_SHARE: Type.Number({ minimum: 0, maximum: 1, default: 0.7, description: "The share of a paying consumer's cost credited to the publisher of a marketplace endpoint they run." }),
+  PRICE_PER_MILLION_TOKENS: Type.Number({
+    minimum: 0,
+    maximum: 10_000,
+    default: 2,
+    description: "What a paying account is charged per million tokens, in US dollars (the free plan is never charged).",
+  }),
+  PUBLISHER_SHARE: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0.7,
+    description: "The share of a paying consumer's cost credited to the publisher of a marketplace endpoint they run.",
+  }),
   SESSION_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 14, description: "How long a dashboard sign-in lasts." }),
-  DASHBOARD_CREDIT: Type.Boolean({ default: true, description: "Whether the dashboard's \"add credit\" form works: a stand-in for payment; turn it off where credit is sold." }),
-  DASHBOARD_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 120, description: "Calls a minute a signed-in dashboard may make besides research (which counts against the plan, as with a key)." }),
-  SIGNUPS_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 10, description: "Dashboard sign-ups per client address per minute." }),
-  SIGNINS_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000, default: 20, description: "Dashboard sign-in attempts per client address per minute (and a quarter of it, at least 5, per email)." }),
-  CLIENT_IP_HEADER: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9-]+$", description: "A header carrying the client's address set by a trusted proxy (Fly: fly-client-ip), for sign-in limits. Absent: the socket peer." })),
+  DASHBOARD_CREDIT: Type.Boolean({
+    default: true,
+    description: 'Whether the dashboard\'s "add credit" form works: a stand-in for payment; turn it off where credit is sold.',
+  }),
+  DASHBOARD_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 120,
+    description: "Calls a minute a signed-in dashboard may make besides research (which counts against the plan, as with a key).",
+  }),
+  SIGNUPS_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 10,
+    description: "Dashboard sign-ups per client address per minute.",
+  }),
+  SIGNINS_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 20,
+    description: "Dashboard sign-in attempts per client address per minute (and a quarter of it, at least 5, per email).",
+  }),
+  CLIENT_IP_HEADER: Type.Optional(
+    Type.String({
+      pattern: "^[A-Za-z0-9-]+$",
+      description:
+        "A header carrying the client's address set by a trusted proxy (Fly: fly-client-ip), for sign-in limits. Absent: the socket peer.",
+    }),
+  ),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -185,7 +361,10 @@ export type ProviderName = "local" | "searxng" | "brave" | "tavily" | "exa" | "w
 /** `host:port` pairs, lowercase, IPv6 in brackets; throws on an entry without a port. */
 export function parseHostPorts(list: string): Set<string> {
   const out = new Set<string>();
-  for (const entry of list.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     let url: URL;
     try {
       url = new URL(`http://${entry}`);
@@ -246,7 +425,8 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
   for (const [name, schema] of Object.entries(EnvSchema.properties)) {
     const value = (env as Record<string, unknown>)[name];
     if (value === undefined) continue;
-    if (!Value.Check(schema, value)) problems.push(`${name} must be ${describeRule(schema)} (got ${JSON.stringify(String(value)).slice(0, 80)})`);
+    if (!Value.Check(schema, value))
+      problems.push(`${name} must be ${describeRule(schema)} (got ${JSON.stringify(String(value)).slice(0, 80)})`);
   }
   if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
     problems.push("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");
@@ -267,13 +447,17 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     ["tavily", "TAVILY_API_KEY", env.TAVILY_API_KEY],
     ["exa", "EXA_API_KEY", env.EXA_API_KEY],
   ];
-  for (const [provider, setting, value] of needs) if (providers.includes(provider) && !value) problems.push(`SEARCH_PROVIDERS includes ${provider}, which needs ${setting}`);
-  const llmProvider = env.LLM_PROVIDER ?? (env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? "openai" : env.ANTHROPIC_API_KEY ? "anthropic" : "none");
-  if (llmProvider !== "none" && !env.LLM_MODEL) problems.push(`LLM_MODEL must name the model when a language model (${llmProvider}) is configured`);
+  for (const [provider, setting, value] of needs)
+    if (providers.includes(provider) && !value) problems.push(`SEARCH_PROVIDERS includes ${provider}, which needs ${setting}`);
+  const llmProvider =
+    env.LLM_PROVIDER ?? (env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? "openai" : env.ANTHROPIC_API_KEY ? "anthropic" : "none");
+  if (llmProvider !== "none" && !env.LLM_MODEL)
+    problems.push(`LLM_MODEL must name the model when a language model (${llmProvider}) is configured`);
   if (llmProvider === "anthropic" && !env.ANTHROPIC_API_KEY) problems.push("LLM_PROVIDER anthropic needs ANTHROPIC_API_KEY");
   // fetch() honours these, and a proxy resolves names itself: the SSRF guard's checked address would be bypassed.
   for (const name of PROXY_VARIABLES) {
-    if (environment[name]) problems.push(`${name} is set: page fetching connects to the addresses it has checked and cannot go through a proxy; unset it`);
+    if (environment[name])
+      problems.push(`${name} is set: page fetching connects to the addresses it has checked and cannot go through a proxy; unset it`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -285,7 +469,10 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
     database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
     rateLimit: {
       redisUrl: env.REDIS_URL,
-      upstash: env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN } : undefined,
+      upstash:
+        env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
+          ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
+          : undefined,
       failMode: env.RATE_LIMIT_FAIL_MODE,
       timeoutMs: env.RATE_LIMIT_TIMEOUT_MS,
       keyPrefix: env.RATE_LIMIT_KEY_PREFIX,

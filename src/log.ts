@@ -56,7 +56,13 @@ export function createLogger(options: { level: LogLevelName; sink?: LogSink; bas
   const base = options.base ?? {};
   const write = (level: Exclude<LogLevelName, "silent">, msg: string, fields?: LogFields) => {
     if (RANK[level] < threshold) return;
-    const record = { time: new Date().toISOString(), level, msg: redact(msg), ...(clean(base) as LogFields), ...(clean(fields ?? {}) as LogFields) };
+    const record = {
+      time: new Date().toISOString(),
+      level,
+      msg: redact(msg),
+      ...(clean(base) as LogFields),
+      ...(clean(fields ?? {}) as LogFields),
+    };
     sink(JSON.stringify(record));
   };
   return {

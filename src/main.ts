@@ -39,10 +39,14 @@ const log = createLogger({ level: config.logLevel });
 const clock = systemClock;
 
 const database = await openDatabase(
-  config.database.url ? { kind: "postgres", url: config.database.url, poolMax: config.database.poolMax } : { kind: "pglite", dataDir: config.dataDir, role: "server" },
+  config.database.url
+    ? { kind: "postgres", url: config.database.url, poolMax: config.database.poolMax }
+    : { kind: "pglite", dataDir: config.dataDir, role: "server" },
 ).catch((error: unknown) => {
   if (error instanceof EmbeddedDatabaseBusy) {
-    fail(`cannot start: ${error.message}. Only one process can use the embedded database; stop the other one, or set DATABASE_URL to use Postgres.`);
+    fail(
+      `cannot start: ${error.message}. Only one process can use the embedded database; stop the other one, or set DATABASE_URL to use Postgres.`,
+    );
   }
   throw error;
 });
@@ -57,7 +61,9 @@ const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
 const pageReads = new PageReads();
 const extractor = new ExtractionPool({ size: config.extraction.workers, timeoutMs: config.extraction.timeoutMs }, log);
 const background = new BackgroundWrites();
-const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background }, config, { draining: () => draining });
+const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background }, config, {
+  draining: () => draining,
+});
 app.listen({ port: config.port, hostname: config.host });
 const server = app.server!;
 const localUrl = `http://${["0.0.0.0", "::", "[::]"].includes(config.host) ? "localhost" : config.host}:${server.port}`;

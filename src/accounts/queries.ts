@@ -22,7 +22,12 @@ export async function insertKey(db: Database, row: typeof apiKeys.$inferInsert):
 
 /** The key row (revoked or not) and its account, for authentication. */
 export async function findKeyForAuth(db: Database, prefix: string): Promise<{ key: ApiKeyRow; account: AccountRow } | null> {
-  const rows = await db.select({ key: apiKeys, account: accounts }).from(apiKeys).innerJoin(accounts, eq(apiKeys.accountId, accounts.id)).where(eq(apiKeys.prefix, prefix)).limit(1);
+  const rows = await db
+    .select({ key: apiKeys, account: accounts })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(apiKeys.accountId, accounts.id))
+    .where(eq(apiKeys.prefix, prefix))
+    .limit(1);
   return rows[0] ?? null;
 }
 
@@ -45,7 +50,11 @@ export async function listKeys(db: Database, accountId: string): Promise<ApiKeyR
 }
 
 export async function getKey(db: Database, accountId: string, keyId: string): Promise<ApiKeyRow | null> {
-  const rows = await db.select().from(apiKeys).where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.id, keyId))).limit(1);
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.id, keyId)))
+    .limit(1);
   return rows[0] ?? null;
 }
 
@@ -94,7 +103,13 @@ export async function findAccountByEmail(db: Database, email: string): Promise<A
   return rows[0] ?? null;
 }
 
-export async function setCredentials(db: Database, accountId: string, email: string, passwordHash: string, at: Date): Promise<AccountRow | null> {
+export async function setCredentials(
+  db: Database,
+  accountId: string,
+  email: string,
+  passwordHash: string,
+  at: Date,
+): Promise<AccountRow | null> {
   const rows = await db.update(accounts).set({ email, passwordHash, updatedAt: at }).where(eq(accounts.id, accountId)).returning();
   return rows[0] ?? null;
 }

@@ -25,7 +25,11 @@ export function accountRoutes(auth: AuthDeps, ctx: AccountsContext) {
         set.status = 201;
         return { ...keyView(created.key), api_key: created.secret };
       },
-      { body: CreateKeyBody, response: { 201: CreatedKeyView }, detail: secured({ tags, summary: "Create another key for the account; the key is shown once" }) },
+      {
+        body: CreateKeyBody,
+        response: { 201: CreatedKeyView },
+        detail: secured({ tags, summary: "Create another key for the account; the key is shown once" }),
+      },
     )
     .get("/keys/:key_id", async ({ caller, params }) => keyView(await getKey(ctx, caller.accountId, params.key_id)), {
       params: KeyIdParams,

@@ -62,10 +62,18 @@ export interface NewAccountInput {
 export function checkAccountInput(input: NewAccountInput): void {
   if (!input.name.trim() || input.name.length > 200) throw invalid(["name"], "name must be 1 to 200 characters");
   const credit = input.creditDollars ?? 0;
-  if (!Number.isFinite(credit) || credit < 0 || credit > MAX_CREDIT_DOLLARS) throw invalid(["credit"], `credit must be between 0 and ${MAX_CREDIT_DOLLARS} dollars`);
+  if (!Number.isFinite(credit) || credit < 0 || credit > MAX_CREDIT_DOLLARS)
+    throw invalid(["credit"], `credit must be between 0 and ${MAX_CREDIT_DOLLARS} dollars`);
   const limit = input.customRateLimit;
-  if (limit !== undefined && limit !== null && (!Number.isInteger(limit) || limit < ENTERPRISE_MIN_PER_MINUTE || limit > ENTERPRISE_MAX_PER_MINUTE)) {
-    throw invalid(["limit"], `an enterprise limit is a whole number of calls per minute from ${ENTERPRISE_MIN_PER_MINUTE} to ${ENTERPRISE_MAX_PER_MINUTE}`);
+  if (
+    limit !== undefined &&
+    limit !== null &&
+    (!Number.isInteger(limit) || limit < ENTERPRISE_MIN_PER_MINUTE || limit > ENTERPRISE_MAX_PER_MINUTE)
+  ) {
+    throw invalid(
+      ["limit"],
+      `an enterprise limit is a whole number of calls per minute from ${ENTERPRISE_MIN_PER_MINUTE} to ${ENTERPRISE_MAX_PER_MINUTE}`,
+    );
   }
 }
 
@@ -147,7 +155,9 @@ export async function authenticate(ctx: AccountsContext, presented: string | nul
   if (!found.key.lastUsedAt || now - found.key.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS) {
     found.key.lastUsedAt = new Date(now); // the cached row too, so the next call does not write again
     // Best effort: the call goes on, but a failing stamp is reported.
-    const stamp = q.touchKey(ctx.db, found.key.id, new Date(now), TOUCH_INTERVAL_MS).catch((error: unknown) => ctx.warn?.("key last-used stamp failed", { key_id: found.key.id, error }));
+    const stamp = q
+      .touchKey(ctx.db, found.key.id, new Date(now), TOUCH_INTERVAL_MS)
+      .catch((error: unknown) => ctx.warn?.("key last-used stamp failed", { key_id: found.key.id, error }));
     ctx.background?.run(stamp);
   }
   return {

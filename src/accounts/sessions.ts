@@ -32,7 +32,9 @@ export async function startSession(db: Database, clock: Clock, accountId: string
   const csrfToken = randomToken(24);
   const now = clock.now();
   const expiresAt = new Date(now + lifetimeMs);
-  await db.insert(sessions).values({ id: newId("sess"), accountId, tokenHash: await sha256(token), csrfToken, expiresAt, lastSeenAt: new Date(now) });
+  await db
+    .insert(sessions)
+    .values({ id: newId("sess"), accountId, tokenHash: await sha256(token), csrfToken, expiresAt, lastSeenAt: new Date(now) });
   return { token, csrfToken, expiresAt };
 }
 

@@ -43,8 +43,10 @@ export function normalEmail(email: string): string {
 
 export function checkCredentials(email: string, password: string): void {
   const issues: ValidationIssue[] = [];
-  if (email.length > 254 || !EMAIL.test(email)) issues.push({ loc: ["body", "email"], msg: "enter a valid email address", type: "value_error" });
-  if ([...password].length < MIN_PASSWORD) issues.push({ loc: ["body", "password"], msg: `String should have at least ${MIN_PASSWORD} characters`, type: "string_too_short" });
+  if (email.length > 254 || !EMAIL.test(email))
+    issues.push({ loc: ["body", "email"], msg: "enter a valid email address", type: "value_error" });
+  if ([...password].length < MIN_PASSWORD)
+    issues.push({ loc: ["body", "password"], msg: `String should have at least ${MIN_PASSWORD} characters`, type: "string_too_short" });
   if (issues.length) throw new InvalidInput(issues);
 }
 
@@ -99,7 +101,11 @@ async function begin(ctx: SignInContext, account: q.AccountRow): Promise<SignedI
 }
 
 /** A new owner account, signed in. `clientAddress` keys the sign-up limit. */
-export async function signUp(ctx: SignInContext, input: { email: string; password: string; name?: string | null }, clientAddress: string): Promise<SignedIn> {
+export async function signUp(
+  ctx: SignInContext,
+  input: { email: string; password: string; name?: string | null },
+  clientAddress: string,
+): Promise<SignedIn> {
   await spendAttempt(ctx, `signup:${clientAddress}`, ctx.signupsPerMinute);
   return begin(ctx, await createOwner(ctx, input));
 }

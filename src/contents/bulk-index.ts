@@ -32,12 +32,20 @@ export async function indexUrls(
     while (next < unique.length && !options.signal?.aborted) {
       const raw = unique[next++]!;
       try {
-        const { cached } = await readPage(ctx, { url: parseRequestedUrl(raw, ["url"]), maxAgeSeconds: options.maxAgeSeconds, signal: options.signal });
+        const { cached } = await readPage(ctx, {
+          url: parseRequestedUrl(raw, ["url"]),
+          maxAgeSeconds: options.maxAgeSeconds,
+          signal: options.signal,
+        });
         if (cached) summary.cached++;
         else summary.indexed++;
       } catch (error) {
         summary.failed++;
-        summary.failures.push(error instanceof ServiceError ? { url: raw, error: error.code, detail: error.message } : { url: raw, error: "internal_error", detail: "unexpected error" });
+        summary.failures.push(
+          error instanceof ServiceError
+            ? { url: raw, error: error.code, detail: error.message }
+            : { url: raw, error: "internal_error", detail: "unexpected error" },
+        );
       }
       summary.done++;
       options.onProgress?.({ done: summary.done, total: summary.total, failed: summary.failed });
@@ -49,10 +57,20 @@ export async function indexUrls(
 
 const LOC = /<loc>\s*(?:<!\[CDATA\[)?\s*([^<\]\s]+)\s*(?:\]\]>)?\s*<\/loc>/gi;
 
-const xmlText = (value: string) => value.replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'");
+const xmlText = (value: string) =>
+  value
+    .replace(/&amp;/g, "&")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'");
 
 /** Page URLs of a sitemap (following a sitemap index one level down), fetched through the SSRF guard. */
-export async function sitemapUrls(fetcher: SafeFetch, sitemap: string, options: { limit: number; signal?: AbortSignal }): Promise<string[]> {
+export async function sitemapUrls(
+  fetcher: SafeFetch,
+  sitemap: string,
+  options: { limit: number; signal?: AbortSignal },
+): Promise<string[]> {
   const read = async (url: string) => {
     const fetched = await fetcher.fetch(parseRequestedUrl(url, ["sitemap"]), {
       signal: options.signal,

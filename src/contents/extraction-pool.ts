@@ -30,7 +30,10 @@ interface Slot {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-type Reply = { ready: true } | { id: number; ok: true; document: ExtractedDocument } | { id: number; ok: false; code: string; message: string; cause?: { name: string; message: string }; bug: boolean };
+type Reply =
+  | { ready: true }
+  | { id: number; ok: true; document: ExtractedDocument }
+  | { id: number; ok: false; code: string; message: string; cause?: { name: string; message: string }; bug: boolean };
 
 const WORKER_URL = new URL("./extraction-worker.ts", import.meta.url).href;
 
@@ -94,7 +97,14 @@ export class ExtractionPool implements Extractor {
     else if (reply.bug) {
       this.log.error("extraction failed unexpectedly", { error: reply.cause, url: task.input.url });
       task.reject(new ServiceError("extraction_failed", reply.message));
-    } else task.reject(new ServiceError(isErrorCode(reply.code) ? reply.code : "extraction_failed", reply.message, reply.cause ? { cause: reply.cause } : {}));
+    } else
+      task.reject(
+        new ServiceError(
+          isErrorCode(reply.code) ? reply.code : "extraction_failed",
+          reply.message,
+          reply.cause ? { cause: reply.cause } : {},
+        ),
+      );
     this.dispatch();
   }
 

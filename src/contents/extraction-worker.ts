@@ -18,7 +18,10 @@ self.onmessage = async (event: MessageEvent<{ id: number; input: ExtractInput }>
     const message = ours ? error.message : "the page could not be extracted";
     // An extractor bug is the caller's 502 but our log line; a library's words behind one of our errors (pdf.js on a broken PDF) go to the log too.
     const origin = ours ? error.cause : error;
-    const cause = origin === undefined ? undefined : { name: (origin as Error)?.name ?? "Error", message: String((origin as Error)?.message ?? origin).slice(0, 500) };
+    const cause =
+      origin === undefined
+        ? undefined
+        : { name: (origin as Error)?.name ?? "Error", message: String((origin as Error)?.message ?? origin).slice(0, 500) };
     self.postMessage({ id, ok: false, code, message, cause, bug: !ours });
   }
 };

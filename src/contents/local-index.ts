@@ -55,7 +55,15 @@ export class LocalIndex {
     for (const row of rows) {
       if (seen.has(row.pageId)) continue;
       seen.add(row.pageId);
-      hits.push({ url: row.finalUrl, title: row.title, siteName: row.siteName, publishedAt: row.publishedAt, heading: row.heading, snippet: row.content, score: row.rank });
+      hits.push({
+        url: row.finalUrl,
+        title: row.title,
+        siteName: row.siteName,
+        publishedAt: row.publishedAt,
+        heading: row.heading,
+        snippet: row.content,
+        score: row.rank,
+      });
       if (hits.length >= limit) break;
     }
     return hits;

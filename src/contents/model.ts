@@ -1,13 +1,31 @@
 import { t } from "elysia";
 
 export const ContentsRequest = t.Object({
-  url: t.String({ minLength: 1, maxLength: 4096, description: "The page to read: an absolute http or https URL without credentials.", examples: ["https://example.com/article"] }),
+  url: t.String({
+    minLength: 1,
+    maxLength: 4096,
+    description: "The page to read: an absolute http or https URL without credentials.",
+    examples: ["https://example.com/article"],
+  }),
   format: t.Optional(
-    t.Nullable(t.Union([t.Literal("markdown"), t.Literal("text"), t.Literal("html")], { default: "markdown", description: "How `content` is written. Default markdown." })),
+    t.Nullable(
+      t.Union([t.Literal("markdown"), t.Literal("text"), t.Literal("html")], {
+        default: "markdown",
+        description: "How `content` is written. Default markdown.",
+      }),
+    ),
   ),
-  max_characters: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 10_000_000, description: "Cut `content` to at most this many characters." }))),
+  max_characters: t.Optional(
+    t.Nullable(t.Integer({ minimum: 1, maximum: 10_000_000, description: "Cut `content` to at most this many characters." })),
+  ),
   max_age_seconds: t.Optional(
-    t.Nullable(t.Integer({ minimum: 0, maximum: 31_536_000, description: "Reuse a stored copy read at most this long ago (default a day); 0 forces a fresh fetch." })),
+    t.Nullable(
+      t.Integer({
+        minimum: 0,
+        maximum: 31_536_000,
+        description: "Reuse a stored copy read at most this long ago (default a day); 0 forces a fresh fetch.",
+      }),
+    ),
   ),
 });
 
@@ -32,7 +50,8 @@ export const ContentsResponse = t.Object({
 export const FetchErrorBody = t.Object({
   detail: t.String(),
   error: t.String({
-    description: "fetch_blocked, fetch_timeout, fetch_too_large, fetch_status (the site's status in upstream_status), fetch_redirects, fetch_failed, unsupported_content_type, pdf_unreadable or extraction_failed",
+    description:
+      "fetch_blocked, fetch_timeout, fetch_too_large, fetch_status (the site's status in upstream_status), fetch_redirects, fetch_failed, unsupported_content_type, pdf_unreadable or extraction_failed",
   }),
   upstream_status: t.Optional(t.Integer({ description: "With fetch_status: the status the site answered." })),
 });

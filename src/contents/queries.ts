@@ -17,7 +17,12 @@ const findPageStatements = new WeakMap<Database, { execute(values: { url: string
 export async function findPage(db: Database, url: string): Promise<PageRow | null> {
   let statement = findPageStatements.get(db);
   if (!statement) {
-    statement = db.select().from(pages).where(eq(pages.url, sql.placeholder("url"))).limit(1).prepare("find_page") as unknown as { execute(values: { url: string }): Promise<PageRow[]> };
+    statement = db
+      .select()
+      .from(pages)
+      .where(eq(pages.url, sql.placeholder("url")))
+      .limit(1)
+      .prepare("find_page") as unknown as { execute(values: { url: string }): Promise<PageRow[]> };
     findPageStatements.set(db, statement);
   }
   const rows = await statement.execute({ url });
@@ -42,7 +47,13 @@ export async function savePage(db: Database, page: NewPage, pieces: Passage[]): 
 }
 
 /** A 304: the stored content is still right; only the time and validators move. */
-export async function revalidatePage(db: Database, id: string, at: Date, etag: string | null, lastModified: string | null): Promise<PageRow | null> {
+export async function revalidatePage(
+  db: Database,
+  id: string,
+  at: Date,
+  etag: string | null,
+  lastModified: string | null,
+): Promise<PageRow | null> {
   const rows = await db
     .update(pages)
     .set({ fetchedAt: at, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) })
@@ -80,7 +91,11 @@ function scopeCondition(scope: SourceScope): SQL | undefined {
   return conditions.length ? or(...conditions) : undefined;
 }
 
-export async function searchPassages(db: Database, tsquery: string, options: { scope?: SourceScope; limit: number }): Promise<PassageHit[]> {
+export async function searchPassages(
+  db: Database,
+  tsquery: string,
+  options: { scope?: SourceScope; limit: number },
+): Promise<PassageHit[]> {
   const query = sql`to_tsquery('simple', ${tsquery})`;
   const rank = sql<number>`ts_rank_cd(${passages.search}, ${query}, 1)`;
   const where = and(sql`${passages.search} @@ ${query}`, options.scope ? scopeCondition(options.scope) : undefined);
@@ -104,4 +119,3 @@ export async function searchPassages(db: Database, tsquery: string, options: { s
     .limit(options.limit);
   return rows.map((r) => ({ ...r, rank: Number(r.rank) }));
 }
-

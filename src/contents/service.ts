@@ -34,8 +34,6 @@ export interface PageRead {
   cached: boolean;
 }
 
-
-
 /** Types worth downloading; the extractor sniffs the bytes of these and decides. */
 export function readableType(mediaType: string): boolean {
   return (
@@ -58,7 +56,10 @@ export function readableType(mediaType: string): boolean {
  * it in the background: the research engine's reads do not wait for the
  * cache write (on the embedded database writes queue one at a time).
  */
-export async function readPage(ctx: ContentsContext, input: { url: URL; maxAgeSeconds?: number; signal?: AbortSignal; waitForStore?: boolean }): Promise<PageRead> {
+export async function readPage(
+  ctx: ContentsContext,
+  input: { url: URL; maxAgeSeconds?: number; signal?: AbortSignal; waitForStore?: boolean },
+): Promise<PageRead> {
   const key = input.url.toString();
   const maxAge = input.maxAgeSeconds ?? ctx.defaultMaxAgeSeconds;
   const pending = ctx.reads.storing.get(key);

@@ -23,7 +23,7 @@ export function parseScopeEntry(raw: string): { host: string } | { prefix: strin
   } catch {
     return null;
   }
-  if (url.username || url.password || !HOST.test(url.hostname.replace(/\.$/, "")) && !url.hostname.startsWith("[")) return null;
+  if (url.username || url.password || (!HOST.test(url.hostname.replace(/\.$/, "")) && !url.hostname.startsWith("["))) return null;
   const host = url.hostname.replace(/\.$/, "").replace(/^www\./, "");
   const path = url.pathname === "/" ? "" : url.pathname;
   if (!path && !url.search && !url.port) return { host };

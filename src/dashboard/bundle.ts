@@ -18,8 +18,21 @@ export interface DashboardBundle {
 let built: Promise<DashboardBundle> | undefined;
 
 async function build(): Promise<DashboardBundle> {
-  const result = await Bun.build({ entrypoints: [ENTRY], minify: true, publicPath: ASSET_PREFIX, target: "browser", throw: false, naming: { asset: "[name]-[hash].[ext]", chunk: "[name]-[hash].[ext]" } });
-  if (!result.success) throw new Error(`the dashboard did not build: ${result.logs.map((l) => l.message).join("; ").slice(0, 500)}`);
+  const result = await Bun.build({
+    entrypoints: [ENTRY],
+    minify: true,
+    publicPath: ASSET_PREFIX,
+    target: "browser",
+    throw: false,
+    naming: { asset: "[name]-[hash].[ext]", chunk: "[name]-[hash].[ext]" },
+  });
+  if (!result.success)
+    throw new Error(
+      `the dashboard did not build: ${result.logs
+        .map((l) => l.message)
+        .join("; ")
+        .slice(0, 500)}`,
+    );
   const assets = new Map<string, { body: Uint8Array<ArrayBuffer>; type: string }>();
   let html = "";
   for (const output of result.outputs) {
@@ -41,7 +54,8 @@ export function dashboardBundle(): Promise<DashboardBundle> {
 
 /** Headers of every dashboard response: nothing loads from elsewhere, nothing frames it. */
 export const PAGE_HEADERS: Record<string, string> = {
-  "content-security-policy": "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "content-security-policy":
+    "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
   "referrer-policy": "same-origin",

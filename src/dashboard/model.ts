@@ -10,6 +10,10 @@ export const SessionView = t.Object({
 
 export const Credentials = t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 200 }) });
 
-export const SignUpBody = t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 200 }), name: t.Optional(t.Nullable(t.String({ maxLength: 200 }))) });
+export const SignUpBody = t.Object({
+  email: t.String({ maxLength: 254 }),
+  password: t.String({ maxLength: 200 }),
+  name: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
+});
 
 export const CreditBody = t.Object({ amount: t.Number({ exclusiveMinimum: 0, maximum: 1_000 }) });

@@ -29,23 +29,37 @@ type Server = { requestIP(r: Request): { address: string } | null } | null;
 export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, settings: DashboardSettings) {
   const secure = (request: Request) => request.url.startsWith("https:") || Boolean(settings.publicBaseUrl?.startsWith("https:"));
   const guardOrigin = (request: Request) => {
-    if (!sameOrigin(request, settings.publicBaseUrl)) throw new ServiceError("forbidden", "requests to sign in must come from this service's own pages");
+    if (!sameOrigin(request, settings.publicBaseUrl))
+      throw new ServiceError("forbidden", "requests to sign in must come from this service's own pages");
   };
   const clientIp = (request: Request, server: Server) =>
-    (settings.clientIpHeader && request.headers.get(settings.clientIpHeader)?.split(",")[0]?.trim()) || server?.requestIP(request)?.address || "unknown";
+    (settings.clientIpHeader && request.headers.get(settings.clientIpHeader)?.split(",")[0]?.trim()) ||
+    server?.requestIP(request)?.address ||
+    "unknown";
   /** The session body; a session just started also sets its cookie. */
   const sessionBody = (signedIn: SignedIn, request: Request, set: { headers: Record<string, unknown> }) => {
-    if (signedIn.session) set.headers["set-cookie"] = sessionCookie(signedIn.session.token, { maxAgeSeconds: Math.floor(identity.sessionLifetimeMs / 1000), secure: secure(request) });
+    if (signedIn.session)
+      set.headers["set-cookie"] = sessionCookie(signedIn.session.token, {
+        maxAgeSeconds: Math.floor(identity.sessionLifetimeMs / 1000),
+        secure: secure(request),
+      });
     return { account: accountView(signedIn.account), email: signedIn.account.email, csrf_token: signedIn.csrfToken };
   };
-  const page = async () => new Response((await dashboardBundle()).html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...PAGE_HEADERS } });
+  const page = async () =>
+    new Response((await dashboardBundle()).html, {
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...PAGE_HEADERS },
+    });
   const tags = ["Dashboard"];
 
   const authRoutes = new Elysia({ prefix: "/auth" })
-    .get("/session", async ({ request, set }) => sessionBody(await currentSession(identity, readCookie(request, SESSION_COOKIE)), request, set), {
-      response: { 200: SessionView },
-      detail: sessionOnly({ tags, summary: "The signed-in owner's account and the session's CSRF token" }),
-    })
+    .get(
+      "/session",
+      async ({ request, set }) => sessionBody(await currentSession(identity, readCookie(request, SESSION_COOKIE)), request, set),
+      {
+        response: { 200: SessionView },
+        detail: sessionOnly({ tags, summary: "The signed-in owner's account and the session's CSRF token" }),
+      },
+    )
     .post(
       "/signup",
       async ({ body, request, set, server }) => {
@@ -54,7 +68,11 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
         set.status = 201;
         return sessionBody(signedIn, request, set);
       },
-      { body: SignUpBody, response: { 201: SessionView }, detail: { tags, summary: "Create an account with an email and a password, and sign in" } },
+      {
+        body: SignUpBody,
+        response: { 201: SessionView },
+        detail: { tags, summary: "Create an account with an email and a password, and sign in" },
+      },
     )
     .post(
       "/signin",
@@ -62,7 +80,11 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
         guardOrigin(request);
         return sessionBody(await signIn(identity, body, clientIp(request, server)), request, set);
       },
-      { body: Credentials, response: { 200: SessionView }, detail: { tags, summary: "Sign in (limited to a few attempts a minute per address and per email)" } },
+      {
+        body: Credentials,
+        response: { 200: SessionView },
+        detail: { tags, summary: "Sign in (limited to a few attempts a minute per address and per email)" },
+      },
     )
     .post(
       "/signout",
@@ -73,7 +95,13 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
         set.status = 204;
         return "";
       },
-      { detail: sessionOnly({ tags, summary: "Sign out", responses: { "204": { description: "Signed out; the session cookie is cleared." } } }) },
+      {
+        detail: sessionOnly({
+          tags,
+          summary: "Sign out",
+          responses: { "204": { description: "Signed out; the session cookie is cleared." } },
+        }),
+      },
     );
 
   const credit = new Elysia({ prefix: "/dashboard/api" }).use(authenticated(auth)).post(
@@ -85,18 +113,28 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
       requestMeta(request).tokens = 0;
       return accountView(account);
     },
-    { body: CreditBody, response: { 200: AccountView }, detail: sessionOnly({ tags, summary: "Add credit (a stand-in for payment; the same code as the CLI's credit add)" }) },
+    {
+      body: CreditBody,
+      response: { 200: AccountView },
+      detail: sessionOnly({ tags, summary: "Add credit (a stand-in for payment; the same code as the CLI's credit add)" }),
+    },
   );
 
   return new Elysia()
     .use(authRoutes)
     .use(credit)
     .get("/dashboard", page, { detail: { hide: true } })
-    .get("/dashboard/*", async ({ params }) => {
-      const path = params["*"];
-      if (!`/dashboard/${path}`.startsWith(ASSET_PREFIX)) return page();
-      const asset = (await dashboardBundle()).assets.get(path.slice(ASSET_PREFIX.length - "/dashboard/".length));
-      if (!asset) throw notFound("asset");
-      return new Response(asset.body, { headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable", ...PAGE_HEADERS } });
-    }, { detail: { hide: true } });
+    .get(
+      "/dashboard/*",
+      async ({ params }) => {
+        const path = params["*"];
+        if (!`/dashboard/${path}`.startsWith(ASSET_PREFIX)) return page();
+        const asset = (await dashboardBundle()).assets.get(path.slice(ASSET_PREFIX.length - "/dashboard/".length));
+        if (!asset) throw notFound("asset");
+        return new Response(asset.body, {
+          headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable", ...PAGE_HEADERS },
+        });
+      },
+      { detail: { hide: true } },
+    );
 }

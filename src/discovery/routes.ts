@@ -34,6 +34,9 @@ export function discoveryRoutes(publicBaseUrl: string | undefined, routes: () =>
         resources: { openapi: `${base}/openapi.json`, docs: `${base}/docs` },
       };
     },
-    { response: { 200: IntegrationDocument }, detail: { tags: ["Discovery"], summary: "How an agent should call this service (no key needed)" } },
+    {
+      response: { 200: IntegrationDocument },
+      detail: { tags: ["Discovery"], summary: "How an agent should call this service (no key needed)" },
+    },
   );
 }

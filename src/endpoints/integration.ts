@@ -67,7 +67,10 @@ export function responseSchema(outputFormat: OutputFormat): JsonSchema {
         type: "array",
         items: {
           type: "object",
-          properties: { id: { type: "integer" }, metadata: { type: "object", properties: { title: { type: "string" }, url: { type: "string" }, content: { type: "string" } } } },
+          properties: {
+            id: { type: "integer" },
+            metadata: { type: "object", properties: { title: { type: "string" }, url: { type: "string" }, content: { type: "string" } } },
+          },
         },
       },
       info: { type: "object" },
@@ -87,7 +90,13 @@ export function exampleRequest(inputs: EndpointInput[]): Record<string, unknown>
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
-export function buildIntegration(input: { apiName: string; inputs: EndpointInput[]; outputFormat: OutputFormat; url: string; versionedUrl: string }): Integration {
+export function buildIntegration(input: {
+  apiName: string;
+  inputs: EndpointInput[];
+  outputFormat: OutputFormat;
+  url: string;
+  versionedUrl: string;
+}): Integration {
   const example = exampleRequest(input.inputs);
   const body = JSON.stringify(example);
   const fields = Object.keys(input.outputFormat).join(", ");
@@ -103,7 +112,10 @@ export function buildIntegration(input: { apiName: string; inputs: EndpointInput
       curl: `curl -sS -X POST ${shellQuote(input.url)} -H "X-API-Key: $${KEY_ENV}" -H 'Content-Type: application/json' -d ${shellQuote(body)}`,
       python: [
         "import os, requests",
-        `response = requests.post(${JSON.stringify(input.url)}, headers={"X-API-Key": os.environ["${KEY_ENV}"]}, json=${body.replace(/\btrue\b/g, "True").replace(/\bfalse\b/g, "False").replace(/\bnull\b/g, "None")}, timeout=120)`,
+        `response = requests.post(${JSON.stringify(input.url)}, headers={"X-API-Key": os.environ["${KEY_ENV}"]}, json=${body
+          .replace(/\btrue\b/g, "True")
+          .replace(/\bfalse\b/g, "False")
+          .replace(/\bnull\b/g, "None")}, timeout=120)`,
         "response.raise_for_status()",
         'print(response.json()["response"])',
       ].join("\n"),

@@ -14,7 +14,9 @@ export const NODE_TYPES = ["database_agent", "search_agent", "coding_agent", "ge
 export const EndpointInput = t.Object({
   name: t.String({ pattern: INPUT_NAME, maxLength: 64, description: "Field name in the call's body. Not `max_results` (reserved)." }),
   type: t.Union([t.Literal("string"), t.Literal("number"), t.Literal("boolean")]),
-  required: t.Optional(t.Boolean({ default: true, description: "Defaults to true. An input with a non-null default is optional regardless." })),
+  required: t.Optional(
+    t.Boolean({ default: true, description: "Defaults to true. An input with a non-null default is optional regardless." }),
+  ),
   default: t.Optional(t.Nullable(t.Union([t.String({ maxLength: 2_000 }), t.Number(), t.Boolean()]))),
   description: t.Optional(t.Nullable(t.String({ maxLength: 500 }))),
 });
@@ -25,9 +27,21 @@ const GraphId = t.Nullable(t.String({ minLength: 1, maxLength: 64 }));
 
 export const GraphNode = t.Object({
   id: GraphId,
-  type: t.Union([t.Literal("database_agent"), t.Literal("search_agent"), t.Literal("coding_agent"), t.Literal("general_agent"), t.Literal("email_agent")], { description: "search_agent and general_agent run in this service; the others are refused when the deployment cannot run them." }),
+  type: t.Union(
+    [
+      t.Literal("database_agent"),
+      t.Literal("search_agent"),
+      t.Literal("coding_agent"),
+      t.Literal("general_agent"),
+      t.Literal("email_agent"),
+    ],
+    { description: "search_agent and general_agent run in this service; the others are refused when the deployment cannot run them." },
+  ),
   name: t.String({ minLength: 1, maxLength: 200 }),
-  system_prompt: t.String({ maxLength: 20_000, description: "What the node does. `{input_name}` placeholders are filled with the call's inputs." }),
+  system_prompt: t.String({
+    maxLength: 20_000,
+    description: "What the node does. `{input_name}` placeholders are filled with the call's inputs.",
+  }),
   // Checked by the output_format rules (not t.Record: Elysia turns strings sent there into objects).
   output_format: t.Optional(t.Nullable(t.Unknown({ description: "The node's output shape, in output_format's language." }))),
   configuration: t.Optional(t.Nullable(t.Unknown({ description: "Free-form settings of the node (an object)." }))),
@@ -50,11 +64,17 @@ export const Graph = t.Object(
     nodes: t.Array(GraphNode, { minItems: 1, maxItems: 50 }),
     edges: t.Array(GraphEdge, { maxItems: 200 }),
   },
-  { description: "Agent nodes and the edges between them: a directed acyclic graph. Upstream outputs flow to downstream nodes; the nodes without outgoing edges give the response." },
+  {
+    description:
+      "Agent nodes and the edges between them: a directed acyclic graph. Upstream outputs flow to downstream nodes; the nodes without outgoing edges give the response.",
+  },
 );
 export type Graph = { nodes: GraphNode[]; edges: GraphEdge[] };
 /** A graph as a body sends it: ids may be null. */
-export type GraphInput = { nodes: (Omit<GraphNode, "id"> & { id: string | null })[]; edges: (Omit<GraphEdge, "id"> & { id: string | null })[] };
+export type GraphInput = {
+  nodes: (Omit<GraphNode, "id"> & { id: string | null })[];
+  edges: (Omit<GraphEdge, "id"> & { id: string | null })[];
+};
 
 /** What a designer proposes from a prompt. */
 export interface Design {
@@ -67,7 +87,9 @@ export interface Design {
 const Prompt = t.String({ minLength: 1, maxLength: 20_000, description: "The research task in words." });
 const ApiName = t.String({ minLength: 1, maxLength: 200 });
 const Inputs = t.Array(EndpointInput, { maxItems: 50 });
-const OutputFormatBody = t.Unknown({ description: "The response shape, in output_format's language (type names, nested objects, one-item arrays)." });
+const OutputFormatBody = t.Unknown({
+  description: "The response shape, in output_format's language (type names, nested objects, one-item arrays).",
+});
 
 export const CreateEndpointBody = t.Object({
   original_prompt: Prompt,
@@ -91,7 +113,11 @@ export const NewVersionBody = t.Optional(t.Nullable(t.Object({ version_notes: t.
 export const ApiIdParams = t.Object({ api_id: t.Integer({ description: "The id of an endpoint version (an integer)." }) });
 export const ListQuery = t.Object({
   // Read by queryBoolean, as FastAPI reads a bool (1/0, true/false, yes/no, on/off); OpenAPI says boolean.
-  all_versions: t.Optional(t.Union([t.Boolean(), t.String({ maxLength: 10 })], { description: "Every version instead of the highest of each endpoint (default false)." })),
+  all_versions: t.Optional(
+    t.Union([t.Boolean(), t.String({ maxLength: 10 })], {
+      description: "Every version instead of the highest of each endpoint (default false).",
+    }),
+  ),
 });
 
 const JsonSchemaObject = t.Unknown({ description: "A JSON Schema." });
@@ -139,7 +165,8 @@ export const EndpointRecordView = t.Object({
 
 /** A call's body: the endpoint's own inputs, checked against them by runtime/call-inputs.ts (a schema per endpoint). */
 export const RunBody = t.Unknown({
-  description: "The endpoint's inputs by name (see its integration.request_schema), plus optional include_domains or exclude_domains (lists of domains, one or the other).",
+  description:
+    "The endpoint's inputs by name (see its integration.request_schema), plus optional include_domains or exclude_domains (lists of domains, one or the other).",
 });
 
 export const RunResponse = t.Object({

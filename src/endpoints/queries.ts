@@ -47,7 +47,11 @@ export async function getVersion(db: Database, accountId: string, apiId: number)
 
 /** Takes the lineage's row lock: concurrent version changes to one lineage run one after another. */
 export async function lockLineage(db: Database, accountId: string, endpointId: string): Promise<LineageRow | null> {
-  const rows = await db.select().from(endpoints).where(and(eq(endpoints.accountId, accountId), eq(endpoints.id, endpointId))).for("update");
+  const rows = await db
+    .select()
+    .from(endpoints)
+    .where(and(eq(endpoints.accountId, accountId), eq(endpoints.id, endpointId)))
+    .for("update");
   return rows[0] ?? null;
 }
 
@@ -72,11 +76,21 @@ export async function ownerVersions(db: Database, accountId: string): Promise<Ve
 
 export async function lineageByStub(db: Database, accountId: string, stub: string): Promise<LineageRow | null> {
   if (!couldBeStub(stub)) return null;
-  const rows = await db.select().from(endpoints).where(and(eq(endpoints.accountId, accountId), eq(endpoints.stub, stub))).limit(1);
+  const rows = await db
+    .select()
+    .from(endpoints)
+    .where(and(eq(endpoints.accountId, accountId), eq(endpoints.stub, stub)))
+    .limit(1);
   return rows[0] ?? null;
 }
 
-export async function updateDraft(db: Database, accountId: string, apiId: number, changes: Partial<NewVersion>, at: Date): Promise<VersionRow | null> {
+export async function updateDraft(
+  db: Database,
+  accountId: string,
+  apiId: number,
+  changes: Partial<NewVersion>,
+  at: Date,
+): Promise<VersionRow | null> {
   const rows = await db
     .update(endpointVersions)
     .set({ ...changes, updatedAt: at })
@@ -93,7 +107,9 @@ export async function freezeVersion(db: Database, accountId: string, apiId: numb
 }
 
 export async function deleteLineage(db: Database, accountId: string, endpointId: string): Promise<boolean> {
-  const rows = await db.delete(endpoints).where(and(eq(endpoints.accountId, accountId), eq(endpoints.id, endpointId))).returning({ id: endpoints.id });
+  const rows = await db
+    .delete(endpoints)
+    .where(and(eq(endpoints.accountId, accountId), eq(endpoints.id, endpointId)))
+    .returning({ id: endpoints.id });
   return rows.length > 0;
 }
-

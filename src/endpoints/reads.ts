@@ -31,10 +31,17 @@ export async function lineageRecords(ctx: EndpointsContext, accountId: string, a
 }
 
 /** The owner's endpoints, newest first: the highest version of each lineage, or every version. */
-export async function listEndpoints(ctx: EndpointsContext, accountId: string, allVersions: boolean, base: string): Promise<EndpointRecord[]> {
+export async function listEndpoints(
+  ctx: EndpointsContext,
+  accountId: string,
+  allVersions: boolean,
+  base: string,
+): Promise<EndpointRecord[]> {
   const lineages = new Map<string, q.VersionWithStub[]>();
   for (const row of await q.ownerVersions(ctx.db, accountId)) lineages.set(row.endpointId, [...(lineages.get(row.endpointId) ?? []), row]);
-  return [...lineages.values()].flatMap((versions) => (allVersions ? versions : [versions.at(-1)!]).map((v) => endpointRecord(v, versions, base)));
+  return [...lineages.values()].flatMap((versions) =>
+    (allVersions ? versions : [versions.at(-1)!]).map((v) => endpointRecord(v, versions, base)),
+  );
 }
 
 /** The version a call of the owner's stub runs: the live one, or exactly `v{n}` (drafts included); else 404. */

@@ -10,7 +10,16 @@ import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { queryBoolean } from "../http/query-boolean.ts";
 import { requestMeta } from "../http/request-context.ts";
-import { ApiIdParams, CreateEndpointBody, EndpointRecordView, ListQuery, NewVersionBody, PatchEndpointBody, type EndpointInput, type GraphInput } from "./model.ts";
+import {
+  ApiIdParams,
+  CreateEndpointBody,
+  EndpointRecordView,
+  ListQuery,
+  NewVersionBody,
+  PatchEndpointBody,
+  type EndpointInput,
+  type GraphInput,
+} from "./model.ts";
 import { getEndpoint, lineageRecords, listEndpoints } from "./reads.ts";
 import { createEndpoint, deleteEndpoint, newVersion, patchVersion, releaseVersion, type EndpointsContext } from "./service.ts";
 
@@ -26,8 +35,18 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
     .post(
       "",
       async ({ caller, body, request }) => {
-        const input = { ...body, inputs: body.inputs as EndpointInput[] | null | undefined, graph: body.graph as GraphInput | null | undefined };
-        const { id } = await createEndpoint(ctx, caller.accountId, input, request.signal, ctx.log.child({ request_id: requestMeta(request).id }));
+        const input = {
+          ...body,
+          inputs: body.inputs as EndpointInput[] | null | undefined,
+          graph: body.graph as GraphInput | null | undefined,
+        };
+        const { id } = await createEndpoint(
+          ctx,
+          caller.accountId,
+          input,
+          request.signal,
+          ctx.log.child({ request_id: requestMeta(request).id }),
+        );
         return { response: await getEndpoint(ctx, caller.accountId, id, base(request)) };
       },
       {
@@ -43,8 +62,13 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
     )
     .get(
       "",
-      async ({ caller, query, request }) => listEndpoints(ctx, caller.accountId, queryBoolean(query.all_versions, "all_versions", false), base(request)),
-      { query: ListQuery, response: { 200: Many }, detail: secured({ tags, summary: "The caller's endpoints: the highest version of each, or every version with all_versions=true" }) },
+      async ({ caller, query, request }) =>
+        listEndpoints(ctx, caller.accountId, queryBoolean(query.all_versions, "all_versions", false), base(request)),
+      {
+        query: ListQuery,
+        response: { 200: Many },
+        detail: secured({ tags, summary: "The caller's endpoints: the highest version of each, or every version with all_versions=true" }),
+      },
     )
     .get("/:api_id", async ({ caller, params, request }) => getEndpoint(ctx, caller.accountId, params.api_id, base(request)), {
       params: ApiIdParams,
@@ -54,14 +78,21 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
     .patch(
       "/:api_id",
       async ({ caller, params, body, request }) => {
-        await patchVersion(ctx, caller.accountId, params.api_id, { ...body, inputs: body.inputs as EndpointInput[] | undefined, graph: body.graph as GraphInput | undefined });
+        await patchVersion(ctx, caller.accountId, params.api_id, {
+          ...body,
+          inputs: body.inputs as EndpointInput[] | undefined,
+          graph: body.graph as GraphInput | undefined,
+        });
         return getEndpoint(ctx, caller.accountId, params.api_id, base(request));
       },
       {
         params: ApiIdParams,
         body: PatchEndpointBody,
         response: { 200: EndpointRecordView },
-        detail: secured({ tags, summary: "Edit a draft: only the fields given change, checked like creation; a released version answers 409" }),
+        detail: secured({
+          tags,
+          summary: "Edit a draft: only the fields given change, checked like creation; a released version answers 409",
+        }),
       },
     )
     .delete(
@@ -76,11 +107,11 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
         detail: secured({ tags, summary: "Delete the whole lineage, permanently (published snapshots stay callable)" }),
       },
     )
-    .get(
-      "/:api_id/versions",
-      async ({ caller, params, request }) => lineageRecords(ctx, caller.accountId, params.api_id, base(request)),
-      { params: ApiIdParams, response: { 200: Many }, detail: secured({ tags, summary: "Every version of the endpoint's lineage" }) },
-    )
+    .get("/:api_id/versions", async ({ caller, params, request }) => lineageRecords(ctx, caller.accountId, params.api_id, base(request)), {
+      params: ApiIdParams,
+      response: { 200: Many },
+      detail: secured({ tags, summary: "Every version of the endpoint's lineage" }),
+    })
     .post(
       "/:api_id/versions",
       async ({ caller, params, body, request }) => {
@@ -95,7 +126,7 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
           tags,
           summary: "Start a new version",
           description:
-            "From the draft: releases it (it becomes live) and creates the next draft as a copy. From a released version with no draft: a new draft copied from it (the revert path). With another draft present: 409 \"release or delete the draft first\". The body is optional (may be null) and may carry version_notes.",
+            'From the draft: releases it (it becomes live) and creates the next draft as a copy. From a released version with no draft: a new draft copied from it (the revert path). With another draft present: 409 "release or delete the draft first". The body is optional (may be null) and may carry version_notes.',
         }),
       },
     )
@@ -105,6 +136,10 @@ export function designRoutes(auth: AuthDeps, ctx: EndpointsContext, publicBaseUr
         await releaseVersion(ctx, caller.accountId, params.api_id);
         return { response: await getEndpoint(ctx, caller.accountId, params.api_id, base(request)) };
       },
-      { params: ApiIdParams, response: { 200: One }, detail: secured({ tags, summary: "Release a draft (it becomes live); releasing a released version changes nothing" }) },
+      {
+        params: ApiIdParams,
+        response: { 200: One },
+        detail: secured({ tags, summary: "Release a draft (it becomes live); releasing a released version changes nothing" }),
+      },
     );
 }

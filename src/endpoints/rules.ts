@@ -32,9 +32,14 @@ export function checkInputs(inputs: EndpointInput[], loc: (string | number)[], o
   const seen = new Set<string>();
   inputs.forEach((input, i) => {
     const at = [...loc, i];
-    if (!NAME.test(input.name)) issues.push({ loc: [...at, "name"], msg: `String should match pattern '${INPUT_NAME}'`, type: "string_pattern_mismatch" });
+    if (!NAME.test(input.name))
+      issues.push({ loc: [...at, "name"], msg: `String should match pattern '${INPUT_NAME}'`, type: "string_pattern_mismatch" });
     if (input.name === MAX_RESULTS && !options.allowMaxResults) {
-      issues.push({ loc: [...at, "name"], msg: "max_results is reserved: it is added automatically when the output has a list", type: "value_error" });
+      issues.push({
+        loc: [...at, "name"],
+        msg: "max_results is reserved: it is added automatically when the output has a list",
+        type: "value_error",
+      });
     }
     if (seen.has(input.name)) issues.push({ loc: [...at, "name"], msg: `input "${input.name}" is defined twice`, type: "value_error" });
     seen.add(input.name);
@@ -59,7 +64,16 @@ export function withMaxResults(inputs: EndpointInput[], outputFormat: Record<str
   const own = inputs.filter((i) => i.name !== MAX_RESULTS);
   if (!hasList(outputFormat)) return own;
   const existing = inputs.find((i) => i.name === MAX_RESULTS);
-  return [...own, existing ?? { name: MAX_RESULTS, type: "number", required: false, default: DEFAULT_MAX_RESULTS, description: "The most items any top-level list of the response holds." }];
+  return [
+    ...own,
+    existing ?? {
+      name: MAX_RESULTS,
+      type: "number",
+      required: false,
+      default: DEFAULT_MAX_RESULTS,
+      description: "The most items any top-level list of the response holds.",
+    },
+  ];
 }
 
 /** Names the nodes and edges sent without an id (SPEC 2.7 allows null): `node_<n>` / `edge_<n>` by position, skipping names already taken. */
@@ -76,7 +90,10 @@ export function namedGraph(graph: GraphInput): Graph {
   };
   const nodeId = name("node", graph.nodes);
   const edgeId = name("edge", graph.edges);
-  return { nodes: graph.nodes.map((node, i) => ({ ...node, id: nodeId(node, i) })), edges: graph.edges.map((edge, i) => ({ ...edge, id: edgeId(edge, i) })) };
+  return {
+    nodes: graph.nodes.map((node, i) => ({ ...node, id: nodeId(node, i) })),
+    edges: graph.edges.map((edge, i) => ({ ...edge, id: edgeId(edge, i) })),
+  };
 }
 
 export function checkGraph(graph: Graph, loc: (string | number)[], inputNames: Set<string>): ValidationIssue[] {
@@ -88,15 +105,21 @@ export function checkGraph(graph: Graph, loc: (string | number)[], inputNames: S
     ids.set(node.id, i);
     if (!node.name.trim()) issues.push({ loc: [...at, "name"], msg: "a node needs a name", type: "value_error" });
     if (!RUNNABLE_NODES.has(node.type)) {
-      issues.push({ loc: [...at, "type"], msg: `node "${node.id}" is a ${node.type}, which this deployment cannot run (it runs ${[...RUNNABLE_NODES].join(" and ")})`, type: "value_error" });
+      issues.push({
+        loc: [...at, "type"],
+        msg: `node "${node.id}" is a ${node.type}, which this deployment cannot run (it runs ${[...RUNNABLE_NODES].join(" and ")})`,
+        type: "value_error",
+      });
     }
-    if (node.output_format !== undefined && node.output_format !== null) issues.push(...checkOutputFormat(node.output_format, [...at, "output_format"]));
+    if (node.output_format !== undefined && node.output_format !== null)
+      issues.push(...checkOutputFormat(node.output_format, [...at, "output_format"]));
     const configuration: unknown = node.configuration;
     if (configuration !== undefined && configuration !== null && (typeof configuration !== "object" || Array.isArray(configuration))) {
       issues.push({ loc: [...at, "configuration"], msg: "configuration must be an object", type: "dict_type" });
     }
     for (const match of node.system_prompt.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
-      if (!inputNames.has(match[1]!)) issues.push({ loc: [...at, "system_prompt"], msg: `placeholder {${match[1]}} names no input`, type: "value_error" });
+      if (!inputNames.has(match[1]!))
+        issues.push({ loc: [...at, "system_prompt"], msg: `placeholder {${match[1]}} names no input`, type: "value_error" });
     }
   });
   const edgeIds = new Set<string>();
@@ -108,10 +131,12 @@ export function checkGraph(graph: Graph, loc: (string | number)[], inputNames: S
     for (const end of ["source", "target"] as const) {
       if (!ids.has(edge[end])) issues.push({ loc: [...at, end], msg: `no node has the id "${edge[end]}"`, type: "value_error" });
     }
-    if (edge.source === edge.target) issues.push({ loc: [...at, "target"], msg: "an edge cannot point at its own source", type: "value_error" });
+    if (edge.source === edge.target)
+      issues.push({ loc: [...at, "target"], msg: "an edge cannot point at its own source", type: "value_error" });
     next.get(edge.source)?.push(edge.target);
   });
-  if (issues.length === 0 && topologicalOrder(graph) === null) issues.push({ loc: [...loc, "edges"], msg: "the graph has a cycle: it must be a directed acyclic graph", type: "value_error" });
+  if (issues.length === 0 && topologicalOrder(graph) === null)
+    issues.push({ loc: [...loc, "edges"], msg: "the graph has a cycle: it must be a directed acyclic graph", type: "value_error" });
   return issues;
 }
 
@@ -146,8 +171,10 @@ export interface EndpointContent {
 /** Checks a whole endpoint's content (after a PATCH is merged in) and returns it as stored. */
 export function checkContent(content: EndpointContent, options: { allowMaxResults: boolean }): EndpointContent {
   const issues: ValidationIssue[] = [];
-  if (!content.original_prompt.trim()) issues.push({ loc: ["body", "original_prompt"], msg: "String should have at least 1 character", type: "string_too_short" });
-  if (!content.api_name.trim()) issues.push({ loc: ["body", "api_name"], msg: "String should have at least 1 character", type: "string_too_short" });
+  if (!content.original_prompt.trim())
+    issues.push({ loc: ["body", "original_prompt"], msg: "String should have at least 1 character", type: "string_too_short" });
+  if (!content.api_name.trim())
+    issues.push({ loc: ["body", "api_name"], msg: "String should have at least 1 character", type: "string_too_short" });
   issues.push(...checkInputs(content.inputs, ["body", "inputs"], options));
   const formatIssues = checkOutputFormat(content.output_format, ["body", "output_format"]);
   issues.push(...formatIssues);

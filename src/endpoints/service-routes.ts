@@ -22,7 +22,13 @@ export function userServiceRoutes(auth: AuthDeps, ctx: EndpointsContext, runs: R
     requestMeta(request).apiId = version.id;
     return runCall(runs, runnable(version), body, answeredCall(request));
   };
-  const detail = (summary: string) => secured({ tags: ["Designed endpoints"], summary, description: "Missing required inputs: 400 naming them (optional ones as name?: type). A wrong type: 422. max_results is at least 1, floored, and cuts every top-level list." });
+  const detail = (summary: string) =>
+    secured({
+      tags: ["Designed endpoints"],
+      summary,
+      description:
+        "Missing required inputs: 400 naming them (optional ones as name?: type). A wrong type: 422. max_results is at least 1, floored, and cuts every top-level list.",
+    });
   return new Elysia({ prefix: "/v1/user-defined-service" })
     .use(authenticated(auth))
     .post("/:api_stub", async ({ caller, params, body, request }) => run(caller, params.api_stub, null, body, request), {

@@ -71,13 +71,20 @@ function adaptGraph(graph: Graph, outputFormat: unknown, inputs: EndpointInput[]
     edges: graph.edges,
     nodes: graph.nodes.map((node) => ({
       ...node,
-      system_prompt: node.system_prompt.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => (names.has(name) ? whole : name.replace(/_/g, " "))),
+      system_prompt: node.system_prompt.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) =>
+        names.has(name) ? whole : name.replace(/_/g, " "),
+      ),
       ...(sources.has(node.id) ? {} : { output_format: outputFormat as Record<string, unknown> }),
     })),
   };
 }
 
-async function withLineage<T>(ctx: EndpointsContext, accountId: string, apiId: number, work: (tx: Database, version: q.VersionWithStub) => Promise<T>): Promise<T> {
+async function withLineage<T>(
+  ctx: EndpointsContext,
+  accountId: string,
+  apiId: number,
+  work: (tx: Database, version: q.VersionWithStub) => Promise<T>,
+): Promise<T> {
   return ctx.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Database;
     const peek = await q.getVersion(tx, accountId, apiId);
@@ -90,7 +97,13 @@ async function withLineage<T>(ctx: EndpointsContext, accountId: string, apiId: n
 }
 
 /** `log` is the call's (it carries the request id). */
-export async function createEndpoint(ctx: EndpointsContext, accountId: string, input: CreateInput, signal: AbortSignal, log: Logger = ctx.log): Promise<{ id: number }> {
+export async function createEndpoint(
+  ctx: EndpointsContext,
+  accountId: string,
+  input: CreateInput,
+  signal: AbortSignal,
+  log: Logger = ctx.log,
+): Promise<{ id: number }> {
   const { design } = await designEndpoint(ctx.llm, input.original_prompt, signal, log);
   const inputs = input.inputs ?? design.inputs;
   // `{}` is "not given", as in a search body: the designer's proposal stands.
@@ -146,7 +159,8 @@ function contentOf(version: q.VersionRow): EndpointContent {
 
 export async function patchVersion(ctx: EndpointsContext, accountId: string, apiId: number, patch: PatchInput): Promise<void> {
   await withLineage(ctx, accountId, apiId, async (tx, version) => {
-    if (stateOf(version) === "released") throw conflict(`version ${version.version} is released and cannot change; POST /v1/design-api/${apiId}/versions makes a new draft`);
+    if (stateOf(version) === "released")
+      throw conflict(`version ${version.version} is released and cannot change; POST /v1/design-api/${apiId}/versions makes a new draft`);
     const current = contentOf(version);
     const inputs = patch.inputs ?? current.inputs;
     // `{}` is "not given", as in a search body and on create.
@@ -160,7 +174,11 @@ export async function patchVersion(ctx: EndpointsContext, accountId: string, api
         inputs,
         output_format: outputFormat,
         // A new output format reaches the graph only when it is valid: its problems are reported once, at output_format.
-        graph: patch.graph ? namedGraph(patch.graph) : (reshaped && checkOutputFormat(outputFormat, []).length === 0 ? adaptGraph(current.graph, outputFormat, inputs) : current.graph),
+        graph: patch.graph
+          ? namedGraph(patch.graph)
+          : reshaped && checkOutputFormat(outputFormat, []).length === 0
+            ? adaptGraph(current.graph, outputFormat, inputs)
+            : current.graph,
         version_notes: patch.version_notes !== undefined ? patch.version_notes : current.version_notes,
       },
       { allowMaxResults: patch.inputs === undefined },

@@ -21,7 +21,10 @@ export function tooLarge(maxBytes: number): ServiceError {
 
 const isJsonType = (contentType: string) => contentType === "" || contentType === "application/json" || contentType.endsWith("+json");
 
-const notAnObject = () => new InvalidInput([{ loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" }]);
+const notAnObject = () =>
+  new InvalidInput([
+    { loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" },
+  ]);
 
 // Fatal: bytes that are not UTF-8 are refused, not stored as U+FFFD.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -30,7 +33,9 @@ function decode(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new InvalidInput([{ loc: ["body"], msg: "Input should be a valid string, unable to parse raw data as a unicode string", type: "string_unicode" }]);
+    throw new InvalidInput([
+      { loc: ["body"], msg: "Input should be a valid string, unable to parse raw data as a unicode string", type: "string_unicode" },
+    ]);
   }
 }
 

@@ -19,5 +19,12 @@ export function readCookie(request: Request, name: string): string | null {
 
 /** HttpOnly (page scripts never see it), SameSite=Lax, Secure behind https. An empty token with max age 0 clears it. */
 export function sessionCookie(token: string, options: { maxAgeSeconds: number; secure: boolean }): string {
-  return [`${SESSION_COOKIE}=${token}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${options.maxAgeSeconds}`, ...(options.secure ? ["Secure"] : [])].join("; ");
+  return [
+    `${SESSION_COOKIE}=${token}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${options.maxAgeSeconds}`,
+    ...(options.secure ? ["Secure"] : []),
+  ].join("; ");
 }

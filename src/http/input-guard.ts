@@ -19,7 +19,8 @@ function urlProblems(values: Record<string, unknown>, where: "path" | "query"): 
     const keyProblem = textProblem(name, [where]);
     if (keyProblem) problems.push(keyProblem);
     for (const text of Array.isArray(value) ? value : [value]) {
-      if (text === null) problems.push({ loc, msg: "Input should be a valid string, unable to parse raw data as a unicode string", type: "string_unicode" });
+      if (text === null)
+        problems.push({ loc, msg: "Input should be a valid string, unable to parse raw data as a unicode string", type: "string_unicode" });
       else if (typeof text === "string") {
         const problem = textProblem(text, loc);
         if (problem) problems.push(problem);
@@ -35,7 +36,10 @@ export function inputGuard() {
       for (const key of SHADOWING) if (query && Object.hasOwn(query, key)) delete (query as Record<string, unknown>)[key];
     })
     .onBeforeHandle({ as: "global" }, ({ params, query }) => {
-      const problems = [...urlProblems((params ?? {}) as Record<string, unknown>, "path"), ...urlProblems((query ?? {}) as Record<string, unknown>, "query")];
+      const problems = [
+        ...urlProblems((params ?? {}) as Record<string, unknown>, "path"),
+        ...urlProblems((query ?? {}) as Record<string, unknown>, "query"),
+      ];
       if (problems.length) throw new InvalidInput(problems.slice(0, 20));
     });
 }

@@ -42,7 +42,8 @@ export function tooDeepAt(text: string): number {
 /** The problem with one piece of caller text, or null: NUL and lone surrogates cannot be stored. */
 export function textProblem(text: string, loc: Loc): ValidationIssue | null {
   if (text.includes("\u0000")) return { loc, msg: "String should not contain the NUL character (U+0000)", type: "string_unicode" };
-  if (!text.isWellFormed()) return { loc, msg: "Input should be a valid string, unable to parse raw data as a unicode string", type: "string_unicode" };
+  if (!text.isWellFormed())
+    return { loc, msg: "Input should be a valid string, unable to parse raw data as a unicode string", type: "string_unicode" };
   return null;
 }
 

@@ -37,7 +37,9 @@ export function withJsonBodies(app: AnyElysia): AnyElysia {
   const source = app as unknown as RouteSource;
   const view: RouteSource = {
     getGlobalRoutes: () =>
-      source.getGlobalRoutes().map((route) => (route.hooks?.body ? { ...route, hooks: { ...route.hooks, parse: [{ fn: "json" }] } } : route)),
+      source
+        .getGlobalRoutes()
+        .map((route) => (route.hooks?.body ? { ...route, hooks: { ...route.hooks, parse: [{ fn: "json" }] } } : route)),
     getGlobalDefinitions: () => source.getGlobalDefinitions?.(),
   };
   return view as unknown as AnyElysia;
@@ -79,7 +81,11 @@ const ERROR_COMPONENTS = {
             type: "object",
             required: ["loc", "msg", "type"],
             properties: {
-              loc: { type: "array", items: { type: ["string", "integer"] }, description: 'Where, e.g. ["body", "prompt"]; malformed JSON gives ["body", <offset>].' },
+              loc: {
+                type: "array",
+                items: { type: ["string", "integer"] },
+                description: 'Where, e.g. ["body", "prompt"]; malformed JSON gives ["body", <offset>].',
+              },
               msg: { type: "string" },
               type: { type: "string", examples: ["missing", "json_invalid"] },
             },
@@ -113,7 +119,8 @@ function admitsNull(schema: unknown): boolean {
   return [schema.anyOf, schema.oneOf].some((union) => Array.isArray(union) && union.some(admitsNull));
 }
 
-const isNumberText = (schema: unknown) => isObject(schema) && schema.type === "string" && (schema.format === "integer" || schema.format === "numeric");
+const isNumberText = (schema: unknown) =>
+  isObject(schema) && schema.type === "string" && (schema.format === "integer" || schema.format === "numeric");
 
 /**
  * One schema made plain OpenAPI 3.1: `nullable` (3.0) becomes null in the
@@ -180,7 +187,9 @@ export function finishDocument(generated: Json, settings: DocumentSettings = {})
     responses: { ...ERROR_COMPONENTS.responses, ...(components.responses as Json | undefined) },
   };
   document.servers = [
-    settings.publicBaseUrl ? { url: settings.publicBaseUrl, description: "This deployment" } : { url: "/", description: "The server this document is served from" },
+    settings.publicBaseUrl
+      ? { url: settings.publicBaseUrl, description: "This deployment" }
+      : { url: "/", description: "The server this document is served from" },
   ];
   return document;
 }

@@ -57,8 +57,14 @@ const DOCUMENTATION = {
   },
   tags: [
     { name: "Account", description: "The caller's account and API keys." },
-    { name: "Search", description: "Agentic search: a prompt in, a cited answer out (JSON, server-sent events, or the WebSocket at /v1/ws/search)." },
-    { name: "Designed endpoints", description: "Private, versioned, typed endpoints designed from a research task in words, and running them." },
+    {
+      name: "Search",
+      description: "Agentic search: a prompt in, a cited answer out (JSON, server-sent events, or the WebSocket at /v1/ws/search).",
+    },
+    {
+      name: "Designed endpoints",
+      description: "Private, versioned, typed endpoints designed from a research task in words, and running them.",
+    },
     { name: "Marketplace", description: "Published endpoints: publish, browse, and run other accounts' endpoints." },
     { name: "Dashboard", description: "Sign-up, sign-in and the session of the owners' dashboard (served at /dashboard)." },
     { name: "Contents", description: "Read a page's main content, through the SSRF guard and the page cache." },
@@ -88,18 +94,20 @@ export function openapiDocs(publicBaseUrl?: string) {
     cached = { routes, document: finishDocument(full, { publicBaseUrl }) };
     return cached.document;
   };
-  return docs.onAfterHandle(({ route }) => (route === SPEC_PATH ? document() : undefined)).use(
-    openapi({
-      path: "/docs",
-      specPath: SPEC_PATH,
-      openapiVersion: OPENAPI_VERSION,
-      provider: "swagger-ui",
-      // The page loads its viewer from this service (swagger-ui-dist), never from a CDN.
-      swagger: { cdn: "/docs/assets/swagger-ui-bundle.js", theme: "/docs/assets/swagger-ui.css", autoDarkMode: false },
-      exclude: EXCLUDE,
-      documentation: DOCUMENTATION,
-    }),
-  );
+  return docs
+    .onAfterHandle(({ route }) => (route === SPEC_PATH ? document() : undefined))
+    .use(
+      openapi({
+        path: "/docs",
+        specPath: SPEC_PATH,
+        openapiVersion: OPENAPI_VERSION,
+        provider: "swagger-ui",
+        // The page loads its viewer from this service (swagger-ui-dist), never from a CDN.
+        swagger: { cdn: "/docs/assets/swagger-ui-bundle.js", theme: "/docs/assets/swagger-ui.css", autoDarkMode: false },
+        exclude: EXCLUDE,
+        documentation: DOCUMENTATION,
+      }),
+    );
 }
 
 const DOCS_ASSETS: Record<string, string> = {

@@ -12,6 +12,8 @@ test("a query boolean reads as FastAPI reads one; anything else is bool_parsing 
     throw new Error("accepted");
   } catch (error) {
     expect(error).toBeInstanceOf(InvalidInput);
-    expect((error as InvalidInput).issues).toEqual([{ loc: ["query", "all_versions"], msg: "Input should be a valid boolean, unable to interpret input", type: "bool_parsing" }]);
+    expect((error as InvalidInput).issues).toEqual([
+      { loc: ["query", "all_versions"], msg: "Input should be a valid boolean, unable to interpret input", type: "bool_parsing" },
+    ]);
   }
 });

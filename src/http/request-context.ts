@@ -77,7 +77,11 @@ export interface RequestLogEntry {
 export type BodySchemaOf = (method: string, route: string) => unknown;
 
 /** Request ids, error mapping and the access log, for the whole app. */
-export function requestContext(log: Logger, onFinished: (entry: RequestLogEntry) => void = () => {}, bodySchemaOf: BodySchemaOf = () => undefined) {
+export function requestContext(
+  log: Logger,
+  onFinished: (entry: RequestLogEntry) => void = () => {},
+  bodySchemaOf: BodySchemaOf = () => undefined,
+) {
   return new Elysia({ name: "request-context" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestMeta(request).id;
@@ -94,8 +98,10 @@ export function requestContext(log: Logger, onFinished: (entry: RequestLogEntry)
       }
       if (outcome.internal !== undefined) log.error("unhandled error", { request_id: meta.id, error: outcome.internal });
       // One of our errors may carry what a library or an upstream said: the log reads it, the caller reads our message.
-      else if (error instanceof ServiceError && error.cause !== undefined) log.warn("request failed", { request_id: meta.id, code: error.code, cause: error.cause });
-      meta.errorCode = typeof outcome.body.error === "string" ? outcome.body.error : outcome.status === 422 ? "validation_failed" : undefined;
+      else if (error instanceof ServiceError && error.cause !== undefined)
+        log.warn("request failed", { request_id: meta.id, code: error.code, cause: error.cause });
+      meta.errorCode =
+        typeof outcome.body.error === "string" ? outcome.body.error : outcome.status === 422 ? "validation_failed" : undefined;
       set.status = outcome.status;
       set.headers["x-request-id"] = meta.id;
       Object.assign(set.headers, outcome.headers);

@@ -31,7 +31,8 @@ function walk(schema: Schema, value: unknown, loc: Loc, out: ValidationIssue[], 
   }
   if (Array.isArray(schema.anyOf)) return walkUnion(schema.anyOf as Schema[], value, loc, out, isRoot);
   if ("const" in schema) {
-    if (value !== schema.const) out.push({ loc, msg: `Input should be ${JSON.stringify(schema.const).replaceAll('"', "'")}`, type: "literal_error" });
+    if (value !== schema.const)
+      out.push({ loc, msg: `Input should be ${JSON.stringify(schema.const).replaceAll('"', "'")}`, type: "literal_error" });
     return;
   }
   if (Array.isArray(schema.enum) && !schema.enum.includes(value as never)) {
@@ -110,14 +111,23 @@ function walkObject(schema: Schema, value: unknown, loc: Loc, out: ValidationIss
     }
     // Unknown fields are ignored, never reported (FastAPI's default): Elysia's compiled schemas say
     // additionalProperties: false only so that it can strip them.
-    if (schema.additionalProperties && typeof schema.additionalProperties === "object") walk(schema.additionalProperties as Schema, v, [...loc, name], out);
+    if (schema.additionalProperties && typeof schema.additionalProperties === "object")
+      walk(schema.additionalProperties as Schema, v, [...loc, name], out);
   }
   const count = Object.keys(record).length;
   if (typeof schema.minProperties === "number" && count < schema.minProperties) {
-    out.push({ loc, msg: `Dictionary should have at least ${plural(schema.minProperties, "item")} after validation, not ${count}`, type: "too_short" });
+    out.push({
+      loc,
+      msg: `Dictionary should have at least ${plural(schema.minProperties, "item")} after validation, not ${count}`,
+      type: "too_short",
+    });
   }
   if (typeof schema.maxProperties === "number" && count > schema.maxProperties) {
-    out.push({ loc, msg: `Dictionary should have at most ${plural(schema.maxProperties, "item")} after validation, not ${count}`, type: "too_long" });
+    out.push({
+      loc,
+      msg: `Dictionary should have at most ${plural(schema.maxProperties, "item")} after validation, not ${count}`,
+      type: "too_long",
+    });
   }
 }
 
@@ -127,10 +137,18 @@ function walkArray(schema: Schema, value: unknown, loc: Loc, out: ValidationIssu
     return;
   }
   if (typeof schema.minItems === "number" && value.length < schema.minItems) {
-    out.push({ loc, msg: `List should have at least ${plural(schema.minItems, "item")} after validation, not ${value.length}`, type: "too_short" });
+    out.push({
+      loc,
+      msg: `List should have at least ${plural(schema.minItems, "item")} after validation, not ${value.length}`,
+      type: "too_short",
+    });
   }
   if (typeof schema.maxItems === "number" && value.length > schema.maxItems) {
-    out.push({ loc, msg: `List should have at most ${plural(schema.maxItems, "item")} after validation, not ${value.length}`, type: "too_long" });
+    out.push({
+      loc,
+      msg: `List should have at most ${plural(schema.maxItems, "item")} after validation, not ${value.length}`,
+      type: "too_long",
+    });
     return;
   }
   if (schema.items && typeof schema.items === "object") {
@@ -165,7 +183,11 @@ function walkNumber(schema: Schema, value: unknown, loc: Loc, out: ValidationIss
     return;
   }
   if (typeof value !== "number" || !Number.isFinite(value)) {
-    out.push(integer ? { loc, msg: "Input should be a valid integer", type: "int_type" } : { loc, msg: "Input should be a valid number", type: "float_type" });
+    out.push(
+      integer
+        ? { loc, msg: "Input should be a valid integer", type: "int_type" }
+        : { loc, msg: "Input should be a valid number", type: "float_type" },
+    );
     return;
   }
   if (integer && !Number.isInteger(value)) {

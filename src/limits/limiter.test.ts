@@ -9,7 +9,13 @@ import { InFlightGauge } from "./peak-load.ts";
 import { planFor, type Plan } from "./plans.ts";
 import type { BucketStore } from "./store.ts";
 
-const settings: LimiterSettings = { failMode: "open", timeoutMs: 50, keyPrefix: "t:", peakInflightThreshold: 3, peakFreeRefillFactor: 0.25 };
+const settings: LimiterSettings = {
+  failMode: "open",
+  timeoutMs: 50,
+  keyPrefix: "t:",
+  peakInflightThreshold: 3,
+  peakFreeRefillFactor: 0.25,
+};
 const free = planFor({ balanceMicros: 0, customRateLimit: null });
 const pro = planFor({ balanceMicros: 1, customRateLimit: null });
 
@@ -69,7 +75,11 @@ describe("a store that does not answer", () => {
     const clock = new ManualClock();
     const store = new HangingStore();
     const lines: string[] = [];
-    const limiter = new RateLimiter(store, new MemoryStore(clock), settings, { clock, log: createLogger({ level: "info", sink: (l) => lines.push(l) }), load: new InFlightGauge() });
+    const limiter = new RateLimiter(store, new MemoryStore(clock), settings, {
+      clock,
+      log: createLogger({ level: "info", sink: (l) => lines.push(l) }),
+      load: new InFlightGauge(),
+    });
     const started = performance.now();
     const first = await limiter.check("k", free);
     expect(performance.now() - started).toBeLessThan(500);
@@ -85,7 +95,12 @@ describe("a store that does not answer", () => {
 
   test("fail closed: 503 rate_limiter_unavailable", async () => {
     const clock = new ManualClock();
-    const limiter = new RateLimiter(new HangingStore(), new MemoryStore(clock), { ...settings, failMode: "closed" }, { clock, log: createLogger({ level: "silent" }), load: new InFlightGauge() });
+    const limiter = new RateLimiter(
+      new HangingStore(),
+      new MemoryStore(clock),
+      { ...settings, failMode: "closed" },
+      { clock, log: createLogger({ level: "silent" }), load: new InFlightGauge() },
+    );
     const error = await limiter.check("k", free).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceError);
     expect((error as ServiceError).code).toBe("rate_limiter_unavailable");

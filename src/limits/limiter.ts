@@ -116,7 +116,9 @@ export class RateLimiter {
 
   private degraded(key: string, policy: BucketPolicy, plan: Plan): LimitOutcome {
     if (this.settings.failMode === "closed") {
-      throw new ServiceError("rate_limiter_unavailable", "rate limiting is temporarily unavailable, try again in 1 second", { retryAfterSeconds: 1 });
+      throw new ServiceError("rate_limiter_unavailable", "rate limiting is temporarily unavailable, try again in 1 second", {
+        retryAfterSeconds: 1,
+      });
     }
     return { ...this.fallback.takeNow(key, policy), plan, degraded: true };
   }

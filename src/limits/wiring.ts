@@ -9,7 +9,10 @@ import type { BucketStore } from "./store.ts";
 import { UpstashStore } from "./upstash-store.ts";
 
 /** The limiter on the configured store: Redis, Upstash, or this process's memory. */
-export async function createRateLimiter(settings: Config["rateLimit"], deps: { clock: Clock; log: Logger; load: InFlightGauge }): Promise<RateLimiter> {
+export async function createRateLimiter(
+  settings: Config["rateLimit"],
+  deps: { clock: Clock; log: Logger; load: InFlightGauge },
+): Promise<RateLimiter> {
   const fallback = new MemoryStore(deps.clock);
   let store: BucketStore = fallback;
   if (settings.redisUrl) store = new RedisStore(settings.redisUrl);

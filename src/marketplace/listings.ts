@@ -43,7 +43,12 @@ function listingView(listing: ListingRow, versions: q.SnapshotRow[]) {
     tags: listing.tags,
     publisher: listing.publisherName,
     latest_version: Math.max(0, ...versions.map((v) => v.version)),
-    versions: versions.map((v) => ({ version: v.version, source_version: v.sourceVersion, published_at: v.createdAt.toISOString(), version_notes: v.versionNotes })),
+    versions: versions.map((v) => ({
+      version: v.version,
+      source_version: v.sourceVersion,
+      published_at: v.createdAt.toISOString(),
+      version_notes: v.versionNotes,
+    })),
     created_at: listing.createdAt.toISOString(),
     updated_at: listing.updatedAt.toISOString(),
   };
@@ -67,7 +72,11 @@ export function snapshotOf(published: PublishedEndpoint, version: number): q.Sna
 export async function publishedView(ctx: EndpointsContext, publicStub: string, publishedVersion: number, base: string) {
   const { listing, versions } = await findPublished(ctx, publicStub);
   const snapshot = snapshotOf({ listing, versions }, publishedVersion);
-  return { ...listingView(listing, versions), published_version: publishedVersion, integration: snapshotIntegration(base, publicStub, snapshot, publishedVersion) };
+  return {
+    ...listingView(listing, versions),
+    published_version: publishedVersion,
+    integration: snapshotIntegration(base, publicStub, snapshot, publishedVersion),
+  };
 }
 
 /** One listing with the newest version (or `version`) shown: its schemas, integration and example. */
@@ -99,7 +108,16 @@ export interface BrowseInput {
 export async function browseListings(ctx: EndpointsContext, input: BrowseInput) {
   const perPage = Math.min(Math.max(Math.floor(input.per_page ?? 20), 1), 100);
   const page = Math.max(Math.floor(input.page ?? 1), 1);
-  const { rows, total } = await q.listListings(ctx.db, { text: input.q?.trim() || undefined, category: input.category || undefined, tag: input.tag || undefined, limit: perPage, offset: (page - 1) * perPage });
-  const versions = await q.snapshotsOfMany(ctx.db, rows.map((r) => r.id));
+  const { rows, total } = await q.listListings(ctx.db, {
+    text: input.q?.trim() || undefined,
+    category: input.category || undefined,
+    tag: input.tag || undefined,
+    limit: perPage,
+    offset: (page - 1) * perPage,
+  });
+  const versions = await q.snapshotsOfMany(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   return { items: rows.map((row) => listingView(row, versions.get(row.id) ?? [])), total, page, per_page: perPage };
 }

@@ -2,7 +2,12 @@
 import { t } from "elysia";
 import { IntegrationView } from "../endpoints/model.ts";
 
-const ListingVersion = t.Object({ version: t.Integer(), source_version: t.Integer(), published_at: t.String(), version_notes: t.Nullable(t.String()) });
+const ListingVersion = t.Object({
+  version: t.Integer(),
+  source_version: t.Integer(),
+  published_at: t.String(),
+  version_notes: t.Nullable(t.String()),
+});
 
 export const Listing = t.Object({
   public_stub: t.String(),
@@ -19,7 +24,14 @@ export const Listing = t.Object({
 
 export const ListingDetail = t.Composite([
   Listing,
-  t.Object({ shown_version: t.Integer(), api_name: t.String(), inputs: t.Array(t.Unknown()), output_format: t.Unknown(), integration: IntegrationView, example_request: t.Unknown() }),
+  t.Object({
+    shown_version: t.Integer(),
+    api_name: t.String(),
+    inputs: t.Array(t.Unknown()),
+    output_format: t.Unknown(),
+    integration: IntegrationView,
+    example_request: t.Unknown(),
+  }),
 ]);
 
 export const PublishBody = t.Optional(
@@ -48,4 +60,6 @@ export const ListingPage = t.Object({ items: t.Array(Listing), total: t.Integer(
 
 export const PublicStubParams = t.Object({ public_stub: t.String({ maxLength: 64 }) });
 
-export const ShownVersionQuery = t.Object({ version: t.Optional(t.Numeric({ minimum: 1, maximum: 1_000_000, description: "A published version (default: the newest)." })) });
+export const ShownVersionQuery = t.Object({
+  version: t.Optional(t.Numeric({ minimum: 1, maximum: 1_000_000, description: "A published version (default: the newest)." })),
+});

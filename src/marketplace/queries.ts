@@ -37,7 +37,13 @@ export async function insertPublished(db: Database, row: typeof publishedEndpoin
   return created!;
 }
 
-export async function updateListing(db: Database, ownerAccountId: string, id: string, changes: Partial<Pick<PublishedRow, "title" | "description" | "category" | "tags">>, at: Date): Promise<void> {
+export async function updateListing(
+  db: Database,
+  ownerAccountId: string,
+  id: string,
+  changes: Partial<Pick<PublishedRow, "title" | "description" | "category" | "tags">>,
+  at: Date,
+): Promise<void> {
   await db
     .update(publishedEndpoints)
     .set({ ...changes, updatedAt: at })
@@ -57,7 +63,11 @@ export async function snapshots(db: Database, publishedId: string): Promise<Snap
 export async function snapshotsOfMany(db: Database, publishedIds: string[]): Promise<Map<string, SnapshotRow[]>> {
   const out = new Map<string, SnapshotRow[]>();
   if (publishedIds.length === 0) return out;
-  const rows = await db.select().from(publishedVersions).where(inArray(publishedVersions.publishedId, publishedIds)).orderBy(asc(publishedVersions.publishedId), asc(publishedVersions.version));
+  const rows = await db
+    .select()
+    .from(publishedVersions)
+    .where(inArray(publishedVersions.publishedId, publishedIds))
+    .orderBy(asc(publishedVersions.publishedId), asc(publishedVersions.version));
   for (const row of rows) out.set(row.publishedId, [...(out.get(row.publishedId) ?? []), row]);
   return out;
 }
@@ -70,11 +80,21 @@ export interface ListingFilter {
   offset: number;
 }
 
-export async function listListings(db: Database, filter: ListingFilter): Promise<{ rows: (PublishedRow & { publisherName: string })[]; total: number }> {
+export async function listListings(
+  db: Database,
+  filter: ListingFilter,
+): Promise<{ rows: (PublishedRow & { publisherName: string })[]; total: number }> {
   const conditions: SQL[] = [];
   if (filter.text) {
     const pattern = `%${filter.text.replace(/[%_\\]/g, "\\$&")}%`;
-    conditions.push(or(ilike(publishedEndpoints.title, pattern), ilike(publishedEndpoints.description, pattern), ilike(publishedEndpoints.publicStub, pattern), sql`${publishedEndpoints.tags}::text ilike ${pattern}`)!);
+    conditions.push(
+      or(
+        ilike(publishedEndpoints.title, pattern),
+        ilike(publishedEndpoints.description, pattern),
+        ilike(publishedEndpoints.publicStub, pattern),
+        sql`${publishedEndpoints.tags}::text ilike ${pattern}`,
+      )!,
+    );
   }
   if (filter.category) conditions.push(sql`lower(${publishedEndpoints.category}) = lower(${filter.category})`);
   if (filter.tag) conditions.push(sql`${publishedEndpoints.tags} @> ${JSON.stringify([filter.tag.toLowerCase()])}::jsonb`);

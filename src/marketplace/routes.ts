@@ -44,12 +44,19 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
       response: { 200: ListingPage },
       detail: secured({ tags, summary: "Browse published endpoints: search by text, category or tag, paginated" }),
     })
-    .get("/marketplace/:public_stub", async ({ params, query, request }) => listingDetail(ctx, params.public_stub, query.version, base(request)), {
-      params: PublicStubParams,
-      query: ShownVersionQuery,
-      response: { 200: ListingDetail },
-      detail: secured({ tags, summary: "One published endpoint: description, versions, schemas and an example (of the newest version, or ?version=n)" }),
-    })
+    .get(
+      "/marketplace/:public_stub",
+      async ({ params, query, request }) => listingDetail(ctx, params.public_stub, query.version, base(request)),
+      {
+        params: PublicStubParams,
+        query: ShownVersionQuery,
+        response: { 200: ListingDetail },
+        detail: secured({
+          tags,
+          summary: "One published endpoint: description, versions, schemas and an example (of the newest version, or ?version=n)",
+        }),
+      },
+    )
     .post(
       "/published-service/:api_stub",
       async ({ params, body, request }) => {
@@ -57,7 +64,12 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
         requestMeta(request).publisher = { accountId: listing.ownerAccountId, publishedId: listing.id };
         return runCall(face, runnable(versions.at(-1)!), body, answeredCall(request));
       },
-      { params: t.Object({ api_stub: t.String({ maxLength: 64 }) }), body: RunBody, response: { 200: RunResponse }, detail: secured({ tags, summary: "Run the newest published version" }) },
+      {
+        params: t.Object({ api_stub: t.String({ maxLength: 64 }) }),
+        body: RunBody,
+        response: { 200: RunResponse },
+        detail: secured({ tags, summary: "Run the newest published version" }),
+      },
     )
     .post(
       "/published-service/:api_stub/:version",

@@ -21,7 +21,6 @@ export interface PublishInput {
   tags?: string[] | null;
 }
 
-
 function cleanTags(tags: string[]): string[] {
   return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter(Boolean))].slice(0, 20);
 }
@@ -36,9 +35,22 @@ async function insertOrTaken(tx: Database, publicStub: string, row: Parameters<t
   }
 }
 
-export async function publishVersion(ctx: EndpointsContext, accountId: string, apiId: number, input: PublishInput): Promise<{ publicStub: string; publishedVersion: number }> {
-  if (input.public_stub !== undefined && input.public_stub !== null && (!couldBeStub(input.public_stub) || /^v\d+$/.test(input.public_stub))) {
-    throw invalid(["body", "public_stub"], "a public stub is 1 to 64 lowercase letters, digits and inner hyphens, and not of the form v<digits>", "string_pattern_mismatch");
+export async function publishVersion(
+  ctx: EndpointsContext,
+  accountId: string,
+  apiId: number,
+  input: PublishInput,
+): Promise<{ publicStub: string; publishedVersion: number }> {
+  if (
+    input.public_stub !== undefined &&
+    input.public_stub !== null &&
+    (!couldBeStub(input.public_stub) || /^v\d+$/.test(input.public_stub))
+  ) {
+    throw invalid(
+      ["body", "public_stub"],
+      "a public stub is 1 to 64 lowercase letters, digits and inner hyphens, and not of the form v<digits>",
+      "string_pattern_mismatch",
+    );
   }
   return ctx.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Database;

@@ -38,10 +38,18 @@ export function opsRoutes(deps: { database: DatabaseHandle; limiter: RateLimiter
         return {
           status: ready ? ("ready" as const) : ("not_ready" as const),
           database: { kind: deps.database.kind, ok: databaseOk },
-          rate_limit_store: { store: limiter.store, healthy: limiter.healthy, fail_mode: limiter.failMode, outage_since: limiter.outageSince },
+          rate_limit_store: {
+            store: limiter.store,
+            healthy: limiter.healthy,
+            fail_mode: limiter.failMode,
+            outage_since: limiter.outageSince,
+          },
           draining: deps.draining(),
         };
       },
-      { response: { 200: Readiness, 503: Readiness }, detail: { tags: ["Operations"], summary: "The database answers and the limiter can admit" } },
+      {
+        response: { 200: Readiness, 503: Readiness },
+        detail: { tags: ["Operations"], summary: "The database answers and the limiter can admit" },
+      },
     );
 }

@@ -3,7 +3,9 @@ import { citationFilter, citedIds } from "./citations.ts";
 
 test("markers of unknown sources are dropped even when split across deltas", () => {
   const filter = citationFilter(new Set([1, 2]));
-  const out = ["The bridge opens in May [", "1][", "7] and costs 40 million [2", "]. See [3]", " and [12"].map((d) => filter.push(d)).join("") + filter.flush();
+  const out =
+    ["The bridge opens in May [", "1][", "7] and costs 40 million [2", "]. See [3]", " and [12"].map((d) => filter.push(d)).join("") +
+    filter.flush();
   expect(out).toBe("The bridge opens in May [1] and costs 40 million [2]. See  and [12");
   expect(citedIds(out)).toEqual([1, 2]);
 });

@@ -28,7 +28,8 @@ export class EarlyReads {
       if (this.started.size >= this.maxPages * 2) return;
       const key = canonicalUrl(hit.url);
       if (!key || this.started.has(key)) continue;
-      const read = (async () => readPage(this.contents, { url: parseRequestedUrl(hit.url, ["url"]), signal: this.signal, waitForStore: false }))();
+      const read = (async () =>
+        readPage(this.contents, { url: parseRequestedUrl(hit.url, ["url"]), signal: this.signal, waitForStore: false }))();
       // Whoever takes the read reports its failure; one nobody takes fails quietly.
       read.catch(() => {});
       this.started.set(key, read);

@@ -73,13 +73,18 @@ export async function prepareRun(deps: EngineDeps, request: ResearchRequest, sig
   if (!image) return { request, image: null };
   if (image.kind === "bytes") return { request, image: { data: image.data, mediaType: image.mediaType } };
   try {
-    const fetched = await deps.contents.fetcher.fetch(image.url, { signal, maxBytes: deps.settings.imageMaxBytes, acceptType: (t) => t === "" || t.startsWith("image/") || t === "application/octet-stream" });
+    const fetched = await deps.contents.fetcher.fetch(image.url, {
+      signal,
+      maxBytes: deps.settings.imageMaxBytes,
+      acceptType: (t) => t === "" || t.startsWith("image/") || t === "application/octet-stream",
+    });
     const mediaType = sniffImage(fetched.body);
     if (!mediaType) throw invalid(["body", "image"], "the image URL did not return a PNG, JPEG, GIF, WebP or BMP image", "image_type");
     return { request, image: { data: fetched.body, mediaType } };
   } catch (error) {
     if (signal.aborted) throw error;
-    if (error instanceof ServiceError && error.code !== "validation_failed") throw invalid(["body", "image"], `the image URL could not be fetched (${error.code})`, "image_url");
+    if (error instanceof ServiceError && error.code !== "validation_failed")
+      throw invalid(["body", "image"], `the image URL could not be fetched (${error.code})`, "image_url");
     throw error;
   }
 }
@@ -114,7 +119,9 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
         imageNote = `the image could not be analysed (${modelFailureNote(error, deps.log, "image")})`;
       }
     } else {
-      imageNote = llm ? `the configured model (${llm.model}) cannot read images; the image was not analysed` : "no vision-capable model is configured; the image was not analysed";
+      imageNote = llm
+        ? `the configured model (${llm.model}) cannot read images; the image was not analysed`
+        : "no vision-capable model is configured; the image was not analysed";
     }
     lap("image");
   }
@@ -125,8 +132,20 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
   lap("plan");
 
   const scopes = { whitelist: request.whitelist, blacklist: request.blacklist };
-  const early = deps.settings.read.early && deps.settings.read.maxPages > 0 ? new EarlyReads(deps.contents, deps.settings.read.maxPages, signal) : undefined;
-  const { hits, reports } = await fanOut(deps.sources, plan.queries, scopes, deps.settings.fanout, deps.breakers, signal, deps.log, early && ((list) => early.offer(list)));
+  const early =
+    deps.settings.read.early && deps.settings.read.maxPages > 0
+      ? new EarlyReads(deps.contents, deps.settings.read.maxPages, signal)
+      : undefined;
+  const { hits, reports } = await fanOut(
+    deps.sources,
+    plan.queries,
+    scopes,
+    deps.settings.fanout,
+    deps.breakers,
+    signal,
+    deps.log,
+    early && ((list) => early.offer(list)),
+  );
   lap("search");
 
   const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal, early);
@@ -139,7 +158,16 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
 
   let answerText = "";
   if (request.outputFormat) {
-    const value = await structuredAnswer(deps, request.prompt, request.outputFormat.schema, request.outputFormat.shape, evidence.sources, signal, notes, (u) => (usage = addUsage(usage, u)));
+    const value = await structuredAnswer(
+      deps,
+      request.prompt,
+      request.outputFormat.schema,
+      request.outputFormat.shape,
+      evidence.sources,
+      signal,
+      notes,
+      (u) => (usage = addUsage(usage, u)),
+    );
     const shaped = truncateLists(value, request.maxResults);
     answerText = JSON.stringify(shaped);
     yield { type: "response", content: shaped };
@@ -148,7 +176,10 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
     yield { type: "response", content: NO_SOURCES_ANSWER };
   } else if (llm) {
     const filter = citationFilter(new Set(evidence.sources.map((s) => s.id)));
-    const stream = llm.streamAnswer({ prompt: request.prompt, sources: evidence.sources, ...(prepared.image && llm.vision ? { image: prepared.image } : {}) }, signal);
+    const stream = llm.streamAnswer(
+      { prompt: request.prompt, sources: evidence.sources, ...(prepared.image && llm.vision ? { image: prepared.image } : {}) },
+      signal,
+    );
     let sent = false;
     try {
       for await (const delta of stream.deltas) {
@@ -167,7 +198,11 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
     } catch (error) {
       signal.throwIfAborted();
       // Half an answer cannot fall back: the run fails, in our words (the provider's are logged).
-      if (sent) throw new ServiceError("service_unavailable", `the language model stopped answering mid-way: ${modelFailureWords(modelFailure(error, deps.log, "answer"))}`);
+      if (sent)
+        throw new ServiceError(
+          "service_unavailable",
+          `the language model stopped answering mid-way: ${modelFailureWords(modelFailure(error, deps.log, "answer"))}`,
+        );
       notes.push(`the language model failed (${modelFailureNote(error, deps.log, "answer")}); answered extractively`);
       for (const chunk of extractiveChunks(request.prompt, plan.queries, evidence.sources)) {
         answerText += chunk;
@@ -200,7 +235,10 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
       read: outcomes.filter((o) => o.page && !o.cached).length,
       from_cache: outcomes.filter((o) => o.page && o.cached).length,
       failed: outcomes.filter((o) => !o.page).length,
-      errors: outcomes.filter((o) => o.error).map((o) => `${o.hit.url}: ${o.error}`).slice(0, 10),
+      errors: outcomes
+        .filter((o) => o.error)
+        .map((o) => `${o.hit.url}: ${o.error}`)
+        .slice(0, 10),
     },
     sources_found: hits.length,
     image_analysed: imageAnalysed,

@@ -25,7 +25,8 @@ export function gatherEvidence(question: string, outcomes: ReadOutcome[], option
     const url = outcome.page?.finalUrl ?? outcome.hit.url;
     meta.set(provisionalId, { title: outcome.page?.title ?? outcome.hit.title ?? url, url });
     if (outcome.page) {
-      for (const passage of splitPassages(outcome.page.markdown)) candidates.push({ sourceId: provisionalId, text: passage.content, heading: passage.heading });
+      for (const passage of splitPassages(outcome.page.markdown))
+        candidates.push({ sourceId: provisionalId, text: passage.content, heading: passage.heading });
     }
     if (outcome.hit.snippet && (!outcome.page || candidates.every((c) => c.sourceId !== provisionalId))) {
       candidates.push({ sourceId: provisionalId, text: outcome.hit.snippet });
@@ -40,6 +41,9 @@ export function gatherEvidence(question: string, outcomes: ReadOutcome[], option
     const passages = ranked.filter((p) => p.sourceId === provisionalId).map((p) => ({ ...p, sourceId: id }));
     return { id, ...meta.get(provisionalId)!, passages };
   });
-  const context = sources.map((s) => ({ id: s.id, metadata: { title: s.title, url: s.url, content: s.passages.map((p) => p.text).join("\n\n") } }));
+  const context = sources.map((s) => ({
+    id: s.id,
+    metadata: { title: s.title, url: s.url, content: s.passages.map((p) => p.text).join("\n\n") },
+  }));
   return { sources, context, processedTokens };
 }

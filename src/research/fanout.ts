@@ -103,7 +103,12 @@ export async function fanOut(
   log: Logger,
   onList?: (hits: SearchHit[]) => void,
 ): Promise<{ hits: MergedHit[]; reports: ProviderReport[] }> {
-  const reports = new Map(sources.map((s) => [s.name, { name: s.name, calls: 0, succeeded: 0, failed: 0, hedges: 0, skipped_by_breaker: 0, errors: [] } as ProviderReport]));
+  const reports = new Map(
+    sources.map((s) => [
+      s.name,
+      { name: s.name, calls: 0, succeeded: 0, failed: 0, hedges: 0, skipped_by_breaker: 0, errors: [] } as ProviderReport,
+    ]),
+  );
   const lists: { provider: string; hits: SearchHit[] }[] = [];
   await Promise.all(
     sources.flatMap((source) =>
@@ -119,7 +124,9 @@ export async function fanOut(
           const found = await hedgedSearch(source, query, { limit: settings.resultsPerQuery, ...scopes }, settings, signal, report);
           breaker?.succeeded();
           report.succeeded++;
-          const hits = found.filter((hit) => (!scopes.whitelist || inScope(hit.url, scopes.whitelist)) && !(scopes.blacklist && inScope(hit.url, scopes.blacklist)));
+          const hits = found.filter(
+            (hit) => (!scopes.whitelist || inScope(hit.url, scopes.whitelist)) && !(scopes.blacklist && inScope(hit.url, scopes.blacklist)),
+          );
           lists.push({ provider: source.name, hits });
           onList?.(hits);
         } catch (error) {
@@ -129,7 +136,12 @@ export async function fanOut(
           const described = describe(error);
           if (report.errors.length < 5) report.errors.push(described);
           // The original (a driver's or a runtime's message) is ours to read, in the log with the run's request id.
-          log.warn("search provider failed", { provider: source.name, reported: described, error, ...(error instanceof ProviderError && error.detail ? { detail: error.detail } : {}) });
+          log.warn("search provider failed", {
+            provider: source.name,
+            reported: described,
+            error,
+            ...(error instanceof ProviderError && error.detail ? { detail: error.detail } : {}),
+          });
         }
       }),
     ),

@@ -14,12 +14,18 @@ const DomainList = Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 200 
 
 /** Critique's search body. `null` for an optional field means absent. */
 export const SearchRequestBody = Type.Object({
-  prompt: Type.String({ minLength: 1, maxLength: 20_000, description: "The question or research task, in natural language.", examples: ["What did the council decide about the river bridge?"] }),
+  prompt: Type.String({
+    minLength: 1,
+    maxLength: 20_000,
+    description: "The question or research task, in natural language.",
+    examples: ["What did the council decide about the river bridge?"],
+  }),
   image: Type.Optional(
     Nullable(
       Type.String({
         maxLength: 14_000_000,
-        description: "Base64 image data (raw or a data:image/...;base64 URL; PNG, JPEG, GIF or WebP) or an https:// URL ending in .jpg, .jpeg, .png, .gif, .webp or .bmp.",
+        description:
+          "Base64 image data (raw or a data:image/...;base64 URL; PNG, JPEG, GIF or WebP) or an https:// URL ending in .jpg, .jpeg, .png, .gif, .webp or .bmp.",
       }),
     ),
   ),
@@ -39,7 +45,11 @@ export const SearchRequestBody = Type.Object({
 
 export const ContextEntrySchema = Type.Object({
   id: Type.Integer({ minimum: 1 }),
-  metadata: Type.Object({ title: Type.String(), url: Type.String(), content: Type.String({ description: "The passages of this source the answer was given." }) }),
+  metadata: Type.Object({
+    title: Type.String(),
+    url: Type.String(),
+    content: Type.String({ description: "The passages of this source the answer was given." }),
+  }),
 });
 
 /** A run's `info`: the spec's `token_usage` (a number: the total) and our own members beside it. */
@@ -47,7 +57,10 @@ export function runInfoSchema(description: string) {
   return Type.Object(
     {
       token_usage: Type.Integer({ minimum: 0, description: "Tokens consumed by the run, in total." }),
-      tokens: Type.Object({ prompt: Type.Integer({ minimum: 0 }), completion: Type.Integer({ minimum: 0 }), total: Type.Integer({ minimum: 0 }) }, { description: "The breakdown of token_usage." }),
+      tokens: Type.Object(
+        { prompt: Type.Integer({ minimum: 0 }), completion: Type.Integer({ minimum: 0 }), total: Type.Integer({ minimum: 0 }) },
+        { description: "The breakdown of token_usage." },
+      ),
     },
     { additionalProperties: true, description },
   );

@@ -5,14 +5,34 @@ const loc = ["body", "output_format"];
 
 describe("output_format rules", () => {
   test("type names, nested objects and one-item arrays are accepted", () => {
-    expect(checkOutputFormat({ name: "string", age: "integer", score: "number", ok: "boolean", tags: "array", ceo: { name: "string" }, products: [{ name: "string", price: "number" }], years: ["integer"] }, loc)).toEqual([]);
+    expect(
+      checkOutputFormat(
+        {
+          name: "string",
+          age: "integer",
+          score: "number",
+          ok: "boolean",
+          tags: "array",
+          ceo: { name: "string" },
+          products: [{ name: "string", price: "number" }],
+          years: ["integer"],
+        },
+        loc,
+      ),
+    ).toEqual([]);
   });
 
   test("each rule is a 422 naming the path", () => {
     expect(checkOutputFormat({ a: "text" }, loc)[0]).toMatchObject({ loc: [...loc, "a"], type: "value_error" });
-    expect(checkOutputFormat({ a: { b: {} } }, loc)[0]).toMatchObject({ loc: [...loc, "a", "b"], msg: "an object must have at least one field" });
+    expect(checkOutputFormat({ a: { b: {} } }, loc)[0]).toMatchObject({
+      loc: [...loc, "a", "b"],
+      msg: "an object must have at least one field",
+    });
     expect(checkOutputFormat({}, loc)[0]).toMatchObject({ loc });
-    expect(checkOutputFormat({ a: ["string", "number"] }, loc)[0]).toMatchObject({ loc: [...loc, "a"], msg: "an array must hold exactly one item shape (found 2)" });
+    expect(checkOutputFormat({ a: ["string", "number"] }, loc)[0]).toMatchObject({
+      loc: [...loc, "a"],
+      msg: "an array must hold exactly one item shape (found 2)",
+    });
     expect(checkOutputFormat({ a: [] }, loc)[0]?.loc).toEqual([...loc, "a"]);
     expect(checkOutputFormat({ a: 5 }, loc)[0]?.loc).toEqual([...loc, "a"]);
     expect(checkOutputFormat({ a: null }, loc)[0]?.loc).toEqual([...loc, "a"]);
@@ -33,15 +53,25 @@ describe("output_format rules", () => {
 });
 
 describe("the JSON Schema", () => {
-  const schema = toJsonSchema({ name: "string", founded: "integer", public: "boolean", tags: "array", products: [{ name: "string", price: "number" }] });
+  const schema = toJsonSchema({
+    name: "string",
+    founded: "integer",
+    public: "boolean",
+    tags: "array",
+    products: [{ name: "string", price: "number" }],
+  });
   test("every field required, nullable, nothing extra", () => {
-    expect(schema).toMatchObject({ type: "object", required: ["name", "founded", "public", "tags", "products"], additionalProperties: false });
+    expect(schema).toMatchObject({
+      type: "object",
+      required: ["name", "founded", "public", "tags", "products"],
+      additionalProperties: false,
+    });
   });
   test("answers are checked against it", () => {
     expect(conforms(schema, { name: "Acme", founded: 1999, public: true, tags: ["a"], products: [{ name: "x", price: 9.5 }] })).toBe(true);
     expect(conforms(schema, { name: null, founded: null, public: null, tags: null, products: null })).toBe(true);
     expect(conforms(schema, { name: "Acme", founded: 1999.5, public: true, tags: [], products: [] })).toBe(false);
-    expect(conforms(schema, { name: "Acme", founded: 1999, public: true, tags: [], products: [] , extra: 1 })).toBe(false);
+    expect(conforms(schema, { name: "Acme", founded: 1999, public: true, tags: [], products: [], extra: 1 })).toBe(false);
     expect(conforms(schema, { name: "Acme" })).toBe(false);
     expect(conforms(schema, { name: "Acme", founded: 1, public: "yes", tags: [], products: [] })).toBe(false);
   });

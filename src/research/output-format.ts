@@ -29,7 +29,11 @@ export function checkOutputFormat(value: unknown, loc: (string | number)[]): Val
     if (issues.length >= 20) return;
     if (typeof node === "string") {
       if (!(TYPE_NAMES as readonly string[]).includes(node)) {
-        issues.push({ loc: path, msg: `unknown type name "${node.slice(0, 40)}": use one of ${TYPE_NAMES.join(", ")}, an object, or a one-item array`, type: "value_error" });
+        issues.push({
+          loc: path,
+          msg: `unknown type name "${node.slice(0, 40)}": use one of ${TYPE_NAMES.join(", ")}, an object, or a one-item array`,
+          type: "value_error",
+        });
       }
       return;
     }
@@ -57,7 +61,11 @@ export function checkOutputFormat(value: unknown, loc: (string | number)[]): Val
           return;
         }
         if (!name.trim() || name.length > MAX_FIELD_NAME) {
-          issues.push({ loc: [...path, name.slice(0, 40)], msg: `a field name must be 1 to ${MAX_FIELD_NAME} characters`, type: "value_error" });
+          issues.push({
+            loc: [...path, name.slice(0, 40)],
+            msg: `a field name must be 1 to ${MAX_FIELD_NAME} characters`,
+            type: "value_error",
+          });
           continue;
         }
         visit(child, [...path, name], depth + 1);

@@ -31,7 +31,10 @@ export function keyphraseQueries(prompt: string): string[] {
   const terms = contentTerms(prompt, 10);
   if (terms.length) queries.push(terms.join(" "));
   // Sub-questions ("X and Y?", "A; B", several sentences) each get their own terms.
-  const parts = prompt.split(/[?;\n]|\.\s+|,\s+(?:and|und|et|y)\s+|\s+(?:and also|as well as)\s+/i).map((p) => p.trim()).filter((p) => contentTerms(p).length >= 2);
+  const parts = prompt
+    .split(/[?;\n]|\.\s+|,\s+(?:and|und|et|y)\s+|\s+(?:and also|as well as)\s+/i)
+    .map((p) => p.trim())
+    .filter((p) => contentTerms(p).length >= 2);
   if (parts.length > 1) for (const part of parts) queries.push(contentTerms(part, 8).join(" "));
   return dedupe(queries);
 }
@@ -44,7 +47,12 @@ export interface Plan {
   error?: unknown;
 }
 
-export async function planQueries(llm: LlmPort | null, prompt: string, imageDescription: string | null, signal: AbortSignal): Promise<Plan> {
+export async function planQueries(
+  llm: LlmPort | null,
+  prompt: string,
+  imageDescription: string | null,
+  signal: AbortSignal,
+): Promise<Plan> {
   const request = imageDescription ? `${prompt}\n\nThe user attached an image: ${imageDescription}` : prompt;
   if (llm) {
     try {

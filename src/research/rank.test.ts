@@ -3,7 +3,14 @@ import { bm25Scores, rankPassages } from "./rank.ts";
 
 describe("ranking", () => {
   test("BM25 prefers passages with the rarer query terms", () => {
-    const scores = bm25Scores(["bridge", "cost"], [["bridge", "cost", "million"], ["bridge", "river"], ["weather", "today"]]);
+    const scores = bm25Scores(
+      ["bridge", "cost"],
+      [
+        ["bridge", "cost", "million"],
+        ["bridge", "river"],
+        ["weather", "today"],
+      ],
+    );
     expect(scores[0]).toBeGreaterThan(scores[1]!);
     expect(scores[2]).toBe(0);
   });
@@ -22,7 +29,14 @@ describe("ranking", () => {
     );
     expect(ranked.map((r) => r.sourceId)).toEqual([1, 2]);
     expect(ranked[1]!.text).toContain("debated");
-    const tight = rankPassages("bridge cost", [{ sourceId: 1, text: same }, { sourceId: 2, text: "bridge cost ".repeat(200) }], { tokenBudget: 30, maxPassages: 5 });
+    const tight = rankPassages(
+      "bridge cost",
+      [
+        { sourceId: 1, text: same },
+        { sourceId: 2, text: "bridge cost ".repeat(200) },
+      ],
+      { tokenBudget: 30, maxPassages: 5 },
+    );
     expect(tight.reduce((s, p) => s + p.tokens, 0)).toBeLessThanOrEqual(30);
   });
 });

@@ -29,7 +29,13 @@ export interface ReadOutcome {
   error: string | null;
 }
 
-export async function readHits(contents: ContentsContext, hits: MergedHit[], settings: ReadSettings, signal: AbortSignal, early?: EarlyReads): Promise<ReadOutcome[]> {
+export async function readHits(
+  contents: ContentsContext,
+  hits: MergedHit[],
+  settings: ReadSettings,
+  signal: AbortSignal,
+  early?: EarlyReads,
+): Promise<ReadOutcome[]> {
   const chosen = hits.slice(0, settings.maxPages);
   const outcomes: ReadOutcome[] = chosen.map((hit) => ({ hit, page: null, cached: false, error: "not read in time" }));
   const budget = AbortSignal.any([signal, AbortSignal.timeout(settings.budgetMs)]);
@@ -56,14 +62,16 @@ export async function readHits(contents: ContentsContext, hits: MergedHit[], set
     while (next < queue.length && !budget.aborted) {
       const outcome = queue[next++]!;
       // The answer needs the page, not its cache write: that finishes in the background.
-      await settle(outcome, (async () => readPage(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: budget, waitForStore: false }))());
+      await settle(
+        outcome,
+        (async () => readPage(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: budget, waitForStore: false }))(),
+      );
     }
   };
   const workers = Math.min(settings.concurrency, queue.length);
   await Promise.all([...waiting, ...Array.from({ length: workers }, worker)]);
   return outcomes;
 }
-
 
 /** A page's failure as info.pages.errors shows it: our code, and the site's status when it answered one. */
 function pageFailure(error: ServiceError): string {

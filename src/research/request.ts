@@ -41,11 +41,16 @@ export function parseSearchBody(body: SearchBody, options: { imageMaxBytes: numb
   const scopes: Record<keyof typeof lists, SourceScope | null> = { source_whitelist: null, source_blacklist: null };
   for (const name of Object.keys(lists) as (keyof typeof lists)[]) {
     const { scope, invalid } = scopeOf(lists[name]);
-    for (const index of invalid) issues.push({ loc: ["body", name, index], msg: "expected a domain (example.com) or an http(s) URL prefix", type: "value_error" });
+    for (const index of invalid)
+      issues.push({ loc: ["body", name, index], msg: "expected a domain (example.com) or an http(s) URL prefix", type: "value_error" });
     if (!isEmptyScope(scope)) scopes[name] = scope;
   }
   if (scopes.source_whitelist && scopes.source_blacklist) {
-    issues.push({ loc: ["body", "source_whitelist"], msg: "source_whitelist and source_blacklist cannot both be given: send one of them", type: "value_error" });
+    issues.push({
+      loc: ["body", "source_whitelist"],
+      msg: "source_whitelist and source_blacklist cannot both be given: send one of them",
+      type: "value_error",
+    });
   }
 
   let outputFormat: ResearchRequest["outputFormat"] = null;

@@ -38,7 +38,10 @@ export interface TokenReport {
 }
 
 export function tokenReport(usage: TokenUsage): TokenReport {
-  return { token_usage: usage.total_tokens, tokens: { prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total_tokens } };
+  return {
+    token_usage: usage.total_tokens,
+    tokens: { prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total_tokens },
+  };
 }
 
 export function usageOf(report: TokenReport): TokenUsage {

@@ -41,14 +41,22 @@ export function languageModel(llm: Config["llm"]): LlmPort | null {
 
 export function engineSettings(search: Config["search"]): EngineSettings {
   return {
-    fanout: { providerTimeoutMs: search.providerTimeoutMs, hedgeAfterMs: search.hedgeAfterMs, resultsPerQuery: search.resultsPerQuery, hedging: search.hedging },
+    fanout: {
+      providerTimeoutMs: search.providerTimeoutMs,
+      hedgeAfterMs: search.hedgeAfterMs,
+      resultsPerQuery: search.resultsPerQuery,
+      hedging: search.hedging,
+    },
     read: { maxPages: search.readPages, concurrency: search.readConcurrency, budgetMs: search.readBudgetMs, early: search.earlyReads },
     rank: { tokenBudget: search.tokenBudget, maxPassages: search.maxPassages },
     imageMaxBytes: search.imageMaxBytes,
   };
 }
 
-export function engineDeps(config: Pick<Config, "search" | "llm" | "fetch">, parts: { contents: ContentsContext; clock: Clock; log: Logger }): EngineDeps {
+export function engineDeps(
+  config: Pick<Config, "search" | "llm" | "fetch">,
+  parts: { contents: ContentsContext; clock: Clock; log: Logger },
+): EngineDeps {
   const sources = searchSources(config.search, new LocalIndex(parts.contents.db), config.fetch.userAgent);
   return {
     sources,

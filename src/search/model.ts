@@ -11,7 +11,11 @@ export { SearchRequestBody };
 export const SearchMessage = t.Object(SearchRequestBody.properties, { additionalProperties: true });
 
 export const SearchResponseBody = t.Object({
-  response: t.Union([t.String(), t.Record(t.String(), t.Unknown())], { description: "The answer with [n] citations, or an object matching output_format." }),
+  response: t.Union([t.String(), t.Record(t.String(), t.Unknown())], {
+    description: "The answer with [n] citations, or an object matching output_format.",
+  }),
   context: t.Array(ContextEntrySchema),
-  info: runInfoSchema("token_usage and tokens, model, planner, queries, timings_ms, providers, pages, sources_found, image_analysed, notes."),
+  info: runInfoSchema(
+    "token_usage and tokens, model, planner, queries, timings_ms, providers, pages, sources_found, image_analysed, notes.",
+  ),
 });

@@ -27,7 +27,11 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
         if (!streamed) return await collect(await startSearch(runs, research, answeredCall(request)));
         // The stream outlives this handler: its run records the usage when it ends.
         meta.usageRecordedLater = true;
-        const call = { requestId: meta.id, signal: AbortSignal.any([request.signal, stop.signal]), usage: usage.forStream({ caller, route: "POST /v1/search (stream)", requestId: meta.id }) };
+        const call = {
+          requestId: meta.id,
+          signal: AbortSignal.any([request.signal, stop.signal]),
+          usage: usage.forStream({ caller, route: "POST /v1/search (stream)", requestId: meta.id }),
+        };
         events = await startSearch(runs, research, call);
       } catch (error) {
         // Before a stream starts, its failures are statuses too: the JSON answer, mapped as the streams map theirs.

@@ -16,7 +16,12 @@ const HEARTBEAT_MS = 15_000;
  */
 export function sseResponse(events: RunEvents, stop: AbortController, fail: (error: unknown) => string, requestId: string): Response {
   return new Response(sseStream(events, stop, fail), {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "x-request-id": requestId },
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+      "x-request-id": requestId,
+    },
   });
 }
 
@@ -30,7 +35,8 @@ function sseStream(events: RunEvents, stop: AbortController, fail: (error: unkno
         if (!open) throw new ServiceError("bad_request", "the caller went away");
         controller.enqueue(encoder.encode(text));
       };
-      const send = (message: FaceMessage) => write(`event: ${message.type}\ndata: ${JSON.stringify({ type: message.type, content: message.content })}\n\n`);
+      const send = (message: FaceMessage) =>
+        write(`event: ${message.type}\ndata: ${JSON.stringify({ type: message.type, content: message.content })}\n\n`);
       // Comments keep proxies and idle timers from closing a quiet stream.
       heartbeat = setInterval(() => open && controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
       try {

@@ -55,7 +55,8 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
   const send = async (socket: RawSocket, signal: AbortSignal, message: FaceMessage) => {
     // Honour backpressure: a slow reader slows the run instead of growing our buffers.
     while (socket.getBufferedAmount() > BACKPRESSURE_BYTES && !signal.aborted) await Bun.sleep(5);
-    if (socket.send(JSON.stringify({ type: message.type, content: message.content })) === 0) throw new ServiceError("bad_request", "the socket closed");
+    if (socket.send(JSON.stringify({ type: message.type, content: message.content })) === 0)
+      throw new ServiceError("bad_request", "the socket closed");
   };
 
   const run = async (socket: RawSocket, state: SocketState, message: unknown) => {
@@ -84,69 +85,67 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
     }
   };
 
-  return new Elysia()
-    .use(authenticated(auth))
-    .ws("/v1/ws/search", {
-      beforeHandle({ caller, request }) {
-        if ((openPerKey.get(bucketOf(caller)) ?? 0) >= limits.maxSocketsPerKey) {
-          throw new ServiceError("rate_limited", `at most ${limits.maxSocketsPerKey} open search sockets per key`, { retryAfterSeconds: 5 });
-        }
-        requestMeta(request).usageRecordedLater = true;
-      },
-      upgrade({ request, set }) {
-        // A browser fails the connection unless the server picks one of the subprotocols it offered.
-        const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
-        const chosen = [KEY_SUBPROTOCOL, CSRF_SUBPROTOCOL].find((p) => offered.includes(p));
-        if (chosen) set.headers["sec-websocket-protocol"] = chosen;
-      },
-      open(ws) {
-        const { caller, request } = ws.data as unknown as { caller: Caller; request: Request };
-        openPerKey.set(bucketOf(caller), (openPerKey.get(bucketOf(caller)) ?? 0) + 1);
-        const raw = ws.raw as unknown as RawSocket;
-        const requestId = requestMeta(request).id;
-        const state: SocketState = {
-          caller,
-          requestId,
-          usage: usage.forStream({ caller, route: "WS /v1/ws/search", requestId }),
-          started: false,
-          closed: false,
-          controller: new AbortController(),
-          idle: undefined,
-        };
-        state.idle = setTimeout(() => {
-          // Usage for a socket that never started is recorded at its close, with this status.
-          const outcome = faceOutcome(new ServiceError("bad_request", "no search message received in time"), state.requestId);
-          void send(raw, state.controller.signal, { type: "error", content: outcome.message }).catch(() => {});
-          raw.close(1000, outcome.code);
-        }, FIRST_MESSAGE_TIMEOUT_MS);
-        states.set(ws.raw, state);
-      },
-      message(ws, message) {
-        const state = states.get(ws.raw);
-        if (!state) return;
-        const raw = ws.raw as unknown as RawSocket;
-        clearTimeout(state.idle);
-        if (state.started) {
-          // One search per connection: a second message ends it.
-          state.controller.abort(new ServiceError("bad_request", "one search per connection"));
-          return;
-        }
-        state.started = true;
-        void run(raw, state, message);
-      },
-      close(ws) {
-        const state = states.get(ws.raw);
-        if (!state) return;
-        clearTimeout(state.idle);
-        state.closed = true;
-        if (!state.started) recordRefused(runs, state.usage, 400);
-        state.controller.abort(new ServiceError("bad_request", "the client closed the socket"));
-        const bucket = bucketOf(state.caller);
-        const open = (openPerKey.get(bucket) ?? 1) - 1;
-        if (open <= 0) openPerKey.delete(bucket);
-        else openPerKey.set(bucket, open);
-      },
-    });
+  return new Elysia().use(authenticated(auth)).ws("/v1/ws/search", {
+    beforeHandle({ caller, request }) {
+      if ((openPerKey.get(bucketOf(caller)) ?? 0) >= limits.maxSocketsPerKey) {
+        throw new ServiceError("rate_limited", `at most ${limits.maxSocketsPerKey} open search sockets per key`, { retryAfterSeconds: 5 });
+      }
+      requestMeta(request).usageRecordedLater = true;
+    },
+    upgrade({ request, set }) {
+      // A browser fails the connection unless the server picks one of the subprotocols it offered.
+      const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+      const chosen = [KEY_SUBPROTOCOL, CSRF_SUBPROTOCOL].find((p) => offered.includes(p));
+      if (chosen) set.headers["sec-websocket-protocol"] = chosen;
+    },
+    open(ws) {
+      const { caller, request } = ws.data as unknown as { caller: Caller; request: Request };
+      openPerKey.set(bucketOf(caller), (openPerKey.get(bucketOf(caller)) ?? 0) + 1);
+      const raw = ws.raw as unknown as RawSocket;
+      const requestId = requestMeta(request).id;
+      const state: SocketState = {
+        caller,
+        requestId,
+        usage: usage.forStream({ caller, route: "WS /v1/ws/search", requestId }),
+        started: false,
+        closed: false,
+        controller: new AbortController(),
+        idle: undefined,
+      };
+      state.idle = setTimeout(() => {
+        // Usage for a socket that never started is recorded at its close, with this status.
+        const outcome = faceOutcome(new ServiceError("bad_request", "no search message received in time"), state.requestId);
+        void send(raw, state.controller.signal, { type: "error", content: outcome.message }).catch(() => {});
+        raw.close(1000, outcome.code);
+      }, FIRST_MESSAGE_TIMEOUT_MS);
+      states.set(ws.raw, state);
+    },
+    message(ws, message) {
+      const state = states.get(ws.raw);
+      if (!state) return;
+      const raw = ws.raw as unknown as RawSocket;
+      clearTimeout(state.idle);
+      if (state.started) {
+        // One search per connection: a second message ends it.
+        state.controller.abort(new ServiceError("bad_request", "one search per connection"));
+        return;
+      }
+      state.started = true;
+      void run(raw, state, message);
+    },
+    close(ws) {
+      const state = states.get(ws.raw);
+      if (!state) return;
+      clearTimeout(state.idle);
+      state.closed = true;
+      if (!state.started) recordRefused(runs, state.usage, 400);
+      state.controller.abort(new ServiceError("bad_request", "the client closed the socket"));
+      const bucket = bucketOf(state.caller);
+      const open = (openPerKey.get(bucket) ?? 1) - 1;
+      if (open <= 0) openPerKey.delete(bucket);
+      else openPerKey.set(bucket, open);
+    },
+  });
 }
 
 /** Elysia has parsed a JSON message already (a text it could not parse stays a string): the same limits as a body. */

@@ -20,7 +20,9 @@ const RecentCall = t.Object({
   at: t.String(),
 });
 
-export const UsageQuery = t.Object({ days: t.Optional(t.Numeric({ minimum: 1, maximum: 365, description: "How many days back, today included (default 30)." })) });
+export const UsageQuery = t.Object({
+  days: t.Optional(t.Numeric({ minimum: 1, maximum: 365, description: "How many days back, today included (default 30)." })),
+});
 
 export const UsageReport = t.Object({
   since: t.String(),

@@ -41,7 +41,11 @@ export function priceOf(event: UsageEvent, pricing: Pricing): { costMicros: numb
   // Dollars per million tokens times tokens is micro-dollars.
   const costMicros = plan === "free" || event.status >= 400 ? 0 : Math.round(event.tokens * pricing.perMillionTokens);
   const earns = event.publisher && event.publisher.accountId !== event.caller.accountId;
-  return { costMicros, earningsMicros: earns ? Math.round(costMicros * pricing.publisherShare) : 0, debitMicros: plan === "pro" ? costMicros : 0 };
+  return {
+    costMicros,
+    earningsMicros: earns ? Math.round(costMicros * pricing.publisherShare) : 0,
+    debitMicros: plan === "pro" ? costMicros : 0,
+  };
 }
 
 export class UsageRecorder {

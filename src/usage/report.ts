@@ -25,9 +25,20 @@ export async function usageReport(ctx: UsageContext, accountId: string, days: nu
   await ctx.usage.flush();
   const until = new Date(ctx.clock.now());
   const since = new Date(Date.UTC(until.getUTCFullYear(), until.getUTCMonth(), until.getUTCDate()) - (days - 1) * DAY_MS);
-  const [usage, earnings, recent] = await Promise.all([usageByDay(ctx.db, accountId, since), earningsByDay(ctx.db, accountId, since), recentCalls(ctx.db, accountId, RECENT_CALLS)]);
+  const [usage, earnings, recent] = await Promise.all([
+    usageByDay(ctx.db, accountId, since),
+    earningsByDay(ctx.db, accountId, since),
+    recentCalls(ctx.db, accountId, RECENT_CALLS),
+  ]);
   const byDay = new Map<string, { calls: number; tokens: number; cost: number; earnings: number; earning_calls: number }>();
-  for (let i = 0; i < days; i++) byDay.set(new Date(since.getTime() + i * DAY_MS).toISOString().slice(0, 10), { calls: 0, tokens: 0, cost: 0, earnings: 0, earning_calls: 0 });
+  for (let i = 0; i < days; i++)
+    byDay.set(new Date(since.getTime() + i * DAY_MS).toISOString().slice(0, 10), {
+      calls: 0,
+      tokens: 0,
+      cost: 0,
+      earnings: 0,
+      earning_calls: 0,
+    });
   for (const row of usage) Object.assign(byDay.get(row.day) ?? {}, { calls: row.calls, tokens: row.tokens, cost: dollars(row.micros) });
   for (const row of earnings) Object.assign(byDay.get(row.day) ?? {}, { earnings: dollars(row.micros), earning_calls: row.calls });
   const rows = [...byDay.entries()].map(([date, totals]) => ({ date, ...totals }));
@@ -36,7 +47,21 @@ export async function usageReport(ctx: UsageContext, accountId: string, days: nu
     since: since.toISOString().slice(0, 10),
     until: until.toISOString().slice(0, 10),
     days: rows,
-    totals: { calls: sum("calls"), tokens: sum("tokens"), cost: sum("cost"), earnings: sum("earnings"), earning_calls: sum("earning_calls") },
-    recent: recent.map((r) => ({ route: r.route, status: r.status, tokens: r.tokens, cost: dollars(r.costMicros), api_id: r.apiId, request_id: r.requestId, at: r.createdAt.toISOString() })),
+    totals: {
+      calls: sum("calls"),
+      tokens: sum("tokens"),
+      cost: sum("cost"),
+      earnings: sum("earnings"),
+      earning_calls: sum("earning_calls"),
+    },
+    recent: recent.map((r) => ({
+      route: r.route,
+      status: r.status,
+      tokens: r.tokens,
+      cost: dollars(r.costMicros),
+      api_id: r.apiId,
+      request_id: r.requestId,
+      at: r.createdAt.toISOString(),
+    })),
   };
 }

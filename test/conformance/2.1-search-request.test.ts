@@ -28,7 +28,12 @@ async function outcome(body: unknown) {
   const response = await s.search(body);
   expect(response.status).toBe(200);
   const json = await jsonOf(response);
-  return { kind: typeof json.response, hosts: hosts(json).sort(), imageAnalysed: json.info.image_analysed, imageNote: json.info.image_note };
+  return {
+    kind: typeof json.response,
+    hosts: hosts(json).sort(),
+    imageAnalysed: json.info.image_analysed,
+    imageNote: json.info.image_note,
+  };
 }
 
 clause("2.1 · prompt", "a body of only a prompt string is a 200", async () => {
@@ -49,7 +54,9 @@ clause("2.1 · prompt", "prompt must be a string: a number, a list or null is a 
   for (const prompt of [42, ["a"], null]) {
     const response = await s.search({ prompt });
     expect(response.status).toBe(422);
-    expect(await jsonOf(response)).toEqual({ detail: [{ loc: ["body", "prompt"], msg: "Input should be a valid string", type: "string_type" }] });
+    expect(await jsonOf(response)).toEqual({
+      detail: [{ loc: ["body", "prompt"], msg: "Input should be a valid string", type: "string_type" }],
+    });
   }
 });
 
@@ -82,17 +89,25 @@ clause("2.1 · image", "an image URL must end in an image extension (.jpg .jpeg 
 
 clause("2.1 · image", "data that is neither image bytes nor an https URL is a 422 at body.image", async () => {
   await expect422({ prompt: "What is this?", image: "not an image, not base64 !!" }, ["body", "image"], "image_format");
-  await expect422({ prompt: "What is this?", image: Buffer.from("plain text, no image").toString("base64") }, ["body", "image"], "image_type");
+  await expect422(
+    { prompt: "What is this?", image: Buffer.from("plain text, no image").toString("base64") },
+    ["body", "image"],
+    "image_type",
+  );
   await expect422({ prompt: "What is this?", image: 7 }, ["body", "image"], "string_type");
 });
 
-clause("2.1 · image", "prompt and image are combined: one run answers the prompt, and info says whether the image was analysed", async () => {
-  const body = await jsonOf(s.search({ prompt: "When was the Eiffel Tower completed?", image: png() }));
-  expect(body.response).toContain("1889");
-  // Without a vision model (this app has none) the image is accepted, not analysed, and info says why.
-  expect(body.info.image_analysed).toBe(false);
-  expect(typeof body.info.image_note).toBe("string");
-});
+clause(
+  "2.1 · image",
+  "prompt and image are combined: one run answers the prompt, and info says whether the image was analysed",
+  async () => {
+    const body = await jsonOf(s.search({ prompt: "When was the Eiffel Tower completed?", image: png() }));
+    expect(body.response).toContain("1889");
+    // Without a vision model (this app has none) the image is accepted, not analysed, and info says why.
+    expect(body.info.image_analysed).toBe(false);
+    expect(typeof body.info.image_note).toBe("string");
+  },
+);
 
 clause("2.1 · image", 'image "" and image null behave exactly like no image', async () => {
   const absent = await outcome({ prompt: "When was the Eiffel Tower completed?" });
@@ -162,7 +177,13 @@ clause("2.1 · output_format", "{} and null behave exactly like the field left o
 });
 
 clause("2.1 · output_format", "empty options behave like absent ones on server-sent events too", async () => {
-  const streamed = await s.events({ prompt: "When was the Eiffel Tower completed?", output_format: {}, source_blacklist: [], source_whitelist: [], image: "" });
+  const streamed = await s.events({
+    prompt: "When was the Eiffel Tower completed?",
+    output_format: {},
+    source_blacklist: [],
+    source_whitelist: [],
+    image: "",
+  });
   expect(streamed.status).toBe(200);
   expect(streamed.contentType).toContain("text/event-stream");
   const responses = streamed.events.filter((e) => e.event === "response");
@@ -174,7 +195,13 @@ clause("2.1 · ¶1", "a non-empty whitelist with a non-empty blacklist is a 422"
   const response = await s.search({ prompt: "river bridge", source_whitelist: ["blog.test"], source_blacklist: ["spam.test"] });
   expect(response.status).toBe(422);
   expect(await jsonOf(response)).toEqual({
-    detail: [{ loc: ["body", "source_whitelist"], msg: "source_whitelist and source_blacklist cannot both be given: send one of them", type: "value_error" }],
+    detail: [
+      {
+        loc: ["body", "source_whitelist"],
+        msg: "source_whitelist and source_blacklist cannot both be given: send one of them",
+        type: "value_error",
+      },
+    ],
   });
 });
 

@@ -15,10 +15,26 @@ const s = useSearchApp();
 beforeAll(() => {
   s.world.site.put(
     "/acme.html",
-    article("Acme Corporation", ["Acme Corporation was founded in 1949 in Phoenix.", "Its products include rocket skates, anvils and giant magnets, which ship worldwide.", "Acme is not publicly traded."], { site: "news.test" }),
+    article(
+      "Acme Corporation",
+      [
+        "Acme Corporation was founded in 1949 in Phoenix.",
+        "Its products include rocket skates, anvils and giant magnets, which ship worldwide.",
+        "Acme is not publicly traded.",
+      ],
+      { site: "news.test" },
+    ),
   );
-  const acme = { title: "Acme Corporation", url: s.world.url("news.test", "/acme.html"), snippet: "Acme Corporation was founded in 1949 in Phoenix." };
-  const eiffel = { title: "Eiffel Tower", url: s.world.url("wiki.test", "/eiffel.html"), snippet: "The Eiffel Tower is a wrought-iron lattice tower in Paris." };
+  const acme = {
+    title: "Acme Corporation",
+    url: s.world.url("news.test", "/acme.html"),
+    snippet: "Acme Corporation was founded in 1949 in Phoenix.",
+  };
+  const eiffel = {
+    title: "Eiffel Tower",
+    url: s.world.url("wiki.test", "/eiffel.html"),
+    snippet: "The Eiffel Tower is a wrought-iron lattice tower in Paris.",
+  };
   const answers = (ask: PeerAsk) => (ask.query.toLowerCase().includes("acme") ? [acme] : [eiffel]);
   s.world.searxng.setAnswers(answers);
   s.world.brave.setAnswers(answers);
@@ -82,7 +98,13 @@ clause("2.2 · •1", "a type name outside string, number, integer, boolean, arr
   const response = await s.search({ prompt: "Acme Corporation", output_format: { founded: "date" } });
   expect(response.status).toBe(422);
   expect(await jsonOf(response)).toEqual({
-    detail: [{ loc: ["body", "output_format", "founded"], msg: 'unknown type name "date": use one of string, number, integer, boolean, array, an object, or a one-item array', type: "value_error" }],
+    detail: [
+      {
+        loc: ["body", "output_format", "founded"],
+        msg: 'unknown type name "date": use one of string, number, integer, boolean, array, an object, or a one-item array',
+        type: "value_error",
+      },
+    ],
   });
   await refused({ a: "String" }, ["body", "output_format", "a"]);
   await refused({ a: 5 }, ["body", "output_format", "a"]);

@@ -21,7 +21,19 @@ beforeAll(async () => {
   publicStub = published.public_stub;
 });
 
-const SEARCH_INFO = ["image_analysed", "model", "notes", "pages", "planner", "providers", "queries", "sources_found", "timings_ms", "token_usage", "tokens"];
+const SEARCH_INFO = [
+  "image_analysed",
+  "model",
+  "notes",
+  "pages",
+  "planner",
+  "providers",
+  "queries",
+  "sources_found",
+  "timings_ms",
+  "token_usage",
+  "tokens",
+];
 const RUN_INFO = ["model", "nodes", "notes", "token_usage", "tokens"];
 
 async function ok(response: Response | Promise<Response>) {
@@ -66,16 +78,22 @@ clause("2.3 · response", "without output_format the response is a string: the a
 });
 
 clause("2.3 · response", "with output_format the response is an object matching it", async () => {
-  const body = await ok(s.search({ prompt: "Eiffel Tower facts", output_format: { completed_year: "integer", height_metres: "number", designer: "string" } }));
+  const body = await ok(
+    s.search({ prompt: "Eiffel Tower facts", output_format: { completed_year: "integer", height_metres: "number", designer: "string" } }),
+  );
   expect(body.response).toEqual({ completed_year: 1889, height_metres: 330, designer: expect.any(String) });
 });
 
-clause("2.3 · response", "a designed endpoint's run and a published endpoint's run answer an object matching the endpoint's output_format", async () => {
-  for (const body of [await designedRun(), await publishedRun()]) {
-    expect(Object.keys(body).sort()).toEqual(["context", "info", "response"]);
-    expect(body.response).toEqual({ completed_year: 1889, height_metres: 330, designer: expect.any(String) });
-  }
-});
+clause(
+  "2.3 · response",
+  "a designed endpoint's run and a published endpoint's run answer an object matching the endpoint's output_format",
+  async () => {
+    for (const body of [await designedRun(), await publishedRun()]) {
+      expect(Object.keys(body).sort()).toEqual(["context", "info", "response"]);
+      expect(body.response).toEqual({ completed_year: 1889, height_metres: 330, designer: expect.any(String) });
+    }
+  },
+);
 
 clause("2.3 · context", "context is the array of sources used, on every face that answers 2.3", async () => {
   for (const body of [await searchBody(), await designedRun(), await publishedRun()]) {
@@ -108,34 +126,44 @@ clause("2.3 · info", "info.tokens is the breakdown {prompt, completion, total},
   expect(body.info.tokens.completion).toBeGreaterThan(0);
 });
 
-clause("2.3 · info", "other members of info (not shown): a search's are model, planner, queries, timings_ms, providers, pages, sources_found, image_analysed, notes", async () => {
-  const { info } = await searchBody();
-  expect(Object.keys(info).sort()).toEqual(SEARCH_INFO);
-  expect(info.model).toBe("extractive");
-  expect(typeof info.planner).toBe("string");
-  expect(info.queries.every((q: unknown) => typeof q === "string")).toBe(true);
-  for (const stage of ["plan", "search", "read", "rank", "answer", "total"]) expect(Number.isInteger(info.timings_ms[stage])).toBe(true);
-  expect(info.providers.map((p: { name: string }) => p.name).sort()).toEqual(["brave", "searxng"]);
-  expect(Object.keys(info.pages).sort()).toEqual(["errors", "failed", "from_cache", "read"]);
-  expect(info.sources_found).toBe(1);
-  expect(info.image_analysed).toBe(false);
-  expect(Array.isArray(info.notes)).toBe(true);
-});
+clause(
+  "2.3 · info",
+  "other members of info (not shown): a search's are model, planner, queries, timings_ms, providers, pages, sources_found, image_analysed, notes",
+  async () => {
+    const { info } = await searchBody();
+    expect(Object.keys(info).sort()).toEqual(SEARCH_INFO);
+    expect(info.model).toBe("extractive");
+    expect(typeof info.planner).toBe("string");
+    expect(info.queries.every((q: unknown) => typeof q === "string")).toBe(true);
+    for (const stage of ["plan", "search", "read", "rank", "answer", "total"]) expect(Number.isInteger(info.timings_ms[stage])).toBe(true);
+    expect(info.providers.map((p: { name: string }) => p.name).sort()).toEqual(["brave", "searxng"]);
+    expect(Object.keys(info.pages).sort()).toEqual(["errors", "failed", "from_cache", "read"]);
+    expect(info.sources_found).toBe(1);
+    expect(info.image_analysed).toBe(false);
+    expect(Array.isArray(info.notes)).toBe(true);
+  },
+);
 
 clause("2.3 · info", "other members of info (not shown): with an image, image_note says why it was not analysed", async () => {
-  const { info } = await ok(s.search({ prompt: "When was the Eiffel Tower completed?", image: Buffer.from(minimalPng()).toString("base64") }));
+  const { info } = await ok(
+    s.search({ prompt: "When was the Eiffel Tower completed?", image: Buffer.from(minimalPng()).toString("base64") }),
+  );
   expect(Object.keys(info).sort()).toEqual([...SEARCH_INFO, "image_note"].sort());
   expect(info.image_analysed).toBe(false);
   expect(info.image_note).toContain("not analysed");
 });
 
-clause("2.3 · info", "other members of info (not shown): a designed or published run's are model, nodes (per graph node), notes", async () => {
-  for (const { info } of [await designedRun(), await publishedRun()]) {
-    expect(Object.keys(info).sort()).toEqual(RUN_INFO);
-    expect(info.nodes).toEqual([expect.objectContaining({ id: "research", type: "search_agent", sources: 1 })]);
-    expect(Number.isInteger(info.nodes[0].ms)).toBe(true);
-  }
-});
+clause(
+  "2.3 · info",
+  "other members of info (not shown): a designed or published run's are model, nodes (per graph node), notes",
+  async () => {
+    for (const { info } of [await designedRun(), await publishedRun()]) {
+      expect(Object.keys(info).sort()).toEqual(RUN_INFO);
+      expect(info.nodes).toEqual([expect.objectContaining({ id: "research", type: "search_agent", sources: 1 })]);
+      expect(Number.isInteger(info.nodes[0].ms)).toBe(true);
+    }
+  },
+);
 
 clause("2.3 · ¶1", "a context entry is {id: integer, metadata: {title, url, content}}, ids 1..n in order", async () => {
   const body = await ok(s.search({ prompt: "What will the river bridge cost?" }));
@@ -161,12 +189,16 @@ clause("2.3 · ¶1", "the WebSocket's context message carries the same entries a
   expect(context).toEqual(json.context);
 });
 
-clause("2.3 · ¶2", "a 200 body never carries an error field (the service's choice): its members are exactly response, context, info", async () => {
-  for (const body of [await searchBody(), await ok(s.search({ prompt: "zyxwv qqqq unknowable" })), await designedRun()]) {
-    expect(Object.keys(body).sort()).toEqual(["context", "info", "response"]);
-    expect(body).not.toHaveProperty("error");
-  }
-});
+clause(
+  "2.3 · ¶2",
+  "a 200 body never carries an error field (the service's choice): its members are exactly response, context, info",
+  async () => {
+    for (const body of [await searchBody(), await ok(s.search({ prompt: "zyxwv qqqq unknowable" })), await designedRun()]) {
+      expect(Object.keys(body).sort()).toEqual(["context", "info", "response"]);
+      expect(body).not.toHaveProperty("error");
+    }
+  },
+);
 
 clause("2.3 · ¶2", "a failed run is a non-200 status whose body carries error (a stable code) instead of response", async () => {
   const missing = await s.call("POST", `/v1/user-defined-service/${stub}`, {});

@@ -56,19 +56,27 @@ clause("2.4 · ¶1", "POST /v1/search: detail lists every problem, each with loc
 
 clause("2.4 · ¶1", "a missing field is type missing with FastAPI's message", async () => {
   expect(await detailOf(s.search({}))).toEqual([{ loc: ["body", "prompt"], msg: "Field required", type: "missing" }]);
-  expect(await detailOf(s.call("POST", "/v1/design-api", {}))).toEqual([{ loc: ["body", "original_prompt"], msg: "Field required", type: "missing" }]);
+  expect(await detailOf(s.call("POST", "/v1/design-api", {}))).toEqual([
+    { loc: ["body", "original_prompt"], msg: "Field required", type: "missing" },
+  ]);
   expect(await detailOf(s.call("POST", "/v1/contents", {}))).toEqual([{ loc: ["body", "url"], msg: "Field required", type: "missing" }]);
 });
 
 clause("2.4 · ¶1", "a missing or non-object body is a 422 at loc [body]", async () => {
-  expect(await detailOf(s.app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": s.apiKey } }))).toEqual([{ loc: ["body"], msg: "Field required", type: "missing" }]);
+  expect(await detailOf(s.app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": s.apiKey } }))).toEqual([
+    { loc: ["body"], msg: "Field required", type: "missing" },
+  ]);
   for (const body of ["[1, 2]", '"text"', "42"]) {
-    expect(await detailOf(raw("/v1/search", body))).toEqual([{ loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" }]);
+    expect(await detailOf(raw("/v1/search", body))).toEqual([
+      { loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" },
+    ]);
   }
 });
 
 clause("2.4 · ¶1", "malformed JSON is json_invalid with the offset of the error in loc (an integer, as FastAPI does)", async () => {
-  expect(await detailOf(raw("/v1/search", '{"prompt": "x",}'))).toEqual([{ loc: ["body", 15], msg: "JSON decode error", type: "json_invalid" }]);
+  expect(await detailOf(raw("/v1/search", '{"prompt": "x",}'))).toEqual([
+    { loc: ["body", 15], msg: "JSON decode error", type: "json_invalid" },
+  ]);
 });
 
 clause("2.4 · ¶1", "a list entry's index in loc is an integer", async () => {
@@ -76,20 +84,30 @@ clause("2.4 · ¶1", "a list entry's index in loc is an integer", async () => {
   expect(detail).toEqual([{ loc: ["body", "source_blacklist", 1], msg: "Input should be a valid string", type: "string_type" }]);
 });
 
-clause("2.4 · ¶1", "the same body shape on the other routes: contents, design-api, PATCH, versions, keys, a designed endpoint's run", async () => {
-  expect(await detailOf(s.call("POST", "/v1/contents", { url: 5 }))).toEqual([{ loc: ["body", "url"], msg: "Input should be a valid string", type: "string_type" }]);
-  expect(await detailOf(s.call("POST", "/v1/design-api", { original_prompt: "x", inputs: [{ name: "1a", type: "string" }] }))).toEqual([
-    { loc: ["body", "inputs", 0, "name"], msg: expect.stringContaining("pattern"), type: "string_pattern_mismatch" },
-  ]);
-  expect(await detailOf(s.call("PATCH", `/v1/design-api/${endpoint.id}`, { api_name: 5 }))).toEqual([{ loc: ["body", "api_name"], msg: "Input should be a valid string", type: "string_type" }]);
-  expect(await detailOf(s.call("POST", `/v1/design-api/${endpoint.id}/versions`, { version_notes: 5 }))).toEqual([
-    { loc: ["body", "version_notes"], msg: "Input should be a valid string", type: "string_type" },
-  ]);
-  expect(await detailOf(s.call("POST", "/v1/keys", { name: 5 }))).toEqual([{ loc: ["body", "name"], msg: "Input should be a valid string", type: "string_type" }]);
-  expect(await detailOf(s.call("POST", `/v1/user-defined-service/${endpoint.stub}`, { landmark: 5 }))).toEqual([
-    { loc: ["body", "landmark"], msg: "Input should be a valid string", type: "string_type" },
-  ]);
-});
+clause(
+  "2.4 · ¶1",
+  "the same body shape on the other routes: contents, design-api, PATCH, versions, keys, a designed endpoint's run",
+  async () => {
+    expect(await detailOf(s.call("POST", "/v1/contents", { url: 5 }))).toEqual([
+      { loc: ["body", "url"], msg: "Input should be a valid string", type: "string_type" },
+    ]);
+    expect(await detailOf(s.call("POST", "/v1/design-api", { original_prompt: "x", inputs: [{ name: "1a", type: "string" }] }))).toEqual([
+      { loc: ["body", "inputs", 0, "name"], msg: expect.stringContaining("pattern"), type: "string_pattern_mismatch" },
+    ]);
+    expect(await detailOf(s.call("PATCH", `/v1/design-api/${endpoint.id}`, { api_name: 5 }))).toEqual([
+      { loc: ["body", "api_name"], msg: "Input should be a valid string", type: "string_type" },
+    ]);
+    expect(await detailOf(s.call("POST", `/v1/design-api/${endpoint.id}/versions`, { version_notes: 5 }))).toEqual([
+      { loc: ["body", "version_notes"], msg: "Input should be a valid string", type: "string_type" },
+    ]);
+    expect(await detailOf(s.call("POST", "/v1/keys", { name: 5 }))).toEqual([
+      { loc: ["body", "name"], msg: "Input should be a valid string", type: "string_type" },
+    ]);
+    expect(await detailOf(s.call("POST", `/v1/user-defined-service/${endpoint.stub}`, { landmark: 5 }))).toEqual([
+      { loc: ["body", "landmark"], msg: "Input should be a valid string", type: "string_type" },
+    ]);
+  },
+);
 
 clause("2.4 · ¶1", "a query parameter's problem is at loc [query, name]", async () => {
   const detail = await detailOf(s.call("GET", "/v1/design-api?all_versions=maybe"));

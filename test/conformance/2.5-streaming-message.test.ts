@@ -20,15 +20,19 @@ function expectContext(content: unknown) {
   });
 }
 
-clause("2.5 · ¶1", "every WebSocket message is a JSON text frame with exactly type and content, type one of response, context, error", async () => {
-  const run = await s.socket({ prompt: "When was the Eiffel Tower completed?" });
-  expect(run.raw.length).toBeGreaterThan(1);
-  for (const raw of run.raw) {
-    const message = JSON.parse(raw);
-    expect(Object.keys(message).sort()).toEqual(["content", "type"]);
-    expect(TYPES).toContain(message.type);
-  }
-});
+clause(
+  "2.5 · ¶1",
+  "every WebSocket message is a JSON text frame with exactly type and content, type one of response, context, error",
+  async () => {
+    const run = await s.socket({ prompt: "When was the Eiffel Tower completed?" });
+    expect(run.raw.length).toBeGreaterThan(1);
+    for (const raw of run.raw) {
+      const message = JSON.parse(raw);
+      expect(Object.keys(message).sort()).toEqual(["content", "type"]);
+      expect(TYPES).toContain(message.type);
+    }
+  },
+);
 
 clause("2.5 · ¶1", "every server-sent event's data is {type, content} and its event name is the type", async () => {
   const streamed = await s.events({ prompt: "When was the Eiffel Tower completed?" });
@@ -62,15 +66,24 @@ clause("2.5 · ¶1", "response carries the answer: text pieces that join into th
   for (const piece of pieces) expect(typeof piece).toBe("string");
   expect(pieces.join("")).toBe(json.response);
   const streamed = await s.events({ prompt: "When was the Eiffel Tower completed?" });
-  expect(streamed.events.filter((e) => e.event === "response").map((e) => e.data.content).join("")).toBe(json.response);
+  expect(
+    streamed.events
+      .filter((e) => e.event === "response")
+      .map((e) => e.data.content)
+      .join(""),
+  ).toBe(json.response);
 });
 
 clause("2.5 · ¶1", "with output_format, response carries the whole object in one message", async () => {
   const format = { completed_year: "integer", height_metres: "number" };
   const run = await s.socket({ prompt: "Eiffel Tower facts", output_format: format });
-  expect(run.messages.filter((m) => m.type === "response")).toEqual([{ type: "response", content: { completed_year: 1889, height_metres: 330 } }]);
+  expect(run.messages.filter((m) => m.type === "response")).toEqual([
+    { type: "response", content: { completed_year: 1889, height_metres: 330 } },
+  ]);
   const streamed = await s.events({ prompt: "Eiffel Tower facts", output_format: format });
-  expect(streamed.events.filter((e) => e.event === "response").map((e) => e.data)).toEqual([{ type: "response", content: { completed_year: 1889, height_metres: 330 } }]);
+  expect(streamed.events.filter((e) => e.event === "response").map((e) => e.data)).toEqual([
+    { type: "response", content: { completed_year: 1889, height_metres: 330 } },
+  ]);
 });
 
 clause("2.5 · ¶1", "context comes before the first response (the service's order)", async () => {

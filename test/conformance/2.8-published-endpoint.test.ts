@@ -15,50 +15,102 @@ let source: Rec;
 let published: Rec;
 let consumerKey: string;
 
-const LISTING = ["category", "created_at", "description", "latest_version", "public_stub", "publisher", "tags", "title", "updated_at", "versions"];
+const LISTING = [
+  "category",
+  "created_at",
+  "description",
+  "latest_version",
+  "public_stub",
+  "publisher",
+  "tags",
+  "title",
+  "updated_at",
+  "versions",
+];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 beforeAll(async () => {
   source = await e.create();
-  published = await e.publish(source.id, { public_stub: "snapshot-landmarks", title: "Landmark facts", description: "Completion year, height and designer", category: "Travel", tags: ["Landmarks"] });
+  published = await e.publish(source.id, {
+    public_stub: "snapshot-landmarks",
+    title: "Landmark facts",
+    description: "Completion year, height and designer",
+    category: "Travel",
+    tags: ["Landmarks"],
+  });
   consumerKey = (await s.app.account({ name: "consumer", limit: 100_000 })).apiKey;
 });
 
-clause("2.8 · ¶1", "a published version is addressed by its public stub: any account runs it at /v1/published-service/{public_stub}", async () => {
-  expect(published.public_stub).toBe("snapshot-landmarks");
-  expect(await e.ranFields(e.runPublished("snapshot-landmarks", { landmark: "Eiffel Tower" }, "", consumerKey))).toEqual(LANDMARK_FIELDS);
-  expect(await e.ranFields(e.runPublished("snapshot-landmarks", { landmark: "Eiffel Tower" }, "/v1", consumerKey))).toEqual(LANDMARK_FIELDS);
-});
+clause(
+  "2.8 · ¶1",
+  "a published version is addressed by its public stub: any account runs it at /v1/published-service/{public_stub}",
+  async () => {
+    expect(published.public_stub).toBe("snapshot-landmarks");
+    expect(await e.ranFields(e.runPublished("snapshot-landmarks", { landmark: "Eiffel Tower" }, "", consumerKey))).toEqual(LANDMARK_FIELDS);
+    expect(await e.ranFields(e.runPublished("snapshot-landmarks", { landmark: "Eiffel Tower" }, "/v1", consumerKey))).toEqual(
+      LANDMARK_FIELDS,
+    );
+  },
+);
 
-clause("2.8 · ¶1", "record fields (not shown): the publish answer is the listing plus published_version and the snapshot's integration", async () => {
-  expect(Object.keys(published).sort()).toEqual([...LISTING, "integration", "published_version"].sort());
-  expect(published).toMatchObject({ public_stub: "snapshot-landmarks", title: "Landmark facts", description: "Completion year, height and designer", category: "Travel", tags: ["landmarks"], publisher: "conformance", latest_version: 1, published_version: 1 });
-  expect(Number.isInteger(published.published_version)).toBe(true);
-  expect(published.versions).toEqual([{ version: 1, source_version: 1, published_at: expect.stringMatching(ISO), version_notes: null }]);
-  const base = `${s.app.url}/v1/published-service/snapshot-landmarks`;
-  expect(published.integration).toMatchObject({ method: "POST", url: base, versioned_url: `${base}/v1` });
-  expect(published.integration.request_schema.required).toEqual(["landmark"]);
-});
+clause(
+  "2.8 · ¶1",
+  "record fields (not shown): the publish answer is the listing plus published_version and the snapshot's integration",
+  async () => {
+    expect(Object.keys(published).sort()).toEqual([...LISTING, "integration", "published_version"].sort());
+    expect(published).toMatchObject({
+      public_stub: "snapshot-landmarks",
+      title: "Landmark facts",
+      description: "Completion year, height and designer",
+      category: "Travel",
+      tags: ["landmarks"],
+      publisher: "conformance",
+      latest_version: 1,
+      published_version: 1,
+    });
+    expect(Number.isInteger(published.published_version)).toBe(true);
+    expect(published.versions).toEqual([{ version: 1, source_version: 1, published_at: expect.stringMatching(ISO), version_notes: null }]);
+    const base = `${s.app.url}/v1/published-service/snapshot-landmarks`;
+    expect(published.integration).toMatchObject({ method: "POST", url: base, versioned_url: `${base}/v1` });
+    expect(published.integration.request_schema.required).toEqual(["landmark"]);
+  },
+);
 
-clause("2.8 · ¶1", "record fields (not shown): GET /v1/marketplace/{public_stub} adds shown_version, api_name, inputs, output_format, integration, example_request", async () => {
-  const detail = await e.ok(s.call("GET", "/v1/marketplace/snapshot-landmarks", undefined, consumerKey));
-  expect(Object.keys(detail).sort()).toEqual([...LISTING, "api_name", "example_request", "inputs", "integration", "output_format", "shown_version"].sort());
-  expect(detail).toMatchObject({ public_stub: "snapshot-landmarks", shown_version: 1, api_name: "Landmark facts", output_format: source.output_format, inputs: source.inputs });
-  expect(detail.example_request).toEqual(detail.integration.example_request);
-});
+clause(
+  "2.8 · ¶1",
+  "record fields (not shown): GET /v1/marketplace/{public_stub} adds shown_version, api_name, inputs, output_format, integration, example_request",
+  async () => {
+    const detail = await e.ok(s.call("GET", "/v1/marketplace/snapshot-landmarks", undefined, consumerKey));
+    expect(Object.keys(detail).sort()).toEqual(
+      [...LISTING, "api_name", "example_request", "inputs", "integration", "output_format", "shown_version"].sort(),
+    );
+    expect(detail).toMatchObject({
+      public_stub: "snapshot-landmarks",
+      shown_version: 1,
+      api_name: "Landmark facts",
+      output_format: source.output_format,
+      inputs: source.inputs,
+    });
+    expect(detail.example_request).toEqual(detail.integration.example_request);
+  },
+);
 
-clause("2.8 · ¶1", "the snapshot is immutable: the owner's new versions, edits, releases and deletion change neither what it runs nor its listing", async () => {
-  const owner = await e.create();
-  await e.publish(owner.id, { public_stub: "immutable-snapshot" });
-  const before = await e.ok(s.call("GET", "/v1/marketplace/immutable-snapshot", undefined, consumerKey));
-  const v2 = await e.newVersion(owner.id);
-  await e.patch(v2.id, { api_name: "Changed", ...designerOnly });
-  await e.release(v2.id);
-  expect(await e.ranFields(e.run(owner.stub))).toEqual(["designer"]);
-  await s.call("DELETE", `/v1/design-api/${owner.id}`);
-  expect(await e.ok(s.call("GET", "/v1/marketplace/immutable-snapshot", undefined, consumerKey))).toEqual(before);
-  expect(await e.ranFields(e.runPublished("immutable-snapshot", { landmark: "Eiffel Tower" }, "", consumerKey))).toEqual(LANDMARK_FIELDS);
-});
+clause(
+  "2.8 · ¶1",
+  "the snapshot is immutable: the owner's new versions, edits, releases and deletion change neither what it runs nor its listing",
+  async () => {
+    const owner = await e.create();
+    await e.publish(owner.id, { public_stub: "immutable-snapshot" });
+    const before = await e.ok(s.call("GET", "/v1/marketplace/immutable-snapshot", undefined, consumerKey));
+    const v2 = await e.newVersion(owner.id);
+    await e.patch(v2.id, { api_name: "Changed", ...designerOnly });
+    await e.release(v2.id);
+    expect(await e.ranFields(e.run(owner.stub))).toEqual(["designer"]);
+    await s.call("DELETE", `/v1/design-api/${owner.id}`);
+    expect(await e.ok(s.call("GET", "/v1/marketplace/immutable-snapshot", undefined, consumerKey))).toEqual(before);
+    expect(await e.ranFields(e.runPublished("immutable-snapshot", { landmark: "Eiffel Tower" }, "", consumerKey))).toEqual(LANDMARK_FIELDS);
+  },
+);
 
 clause("2.8 · ¶1", "the snapshot is immutable in the database too: an UPDATE of a published version is refused", async () => {
   const outcome = await Promise.resolve(s.app.db.execute(sql`update published_versions set api_name = 'tampered'`)).then(

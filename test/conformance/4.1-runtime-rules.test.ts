@@ -24,7 +24,10 @@ const listEndpoint = {
   api_name: "City landmarks",
   inputs: [{ name: "city", type: "string" }],
   output_format: { landmarks: [{ name: "string", completed_year: "integer" }], facts: "array", summary: { highlights: ["string"] } },
-  graph: { nodes: [{ id: "research", type: "search_agent", name: "Research", system_prompt: "Landmarks of {city}: the Eiffel Tower" }], edges: [] },
+  graph: {
+    nodes: [{ id: "research", type: "search_agent", name: "Research", system_prompt: "Landmarks of {city}: the Eiffel Tower" }],
+    edges: [],
+  },
 };
 
 beforeAll(async () => {
@@ -82,37 +85,60 @@ clause("4.1.2", "null for a required input, an empty body or no body at all is t
 clause("4.1.2", "several missing required inputs are all listed, and only they", async () => {
   const two = await e.create({
     ...landmarkEndpoint,
-    inputs: [{ name: "landmark", type: "string" }, { name: "year", type: "number" }, { name: "city", type: "string", default: "Paris" }],
+    inputs: [
+      { name: "landmark", type: "string" },
+      { name: "year", type: "number" },
+      { name: "city", type: "string", default: "Paris" },
+    ],
     graph: { nodes: [{ id: "r", type: "search_agent", name: "R", system_prompt: "Facts about {landmark} in {year}" }], edges: [] },
   });
   const response = await e.run(two.stub, { city: "Rome" });
   expect(response.status).toBe(400);
-  expect(await response.json()).toEqual({ detail: "missing required inputs: landmark: string, year: number (optional: city?: string)", error: "missing_inputs" });
+  expect(await response.json()).toEqual({
+    detail: "missing required inputs: landmark: string, year: number (optional: city?: string)",
+    error: "missing_inputs",
+  });
   const one = await e.run(two.stub, { year: 1889 });
   expect((await one.json()).detail).toBe("missing required input: landmark: string (optional: city?: string)");
 });
 
-clause("4.1.3", "an output with a list gets, at creation, an optional input max_results (number, default 10); an output without one does not", async () => {
-  const listing = await e.create(listEndpoint);
-  expect(listing.inputs).toContainEqual({ name: "max_results", type: "number", required: false, default: 10, description: expect.any(String) });
-  expect(listing.integration.request_schema.properties.max_results).toMatchObject({ type: "number", default: 10, minimum: 1 });
-  expect(listing.integration.request_schema.required).toEqual(["city"]);
-  const nested = await e.create({ ...listEndpoint, output_format: { summary: { highlights: ["string"] } } });
-  expect(nested.inputs.map((i: Rec) => i.name)).toEqual(["city", "max_results"]);
-  expect(record.inputs.some((i: Rec) => i.name === "max_results")).toBe(false);
-});
+clause(
+  "4.1.3",
+  "an output with a list gets, at creation, an optional input max_results (number, default 10); an output without one does not",
+  async () => {
+    const listing = await e.create(listEndpoint);
+    expect(listing.inputs).toContainEqual({
+      name: "max_results",
+      type: "number",
+      required: false,
+      default: 10,
+      description: expect.any(String),
+    });
+    expect(listing.integration.request_schema.properties.max_results).toMatchObject({ type: "number", default: 10, minimum: 1 });
+    expect(listing.integration.request_schema.required).toEqual(["city"]);
+    const nested = await e.create({ ...listEndpoint, output_format: { summary: { highlights: ["string"] } } });
+    expect(nested.inputs.map((i: Rec) => i.name)).toEqual(["city", "max_results"]);
+    expect(record.inputs.some((i: Rec) => i.name === "max_results")).toBe(false);
+  },
+);
 
-clause("4.1.3", "the value must be at least 1 (after flooring): 0, 0.5 and -3 are a 422 at [body, max_results]; a string is a 422 too", async () => {
-  const listing = await e.create(listEndpoint);
-  for (const bad of [0, 0.5, -3]) {
-    const response = await e.run(listing.stub, { city: "Paris", max_results: bad });
-    expect(`${bad} ${response.status}`).toBe(`${bad} 422`);
-    expect(await response.json()).toEqual({ detail: [{ loc: ["body", "max_results"], msg: "Input should be greater than or equal to 1", type: "greater_than_equal" }] });
-  }
-  const text = await e.run(listing.stub, { city: "Paris", max_results: "2" });
-  expect(text.status).toBe(422);
-  expect((await text.json()).detail.map((d: Rec) => d.loc)).toEqual([["body", "max_results"]]);
-});
+clause(
+  "4.1.3",
+  "the value must be at least 1 (after flooring): 0, 0.5 and -3 are a 422 at [body, max_results]; a string is a 422 too",
+  async () => {
+    const listing = await e.create(listEndpoint);
+    for (const bad of [0, 0.5, -3]) {
+      const response = await e.run(listing.stub, { city: "Paris", max_results: bad });
+      expect(`${bad} ${response.status}`).toBe(`${bad} 422`);
+      expect(await response.json()).toEqual({
+        detail: [{ loc: ["body", "max_results"], msg: "Input should be greater than or equal to 1", type: "greater_than_equal" }],
+      });
+    }
+    const text = await e.run(listing.stub, { city: "Paris", max_results: "2" });
+    expect(text.status).toBe(422);
+    expect((await text.json()).detail.map((d: Rec) => d.loc)).toEqual([["body", "max_results"]]);
+  },
+);
 
 clause(
   "4.1.3",
@@ -122,10 +148,17 @@ clause(
     const peer = startChatPeer({
       script: (request, kind) =>
         kind === "structured" && textOf(request.messages[0]).includes("fill a JSON object")
-          ? { landmarks: twelve("Landmark").map((name) => ({ name, completed_year: 1900 })), facts: twelve("Fact"), summary: { highlights: twelve("Highlight") } }
+          ? {
+              landmarks: twelve("Landmark").map((name) => ({ name, completed_year: 1900 })),
+              facts: twelve("Fact"),
+              summary: { highlights: twelve("Highlight") },
+            }
           : quoteFirstSource(request, kind),
     });
-    const app = await startTestApp(s.database, { env: s.world.env({ OPENAI_BASE_URL: peer.url, OPENAI_API_KEY: peer.apiKey, LLM_MODEL: "loopback-model" }), resolver: s.world.resolver });
+    const app = await startTestApp(s.database, {
+      env: s.world.env({ OPENAI_BASE_URL: peer.url, OPENAI_API_KEY: peer.apiKey, LLM_MODEL: "loopback-model" }),
+      resolver: s.world.resolver,
+    });
     try {
       const c = client(app, (await app.account({ name: "lists", limit: 100_000 })).apiKey);
       const listing = (await c.json("POST", "/v1/design-api", listEndpoint)).response;
@@ -154,7 +187,13 @@ clause("4.1.4", "include_domains and exclude_domains are mutually exclusive: bot
     const answered = await response;
     expect(answered.status).toBe(422);
     expect(await answered.json()).toEqual({
-      detail: [{ loc: ["body", "include_domains"], msg: "include_domains and exclude_domains cannot both be given: send one of them", type: "value_error" }],
+      detail: [
+        {
+          loc: ["body", "include_domains"],
+          msg: "include_domains and exclude_domains cannot both be given: send one of them",
+          type: "value_error",
+        },
+      ],
     });
   }
 });
@@ -188,7 +227,15 @@ clause("4.1.5", "integration.url of the live version is the unversioned URL, and
   const v1 = await e.create();
   const base = `${s.app.url}/v1/user-defined-service/${v1.stub}`;
   expect(v1.integration.url).toBe(base);
-  expect(await e.ranFields(s.app.fetch(v1.integration.url.slice(s.app.url.length), { method: "POST", headers: { "X-API-Key": s.apiKey, "content-type": "application/json" }, body: JSON.stringify(v1.integration.example_request) }))).toEqual(LANDMARK_FIELDS);
+  expect(
+    await e.ranFields(
+      s.app.fetch(v1.integration.url.slice(s.app.url.length), {
+        method: "POST",
+        headers: { "X-API-Key": s.apiKey, "content-type": "application/json" },
+        body: JSON.stringify(v1.integration.example_request),
+      }),
+    ),
+  ).toEqual(LANDMARK_FIELDS);
 });
 
 clause("4.1.5", "for a non-live draft and an older release it is the pinned /v{n} URL, and calling it runs that version", async () => {
@@ -197,7 +244,12 @@ clause("4.1.5", "for a non-live draft and an older release it is the pinned /v{n
   const v2 = await e.newVersion(v1.id);
   const draft = await e.patch(v2.id, designerOnly);
   expect(draft.integration.url).toBe(`${base}/v2`);
-  const call = (record: Rec) => fetch(record.integration.url, { method: "POST", headers: { "X-API-Key": s.apiKey, "content-type": "application/json" }, body: JSON.stringify(record.integration.example_request) });
+  const call = (record: Rec) =>
+    fetch(record.integration.url, {
+      method: "POST",
+      headers: { "X-API-Key": s.apiKey, "content-type": "application/json" },
+      body: JSON.stringify(record.integration.example_request),
+    });
   expect(await e.ranFields(call(draft))).toEqual(["designer"]);
   await e.release(v2.id);
   const older = await e.get(v1.id);

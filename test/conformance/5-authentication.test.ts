@@ -47,7 +47,11 @@ const OPERATIONS: [string, string, unknown?][] = [
 ];
 
 const send = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
-  s.app.fetch(path, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  s.app.fetch(path, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 clause("5.1", "every operation without X-API-Key is a 401 with the same body", async () => {
   for (const [method, path, body] of OPERATIONS) {
@@ -122,12 +126,16 @@ clause("5.2", "a key in the upgrade URL's query string is not accepted", async (
   expect(refused.status).toBe(401);
 });
 
-clause("5.2", "browsers, which cannot set headers, may send the key as the subprotocol pair x-api-key, <key> (the service's choice)", async () => {
-  const { openSocket } = await import("../helpers/websocket.ts");
-  const run = await openSocket(s.wsUrl, { protocols: ["x-api-key", alice.apiKey], send: JSON.stringify({ prompt: "Eiffel Tower" }) });
-  expect(run.protocol).toBe("x-api-key");
-  expect(run.messages[0]!.type).toBe("context");
-});
+clause(
+  "5.2",
+  "browsers, which cannot set headers, may send the key as the subprotocol pair x-api-key, <key> (the service's choice)",
+  async () => {
+    const { openSocket } = await import("../helpers/websocket.ts");
+    const run = await openSocket(s.wsUrl, { protocols: ["x-api-key", alice.apiKey], send: JSON.stringify({ prompt: "Eiffel Tower" }) });
+    expect(run.protocol).toBe("x-api-key");
+    expect(run.messages[0]!.type).toBe("context");
+  },
+);
 
 clause("5.3", "a designed endpoint id of another account is answered exactly like a missing one: 404", async () => {
   const missing = await s.call("GET", "/v1/design-api/999999999", undefined, alice.apiKey);
@@ -164,7 +172,11 @@ clause("5.3", "another account's endpoint is absent from the caller's list and i
 });
 
 clause("5.3", "keys are per account: a second key of the same account sees the same endpoints", async () => {
-  const created = await s.app.fetch("/v1/keys", { method: "POST", headers: { "X-API-Key": bob.apiKey, "content-type": "application/json" }, body: JSON.stringify({ name: "second" }) });
+  const created = await s.app.fetch("/v1/keys", {
+    method: "POST",
+    headers: { "X-API-Key": bob.apiKey, "content-type": "application/json" },
+    body: JSON.stringify({ name: "second" }),
+  });
   expect(created.status).toBe(201);
   const { api_key } = await jsonOf(created);
   const seen = await jsonOf(s.call("GET", `/v1/design-api/${bobEndpoint.id}`, undefined, api_key));
@@ -179,7 +191,7 @@ clause("5.4", "no key rides in a URL: a key in the query string is refused", asy
 });
 
 clause("5.4", "integration samples and the discovery prompt read the key from $CRITIQUE_API_KEY, never carry it", async () => {
-  const record = (await jsonOf(s.call("GET", `/v1/design-api/${bobEndpoint.id}`, undefined, bob.apiKey)));
+  const record = await jsonOf(s.call("GET", `/v1/design-api/${bobEndpoint.id}`, undefined, bob.apiKey));
   const samples = JSON.stringify(record.integration);
   expect(samples).not.toContain(bob.apiKey);
   for (const language of ["curl", "python", "javascript"]) expect(record.integration.code[language]).toContain("CRITIQUE_API_KEY");
@@ -221,7 +233,13 @@ clause("5.5", "keys do not expire (the service's choice): a key works after a lo
 
 clause("5.5", "rotation (the service's choice): create a new key, then revoke the old one; both take effect at once", async () => {
   const account = await s.app.account({ name: "rotating", limit: 10_000 });
-  const created = await jsonOf(s.app.fetch("/v1/keys", { method: "POST", headers: { "X-API-Key": account.apiKey, "content-type": "application/json" }, body: JSON.stringify({ name: "next" }) }));
+  const created = await jsonOf(
+    s.app.fetch("/v1/keys", {
+      method: "POST",
+      headers: { "X-API-Key": account.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ name: "next" }),
+    }),
+  );
   expect(typeof created.api_key).toBe("string");
   expect((await s.app.fetch("/v1/account", { headers: { "X-API-Key": created.api_key } })).status).toBe(200);
   const revoked = await s.app.fetch(`/v1/keys/${account.keyId}`, { method: "DELETE", headers: { "X-API-Key": created.api_key } });

@@ -11,7 +11,8 @@ import { clause } from "./clause.ts";
 import { useSearchApp } from "./search-app.ts";
 
 const s = useSearchApp();
-const hosts = (run: SocketRun) => (run.messages.find((m) => m.type === "context")!.content as { metadata: { url: string } }[]).map((c) => new URL(c.metadata.url).hostname);
+const hosts = (run: SocketRun) =>
+  (run.messages.find((m) => m.type === "context")!.content as { metadata: { url: string } }[]).map((c) => new URL(c.metadata.url).hostname);
 const answer = (run: SocketRun) => run.messages.filter((m) => m.type === "response").map((m) => m.content);
 
 /** A socket that sends each of `frames` in turn as soon as it opens, and records everything until the close. */
@@ -99,11 +100,17 @@ clause("6.1", "source_blacklist is optional and excludes its domains", async () 
 clause("6.1", "source_whitelist is accepted as the alternative to the blacklist; both non-empty is an error", async () => {
   const run = await s.socket({ prompt: "What will the river bridge cost?", source_whitelist: ["blog.test"] });
   expect(new Set(hosts(run))).toEqual(new Set(["blog.test"]));
-  expectOneErrorThenClose(await s.socket({ prompt: "river bridge", source_whitelist: ["blog.test"], source_blacklist: ["spam.test"] }), "source_whitelist");
+  expectOneErrorThenClose(
+    await s.socket({ prompt: "river bridge", source_whitelist: ["blog.test"], source_blacklist: ["spam.test"] }),
+    "source_whitelist",
+  );
 });
 
 clause("6.1", "output_format is optional, with types string, number, boolean, integer, array", async () => {
-  const run = await s.socket({ prompt: "Eiffel Tower facts", output_format: { completed_year: "integer", height_metres: "number", designer: "string", in_paris: "boolean", facts: "array" } });
+  const run = await s.socket({
+    prompt: "Eiffel Tower facts",
+    output_format: { completed_year: "integer", height_metres: "number", designer: "string", in_paris: "boolean", facts: "array" },
+  });
   const responses = run.messages.filter((m) => m.type === "response");
   expect(responses.length).toBe(1);
   const content = responses[0]!.content as Record<string, unknown>;
@@ -113,9 +120,15 @@ clause("6.1", "output_format is optional, with types string, number, boolean, in
   expectOneErrorThenClose(await s.socket({ prompt: "x", output_format: { a: "date" } }), "output_format");
 });
 
-clause("6.1", "empty options mean not given: output_format {}, [] lists and image \"\" behave like the fields left out", async () => {
+clause("6.1", 'empty options mean not given: output_format {}, [] lists and image "" behave like the fields left out', async () => {
   const absent = await s.socket({ prompt: "What will the river bridge cost?" });
-  const empty = await s.socket({ prompt: "What will the river bridge cost?", output_format: {}, source_blacklist: [], source_whitelist: [], image: "" });
+  const empty = await s.socket({
+    prompt: "What will the river bridge cost?",
+    output_format: {},
+    source_blacklist: [],
+    source_whitelist: [],
+    image: "",
+  });
   expect(empty.messages.map((m) => m.type)).toEqual(absent.messages.map((m) => m.type));
   expect(hosts(empty).sort()).toEqual(hosts(absent).sort());
   expect(answer(empty).join("")).toBe(answer(absent).join(""));
@@ -169,7 +182,10 @@ clause("6.3", "after an error message the server closes the socket itself: nothi
 });
 
 clause("6.3", "a second message after the first prompt gets an error message, then the close", async () => {
-  const run = await socketSending([JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }), JSON.stringify({ prompt: "And the river bridge?" })]);
+  const run = await socketSending([
+    JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }),
+    JSON.stringify({ prompt: "And the river bridge?" }),
+  ]);
   expect(run.messages.length).toBeGreaterThan(0);
   const last = run.messages.at(-1)!;
   expect(last.type).toBe("error");

@@ -56,19 +56,31 @@ clause("7 · 400", "do not retry unchanged: the same request gets the same 400",
   expect(await jsonOf(again)).toEqual(first);
 });
 
-clause("7 · 400", "a request the service may not carry out as asked is a 400: a page address that is not public (fetch_blocked)", async () => {
-  await expectError(s.call("POST", "/v1/contents", { url: "http://127.0.0.1/admin" }), 400, "fetch_blocked");
-});
+clause(
+  "7 · 400",
+  "a request the service may not carry out as asked is a 400: a page address that is not public (fetch_blocked)",
+  async () => {
+    await expectError(s.call("POST", "/v1/contents", { url: "http://127.0.0.1/admin" }), 400, "fetch_blocked");
+  },
+);
 
 clause("7 · 400", "malformed JSON is a 422 json_invalid, as FastAPI answers it, not a 400 (the service's choice)", async () => {
-  const response = await s.app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": s.apiKey, "content-type": "application/json" }, body: '{"prompt": ' });
+  const response = await s.app.fetch("/v1/search", {
+    method: "POST",
+    headers: { "X-API-Key": s.apiKey, "content-type": "application/json" },
+    body: '{"prompt": ',
+  });
   expect(response.status).toBe(422);
   expect((await jsonOf(response)).detail[0].type).toBe("json_invalid");
 });
 
 clause("7 · 401", "a missing or invalid key is a 401 {detail, error: unauthorized}", async () => {
   for (const headers of [{}, { "X-API-Key": "sk_live_nope" }] as Record<string, string>[]) {
-    const body = await expectError(s.app.fetch("/v1/search", { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: '{"prompt": "x"}' }), 401, "unauthorized");
+    const body = await expectError(
+      s.app.fetch("/v1/search", { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: '{"prompt": "x"}' }),
+      401,
+      "unauthorized",
+    );
     expect(body.detail).toBe("missing or invalid API key (send it in the X-API-Key header)");
   }
 });
@@ -117,27 +129,31 @@ clause("7 · 422", "a validation error is a 422 with 2.4's body, and the same ag
   expect(await jsonOf(again)).toEqual(body);
 });
 
-clause("7 · 429", `over the limit is a 429 with Retry-After, the X-RateLimit headers and {detail, error, plan, limit_per_minute, retry_after_seconds} (${backendName})`, async () => {
-  const { apiKey } = await s.app.account({ name: "limited" });
-  await burst(10, 10, () => account(s.app, apiKey));
-  const refused = await account(s.app, apiKey);
-  expect(refused.status).toBe(429);
-  const retryAfter = Number(refused.headers.get("retry-after"));
-  expect(Number.isInteger(retryAfter)).toBe(true);
-  expect(retryAfter).toBeGreaterThanOrEqual(1);
-  expect(retryAfter).toBeLessThanOrEqual(6);
-  expect(refused.headers.get("x-ratelimit-limit")).toBe("10");
-  expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
-  expect(Number(refused.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
-  const body = await expectError(refused, 429, "rate_limited", ["plan", "limit_per_minute", "retry_after_seconds"]);
-  expect(body).toEqual({
-    detail: retryAfter === 1 ? "rate limited, try again in 1 second" : `rate limited, try again in ${retryAfter} seconds`,
-    error: "rate_limited",
-    plan: "free",
-    limit_per_minute: 10,
-    retry_after_seconds: retryAfter,
-  });
-});
+clause(
+  "7 · 429",
+  `over the limit is a 429 with Retry-After, the X-RateLimit headers and {detail, error, plan, limit_per_minute, retry_after_seconds} (${backendName})`,
+  async () => {
+    const { apiKey } = await s.app.account({ name: "limited" });
+    await burst(10, 10, () => account(s.app, apiKey));
+    const refused = await account(s.app, apiKey);
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(6);
+    expect(refused.headers.get("x-ratelimit-limit")).toBe("10");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(Number(refused.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+    const body = await expectError(refused, 429, "rate_limited", ["plan", "limit_per_minute", "retry_after_seconds"]);
+    expect(body).toEqual({
+      detail: retryAfter === 1 ? "rate limited, try again in 1 second" : `rate limited, try again in ${retryAfter} seconds`,
+      error: "rate_limited",
+      plan: "free",
+      limit_per_minute: 10,
+      retry_after_seconds: retryAfter,
+    });
+  },
+);
 
 clause("7 · 429", 'the message says the wait: "in N seconds", "in 1 second", "in a minute"', async () => {
   const { app, clock } = await frozenApp();
@@ -187,14 +203,22 @@ clause("7 · 429", "a refused WebSocket upgrade is an HTTP 429 with the same bod
   await burst(10, 10, () => account(s.app, apiKey));
   const refused = await rawUpgrade(s.wsUrl, { "X-API-Key": apiKey });
   expect(refused.status).toBe(429);
-  expect(JSON.parse(refused.body)).toMatchObject({ error: "rate_limited", plan: "free", limit_per_minute: 10, detail: expect.stringMatching(/^rate limited, try again in /) });
+  expect(JSON.parse(refused.body)).toMatchObject({
+    error: "rate_limited",
+    plan: "free",
+    limit_per_minute: 10,
+    detail: expect.stringMatching(/^rate limited, try again in /),
+  });
 });
 
 clause(
   "7 · 504",
   "a research run past the deadline is a 504 {detail, error: deadline_exceeded}; the streams end with an error message",
   async () => {
-    const slow = await startTestApp(s.database, { env: s.world.env({ SEARCH_DEADLINE_MS: "1000", SEARCH_HEDGING: "false" }), resolver: s.world.resolver });
+    const slow = await startTestApp(s.database, {
+      env: s.world.env({ SEARCH_DEADLINE_MS: "1000", SEARCH_HEDGING: "false" }),
+      resolver: s.world.resolver,
+    });
     s.world.searxng.setLatency(2_500);
     s.world.brave.setLatency(2_500);
     try {
@@ -204,17 +228,39 @@ clause(
       const started = performance.now();
       const [json, sse, socket, run] = await Promise.all([
         slow.fetch("/v1/search", { method: "POST", headers, body: JSON.stringify({ prompt: "river bridge" }) }),
-        slow.fetch("/v1/search", { method: "POST", headers: { ...headers, accept: "text/event-stream" }, body: JSON.stringify({ prompt: "river bridge" }) }).then((r) => r.text()),
-        openSocket(`${slow.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": key }, send: JSON.stringify({ prompt: "river bridge" }) }),
-        slow.fetch(`/v1/user-defined-service/${design.response.stub}`, { method: "POST", headers, body: JSON.stringify({ landmark: "river bridge" }) }),
+        slow
+          .fetch("/v1/search", {
+            method: "POST",
+            headers: { ...headers, accept: "text/event-stream" },
+            body: JSON.stringify({ prompt: "river bridge" }),
+          })
+          .then((r) => r.text()),
+        openSocket(`${slow.url.replace("http", "ws")}/v1/ws/search`, {
+          headers: { "X-API-Key": key },
+          send: JSON.stringify({ prompt: "river bridge" }),
+        }),
+        slow.fetch(`/v1/user-defined-service/${design.response.stub}`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ landmark: "river bridge" }),
+        }),
       ]);
       expect(performance.now() - started).toBeLessThan(2_400);
-      expect(await expectError(json, 504, "deadline_exceeded")).toEqual({ detail: "the search did not finish within 1 second", error: "deadline_exceeded" });
+      expect(await expectError(json, 504, "deadline_exceeded")).toEqual({
+        detail: "the search did not finish within 1 second",
+        error: "deadline_exceeded",
+      });
       // A stream's error text is the JSON detail with the JSON code in parentheses.
-      expect(parseEvents(sse).at(-1)).toEqual({ event: "error", data: { type: "error", content: "the search did not finish within 1 second (deadline_exceeded)" } });
+      expect(parseEvents(sse).at(-1)).toEqual({
+        event: "error",
+        data: { type: "error", content: "the search did not finish within 1 second (deadline_exceeded)" },
+      });
       expect(socket.messages.at(-1)).toEqual({ type: "error", content: "the search did not finish within 1 second (deadline_exceeded)" });
       expect(socket.closeCode).toBe(1000);
-      expect(await expectError(run, 504, "deadline_exceeded")).toEqual({ detail: "the endpoint did not finish within 1 second", error: "deadline_exceeded" });
+      expect(await expectError(run, 504, "deadline_exceeded")).toEqual({
+        detail: "the endpoint did not finish within 1 second",
+        error: "deadline_exceeded",
+      });
     } finally {
       s.world.searxng.setLatency(0);
       s.world.brave.setLatency(0);
@@ -224,18 +270,22 @@ clause(
   15_000,
 );
 
-clause("7 · ¶1", "body shape for 400, 401, 404, 409, 429, 504 (not shown): {detail: string, error: stable code}, 429 with three more members", async () => {
-  await expectError(s.call("POST", `/v1/user-defined-service/${endpoint.stub}`, {}), 400, "missing_inputs");
-  await expectError(s.app.fetch("/v1/account"), 401, "unauthorized");
-  await expectError(s.call("GET", "/v1/design-api/999999999"), 404, "not_found");
-  const released = (await jsonOf(s.call("POST", "/v1/design-api", landmarkEndpoint))).response;
-  await s.call("POST", `/v1/design-api/${released.id}/release`);
-  await expectError(s.call("PATCH", `/v1/design-api/${released.id}`, { api_name: "x" }), 409, "conflict");
-  const { apiKey } = await s.app.account({ name: "shape" });
-  await burst(10, 10, () => account(s.app, apiKey));
-  await expectError(account(s.app, apiKey), 429, "rate_limited", ["plan", "limit_per_minute", "retry_after_seconds"]);
-  // 504's body is checked with the deadline above.
-});
+clause(
+  "7 · ¶1",
+  "body shape for 400, 401, 404, 409, 429, 504 (not shown): {detail: string, error: stable code}, 429 with three more members",
+  async () => {
+    await expectError(s.call("POST", `/v1/user-defined-service/${endpoint.stub}`, {}), 400, "missing_inputs");
+    await expectError(s.app.fetch("/v1/account"), 401, "unauthorized");
+    await expectError(s.call("GET", "/v1/design-api/999999999"), 404, "not_found");
+    const released = (await jsonOf(s.call("POST", "/v1/design-api", landmarkEndpoint))).response;
+    await s.call("POST", `/v1/design-api/${released.id}/release`);
+    await expectError(s.call("PATCH", `/v1/design-api/${released.id}`, { api_name: "x" }), 409, "conflict");
+    const { apiKey } = await s.app.account({ name: "shape" });
+    await burst(10, 10, () => account(s.app, apiKey));
+    await expectError(account(s.app, apiKey), 429, "rate_limited", ["plan", "limit_per_minute", "retry_after_seconds"]);
+    // 504's body is checked with the deadline above.
+  },
+);
 
 clause("7 · ¶1", "every error response carries X-Request-Id (the service's choice)", async () => {
   for (const response of [await s.app.fetch("/v1/account"), await s.call("GET", "/v1/design-api/999999999"), await s.search({})]) {
@@ -243,9 +293,13 @@ clause("7 · ¶1", "every error response carries X-Request-Id (the service's cho
   }
 });
 
-clause("7 · ¶1", "streaming close codes (not shown): 1000 after a complete run and after an error; refusals are HTTP statuses on the upgrade", async () => {
-  expect((await s.socket({ prompt: "When was the Eiffel Tower completed?" })).closeCode).toBe(1000);
-  expect((await s.socket({ prompt: "" })).closeCode).toBe(1000);
-  expect((await s.socket("not json")).closeCode).toBe(1000);
-  expect((await rawUpgrade(s.wsUrl, {})).status).toBe(401);
-});
+clause(
+  "7 · ¶1",
+  "streaming close codes (not shown): 1000 after a complete run and after an error; refusals are HTTP statuses on the upgrade",
+  async () => {
+    expect((await s.socket({ prompt: "When was the Eiffel Tower completed?" })).closeCode).toBe(1000);
+    expect((await s.socket({ prompt: "" })).closeCode).toBe(1000);
+    expect((await s.socket("not json")).closeCode).toBe(1000);
+    expect((await rawUpgrade(s.wsUrl, {})).status).toBe(401);
+  },
+);

@@ -42,7 +42,10 @@ beforeAll(async () => {
         api_name: "City landmarks",
         inputs: [{ name: "city", type: "string" }],
         output_format: { landmarks: [{ name: "string", completed_year: "integer" }] },
-        graph: { nodes: [{ id: "research", type: "search_agent", name: "Research", system_prompt: "Landmarks of {city}: the Eiffel Tower" }], edges: [] },
+        graph: {
+          nodes: [{ id: "research", type: "search_agent", name: "Research", system_prompt: "Landmarks of {city}: the Eiffel Tower" }],
+          edges: [],
+        },
       }),
     )
   ).response;
@@ -203,37 +206,47 @@ clause("8.4", "no token cap on the free tier: a large query is answered, and rep
   expect(total).toBeGreaterThan(9_000);
 });
 
-clause("8.5", "no automatic detection (the service's choice): each account's keys have their own buckets; the operator's revocation refuses a key at once", async () => {
-  const first = await s.app.account({ name: "split-a" });
-  const second = await s.app.account({ name: "split-b" });
-  expect(countOf(await burst(11, 11, () => account(s.app, first.apiKey)), 200)).toBe(10);
-  expect(countOf(await burst(11, 11, () => account(s.app, second.apiKey)), 200)).toBe(10);
-  await revokeKey(s.app.accounts, second.accountId, second.keyId);
-  const refused = await account(s.app, second.apiKey);
-  expect(refused.status).toBe(401);
-  expect((await jsonOf(refused)).error).toBe("unauthorized");
-});
+clause(
+  "8.5",
+  "no automatic detection (the service's choice): each account's keys have their own buckets; the operator's revocation refuses a key at once",
+  async () => {
+    const first = await s.app.account({ name: "split-a" });
+    const second = await s.app.account({ name: "split-b" });
+    expect(countOf(await burst(11, 11, () => account(s.app, first.apiKey)), 200)).toBe(10);
+    expect(countOf(await burst(11, 11, () => account(s.app, second.apiKey)), 200)).toBe(10);
+    await revokeKey(s.app.accounts, second.accountId, second.keyId);
+    const refused = await account(s.app, second.apiKey);
+    expect(refused.status).toBe(401);
+    expect((await jsonOf(refused)).error).toBe("unauthorized");
+  },
+);
 
-clause("8.6", "a paying account is charged price x tokens per million for a designed endpoint's run, internal tokens included; a free one is not", async () => {
-  const payer = await s.app.account({ name: "payer", credit: 10 });
-  const free = await s.app.account({ name: "free-runner" });
-  const payerEndpoint = (await jsonOf(post(s.app, payer.apiKey, "/v1/design-api", landmarkEndpoint))).response;
-  const freeEndpoint = (await jsonOf(post(s.app, free.apiKey, "/v1/design-api", landmarkEndpoint))).response;
-  const run = await jsonOf(post(s.app, payer.apiKey, `/v1/user-defined-service/${payerEndpoint.stub}`, { landmark: "Eiffel Tower" }));
-  expect((await post(s.app, free.apiKey, `/v1/user-defined-service/${freeEndpoint.stub}`, { landmark: "Eiffel Tower" })).status).toBe(200);
-  const tokens = run.info.token_usage;
-  expect(tokens).toBeGreaterThan(0);
-  await s.app.usage.flush();
-  s.app.accounts.keyCache?.forgetAccount(payer.accountId);
-  const usage = await jsonOf(s.app.fetch("/v1/usage?days=1", { headers: { "X-API-Key": payer.apiKey } }));
-  const recorded = usage.recent.find((r: { route: string }) => r.route === "POST /v1/user-defined-service/:api_stub");
-  expect(recorded.tokens).toBe(tokens);
-  expect(recorded.cost).toBeCloseTo((tokens * 1000) / 1e6, 9);
-  expect((await jsonOf(account(s.app, payer.apiKey))).balance).toBeCloseTo(10 - (tokens * 1000) / 1e6, 6);
-  const freeUsage = await jsonOf(s.app.fetch("/v1/usage?days=1", { headers: { "X-API-Key": free.apiKey } }));
-  expect(freeUsage.totals.cost).toBe(0);
-  expect(freeUsage.totals.tokens).toBeGreaterThan(0);
-});
+clause(
+  "8.6",
+  "a paying account is charged price x tokens per million for a designed endpoint's run, internal tokens included; a free one is not",
+  async () => {
+    const payer = await s.app.account({ name: "payer", credit: 10 });
+    const free = await s.app.account({ name: "free-runner" });
+    const payerEndpoint = (await jsonOf(post(s.app, payer.apiKey, "/v1/design-api", landmarkEndpoint))).response;
+    const freeEndpoint = (await jsonOf(post(s.app, free.apiKey, "/v1/design-api", landmarkEndpoint))).response;
+    const run = await jsonOf(post(s.app, payer.apiKey, `/v1/user-defined-service/${payerEndpoint.stub}`, { landmark: "Eiffel Tower" }));
+    expect((await post(s.app, free.apiKey, `/v1/user-defined-service/${freeEndpoint.stub}`, { landmark: "Eiffel Tower" })).status).toBe(
+      200,
+    );
+    const tokens = run.info.token_usage;
+    expect(tokens).toBeGreaterThan(0);
+    await s.app.usage.flush();
+    s.app.accounts.keyCache?.forgetAccount(payer.accountId);
+    const usage = await jsonOf(s.app.fetch("/v1/usage?days=1", { headers: { "X-API-Key": payer.apiKey } }));
+    const recorded = usage.recent.find((r: { route: string }) => r.route === "POST /v1/user-defined-service/:api_stub");
+    expect(recorded.tokens).toBe(tokens);
+    expect(recorded.cost).toBeCloseTo((tokens * 1000) / 1e6, 9);
+    expect((await jsonOf(account(s.app, payer.apiKey))).balance).toBeCloseTo(10 - (tokens * 1000) / 1e6, 6);
+    const freeUsage = await jsonOf(s.app.fetch("/v1/usage?days=1", { headers: { "X-API-Key": free.apiKey } }));
+    expect(freeUsage.totals.cost).toBe(0);
+    expect(freeUsage.totals.tokens).toBeGreaterThan(0);
+  },
+);
 
 clause("8.6", "a publisher earns its share of a paying consumer's cost of running its published endpoint", async () => {
   const publisher = await s.app.account({ name: "publisher", credit: 1 });
@@ -248,7 +261,9 @@ clause("8.6", "a publisher earns its share of a paying consumer's cost of runnin
 });
 
 clause("8.7", "an endpoint whose output has a list gets max_results: an optional number input, default 10", async () => {
-  expect(listing.inputs.find((i) => i.name === "max_results")).toEqual(expect.objectContaining({ name: "max_results", type: "number", required: false, default: 10 }));
+  expect(listing.inputs.find((i) => i.name === "max_results")).toEqual(
+    expect.objectContaining({ name: "max_results", type: "number", required: false, default: 10 }),
+  );
 });
 
 clause("8.7", "max_results must be at least 1", async () => {
@@ -270,7 +285,11 @@ clause("8.7", "at most one draft per endpoint", async () => {
 
 clause("8.8", "an input name starts with a letter or underscore, then letters, digits, underscores", async () => {
   const design = (name: string) =>
-    s.call("POST", "/v1/design-api", { ...landmarkEndpoint, inputs: [{ name, type: "string" }], graph: { nodes: [{ id: "r", type: "search_agent", name: "R", system_prompt: `Facts about {${name}}` }], edges: [] } });
+    s.call("POST", "/v1/design-api", {
+      ...landmarkEndpoint,
+      inputs: [{ name, type: "string" }],
+      graph: { nodes: [{ id: "r", type: "search_agent", name: "R", system_prompt: `Facts about {${name}}` }], edges: [] },
+    });
   for (const good of ["landmark", "_private", "Name2", "a_b_3"]) expect(`${good} ${(await design(good)).status}`).toBe(`${good} 200`);
   for (const bad of ["1st", "a-b", "a b", "", "é"]) {
     const response = await design(bad);
@@ -288,7 +307,9 @@ clause("8.9", "size limits (not shown): a prompt of at most 20,000 characters", 
   expect((await s.search({ prompt: "Eiffel Tower ".repeat(1_538) })).status).toBe(200);
   const response = await s.search({ prompt: "x".repeat(20_001) });
   expect(response.status).toBe(422);
-  expect(await jsonOf(response)).toEqual({ detail: [{ loc: ["body", "prompt"], msg: "String should have at most 20000 characters", type: "string_too_long" }] });
+  expect(await jsonOf(response)).toEqual({
+    detail: [{ loc: ["body", "prompt"], msg: "String should have at most 20000 characters", type: "string_too_long" }],
+  });
 });
 
 clause("8.9", "size limits (not shown): an image of at most 5 MiB decoded (IMAGE_MAX_BYTES)", async () => {
@@ -297,14 +318,18 @@ clause("8.9", "size limits (not shown): an image of at most 5 MiB decoded (IMAGE
   big.set(png);
   const response = await s.search({ prompt: "What is this?", image: Buffer.from(big).toString("base64") });
   expect(response.status).toBe(422);
-  expect((await jsonOf(response)).detail).toEqual([{ loc: ["body", "image"], msg: "image is larger than 5242880 bytes", type: "image_too_large" }]);
+  expect((await jsonOf(response)).detail).toEqual([
+    { loc: ["body", "image"], msg: "image is larger than 5242880 bytes", type: "image_too_large" },
+  ]);
 });
 
 clause("8.9", "size limits (not shown): domain lists of at most 200 entries of at most 2,048 characters", async () => {
   const many = Array.from({ length: 201 }, (_, i) => `site${i}.test`);
   const tooMany = await s.search({ prompt: "x", source_blacklist: many });
   expect(tooMany.status).toBe(422);
-  expect((await jsonOf(tooMany)).detail).toEqual([{ loc: ["body", "source_blacklist"], msg: "List should have at most 200 items after validation, not 201", type: "too_long" }]);
+  expect((await jsonOf(tooMany)).detail).toEqual([
+    { loc: ["body", "source_blacklist"], msg: "List should have at most 200 items after validation, not 201", type: "too_long" },
+  ]);
   const tooLong = await s.search({ prompt: "x", source_whitelist: [`https://blog.test/${"a".repeat(2_040)}`] });
   expect(tooLong.status).toBe(422);
   expect((await jsonOf(tooLong)).detail[0]).toMatchObject({ loc: ["body", "source_whitelist", 0], type: "string_too_long" });

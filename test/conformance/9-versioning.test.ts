@@ -24,17 +24,33 @@ const structureContract = {
 /** Paths that are not the versioned interface: health, the documents, the dashboard and its sign-in. */
 const UNVERSIONED = /^\/(healthz|readyz|openapi\.json|docs|dashboard|auth)(\/|$)/;
 
-clause("9.1", "the interface is under /v1: every operation of the OpenAPI document but health, docs and the dashboard's is a /v1 path", async () => {
-  const document = await jsonOf(s.app.fetch("/openapi.json"));
-  const paths = Object.keys(document.paths);
-  expect(paths.length).toBeGreaterThan(10);
-  for (const path of paths) if (!UNVERSIONED.test(path)) expect(path).toStartWith("/v1/");
-  for (const path of ["/v1/search", "/v1/contents", "/v1/design-api", "/v1/design-api/{api_id}", "/v1/agent-integration", "/v1/ws/search"]) expect(paths).toContain(path);
-});
+clause(
+  "9.1",
+  "the interface is under /v1: every operation of the OpenAPI document but health, docs and the dashboard's is a /v1 path",
+  async () => {
+    const document = await jsonOf(s.app.fetch("/openapi.json"));
+    const paths = Object.keys(document.paths);
+    expect(paths.length).toBeGreaterThan(10);
+    for (const path of paths) if (!UNVERSIONED.test(path)) expect(path).toStartWith("/v1/");
+    for (const path of [
+      "/v1/search",
+      "/v1/contents",
+      "/v1/design-api",
+      "/v1/design-api/{api_id}",
+      "/v1/agent-integration",
+      "/v1/ws/search",
+    ])
+      expect(paths).toContain(path);
+  },
+);
 
 clause("9.1", "other prefixes are not the interface: /v2/search and /search are 404", async () => {
   for (const path of ["/v2/search", "/search", "/v0/search"]) {
-    const response = await s.app.fetch(path, { method: "POST", headers: { "X-API-Key": s.apiKey, "content-type": "application/json" }, body: JSON.stringify({ prompt: "x" }) });
+    const response = await s.app.fetch(path, {
+      method: "POST",
+      headers: { "X-API-Key": s.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ prompt: "x" }),
+    });
     expect(`${path} ${response.status}`).toBe(`${path} 404`);
   }
 });
@@ -94,20 +110,24 @@ clause("9.3", "the unversioned published path runs the newest published version"
   expect(await e.ranFields(e.runPublished("versioning-newest"))).toEqual(["designer"]);
 });
 
-clause("9.4", "a pinned version keeps the inputs and output schema a caller tested against after the owner releases a newer version", async () => {
-  const v1 = await e.create();
-  await e.release(v1.id);
-  const v2 = await e.newVersion(v1.id);
-  await e.patch(v2.id, structureContract);
-  await e.release(v2.id);
-  const moved = await e.run(v1.stub, { landmark: "Eiffel Tower" });
-  expect(moved.status).toBe(400);
-  expect((await moved.json()).detail).toBe("missing required input: structure: string");
-  const pinned = await e.ok(e.run(v1.stub, { landmark: "Eiffel Tower" }, "/v1"));
-  expect(Object.keys(pinned.response).sort()).toEqual(LANDMARK_FIELDS);
-  expect(pinned.response.completed_year).toBe(1889);
-  expect((await e.get(v1.id)).inputs.map((i: Rec) => i.name)).toEqual(["landmark", "city", "language"]);
-});
+clause(
+  "9.4",
+  "a pinned version keeps the inputs and output schema a caller tested against after the owner releases a newer version",
+  async () => {
+    const v1 = await e.create();
+    await e.release(v1.id);
+    const v2 = await e.newVersion(v1.id);
+    await e.patch(v2.id, structureContract);
+    await e.release(v2.id);
+    const moved = await e.run(v1.stub, { landmark: "Eiffel Tower" });
+    expect(moved.status).toBe(400);
+    expect((await moved.json()).detail).toBe("missing required input: structure: string");
+    const pinned = await e.ok(e.run(v1.stub, { landmark: "Eiffel Tower" }, "/v1"));
+    expect(Object.keys(pinned.response).sort()).toEqual(LANDMARK_FIELDS);
+    expect(pinned.response.completed_year).toBe(1889);
+    expect((await e.get(v1.id)).inputs.map((i: Rec) => i.name)).toEqual(["landmark", "city", "language"]);
+  },
+);
 
 clause("9.4", "a pinned published version keeps its contract after the owner publishes a newer one", async () => {
   const v1 = await e.create();

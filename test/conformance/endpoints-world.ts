@@ -13,7 +13,9 @@ export type Rec = Record<string, any>;
 
 export const NOT_FOUND = { detail: "endpoint not found", error: "not_found" };
 export const VERSION_NOT_FOUND = { detail: "endpoint version not found", error: "not_found" };
-export const INT_PARSING = { detail: [{ loc: ["path", "api_id"], msg: "Input should be a valid integer, unable to parse string as an integer", type: "int_parsing" }] };
+export const INT_PARSING = {
+  detail: [{ loc: ["path", "api_id"], msg: "Input should be a valid integer, unable to parse string as an integer", type: "int_parsing" }],
+};
 
 /** The record's members: the spec's (2.6) plus the service's own (graph, state, version_notes, timestamps). */
 export const RECORD_FIELDS = [
@@ -51,15 +53,19 @@ export function endpointCalls(s: SearchApp) {
   return {
     ok,
     /** POST /v1/design-api; the record inside `response`. */
-    create: async (body: unknown = landmarkEndpoint, key?: string): Promise<Rec> => (await ok(s.call("POST", "/v1/design-api", body, key))).response,
+    create: async (body: unknown = landmarkEndpoint, key?: string): Promise<Rec> =>
+      (await ok(s.call("POST", "/v1/design-api", body, key))).response,
     get: (id: number, key?: string): Promise<Rec> => ok(s.call("GET", `/v1/design-api/${id}`, undefined, key)),
     lineage: (id: number): Promise<Rec[]> => ok(s.call("GET", `/v1/design-api/${id}/versions`)),
     patch: (id: number, body: unknown): Promise<Rec> => ok(s.call("PATCH", `/v1/design-api/${id}`, body)),
-    newVersion: async (id: number, body?: unknown): Promise<Rec> => (await ok(s.call("POST", `/v1/design-api/${id}/versions`, body))).response,
+    newVersion: async (id: number, body?: unknown): Promise<Rec> =>
+      (await ok(s.call("POST", `/v1/design-api/${id}/versions`, body))).response,
     release: async (id: number): Promise<Rec> => (await ok(s.call("POST", `/v1/design-api/${id}/release`))).response,
     publish: (id: number, body: unknown = {}): Promise<Rec> => ok(s.call("POST", `/v1/design-api/${id}/publish`, body)),
-    run: (stub: string, body: unknown = { landmark: "Eiffel Tower" }, suffix = "", key?: string) => s.call("POST", `/v1/user-defined-service/${stub}${suffix}`, body, key),
-    runPublished: (publicStub: string, body: unknown = { landmark: "Eiffel Tower" }, suffix = "", key?: string) => s.call("POST", `/v1/published-service/${publicStub}${suffix}`, body, key),
+    run: (stub: string, body: unknown = { landmark: "Eiffel Tower" }, suffix = "", key?: string) =>
+      s.call("POST", `/v1/user-defined-service/${stub}${suffix}`, body, key),
+    runPublished: (publicStub: string, body: unknown = { landmark: "Eiffel Tower" }, suffix = "", key?: string) =>
+      s.call("POST", `/v1/published-service/${publicStub}${suffix}`, body, key),
     /** The output fields a successful run answered with: which version ran. */
     ranFields: async (response: Response | Promise<Response>): Promise<string[]> => Object.keys((await ok(response)).response).sort(),
     /** Every query the search world's SearXNG peer received while `work` ran. */

@@ -54,7 +54,11 @@ export function useSearchApp(env: Record<string, string> = {}): SearchApp {
     world.stop();
   });
   const call = (method: string, path: string, body?: unknown, key = apiKey) =>
-    app.fetch(path, { method, headers: { "X-API-Key": key, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    app.fetch(path, {
+      method,
+      headers: { "X-API-Key": key, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   return {
     get app() {
       return app;
@@ -72,7 +76,11 @@ export function useSearchApp(env: Record<string, string> = {}): SearchApp {
       return `${app.url.replace("http", "ws")}/v1/ws/search`;
     },
     search: (body, headers = {}, key = apiKey) =>
-      app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
+      app.fetch("/v1/search", {
+        method: "POST",
+        headers: { "X-API-Key": key, "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      }),
     async events(body) {
       const response = await app.fetch("/v1/search", {
         method: "POST",
@@ -83,7 +91,11 @@ export function useSearchApp(env: Record<string, string> = {}): SearchApp {
       const text = await response.text();
       return { status: response.status, contentType, events: contentType.includes("text/event-stream") ? parseEvents(text) : [] };
     },
-    socket: (body, key = apiKey) => openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": key }, send: typeof body === "string" ? body : JSON.stringify(body) }),
+    socket: (body, key = apiKey) =>
+      openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, {
+        headers: { "X-API-Key": key },
+        send: typeof body === "string" ? body : JSON.stringify(body),
+      }),
     call,
   };
 }

@@ -107,7 +107,10 @@ test("the playground streams an answer over the WebSocket, with citations linked
   await shot(page, info, "playground");
 });
 
-test("an endpoint is designed, edited (with the API's own validation messages), tried, released, versioned and published", async ({ page, request }, info) => {
+test("an endpoint is designed, edited (with the API's own validation messages), tried, released, versioned and published", async ({
+  page,
+  request,
+}, info) => {
   await signIn(page, first);
   await page.getByRole("link", { name: "Endpoints" }).click();
   await page.getByLabel("Task description").fill("Given a landmark, find the year it was completed and its height in metres");
@@ -157,7 +160,10 @@ test("an endpoint is designed, edited (with the API's own validation messages), 
   await shot(page, info, "endpoint");
 });
 
-test("a second owner finds the published endpoint in the marketplace and runs it, and sees none of the first owner's things", async ({ browser, baseURL }, info) => {
+test("a second owner finds the published endpoint in the marketplace and runs it, and sees none of the first owner's things", async ({
+  browser,
+  baseURL,
+}, info) => {
   const context = await browser.newContext({ baseURL });
   const page = await context.newPage();
   await signUp(page, second, "Second Owner");

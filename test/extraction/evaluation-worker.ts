@@ -30,5 +30,12 @@ export async function extractEvalPage(dir: string, page: EvalPage, index: number
     error = e instanceof Error ? e.message : String(e);
   }
   const ms = (Bun.nanoseconds() - started) / 1e6;
-  return { index, ms, error, text: scoreSegments(text, page), markdown: scoreSegments(markdown, page), output: keepText ? text : undefined };
+  return {
+    index,
+    ms,
+    error,
+    text: scoreSegments(text, page),
+    markdown: scoreSegments(markdown, page),
+    output: keepText ? text : undefined,
+  };
 }

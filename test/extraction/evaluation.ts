@@ -50,7 +50,12 @@ export function scoreSegments(output: string, page: Pick<EvalPage, "with" | "wit
   const found = (segment: string) => haystack.includes(normaliseWhitespace(segment));
   const hits = page.with.filter(found).length;
   const leaks = page.without.filter(found).length;
-  return { truePositives: hits, falseNegatives: page.with.length - hits, falsePositives: leaks, trueNegatives: page.without.length - leaks };
+  return {
+    truePositives: hits,
+    falseNegatives: page.with.length - hits,
+    falsePositives: leaks,
+    trueNegatives: page.without.length - leaks,
+  };
 }
 
 export function aggregateSegments(counts: SegmentCounts[]): SegmentScore {
@@ -63,14 +68,31 @@ export function aggregateSegments(counts: SegmentCounts[]): SegmentScore {
   const recall = tp + fn === 0 ? 0 : tp / (tp + fn);
   const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
   const total = tp + fn + fp + tn;
-  return { truePositives: tp, falseNegatives: fn, falsePositives: fp, trueNegatives: tn, precision, recall, f1, accuracy: total === 0 ? 0 : (tp + tn) / total };
+  return {
+    truePositives: tp,
+    falseNegatives: fn,
+    falsePositives: fp,
+    trueNegatives: tn,
+    precision,
+    recall,
+    f1,
+    accuracy: total === 0 ? 0 : (tp + tn) / total,
+  };
 }
 
 /** Reads `evaldata.json`; page bodies are read on demand with {@link readEvalPage}. */
 export function loadEvalSet(dataDir: string): { dir: string; pages: EvalPage[] } {
   const dir = join(dataDir, "extraction-eval");
-  const raw = JSON.parse(readFileSync(join(dir, "evaldata.json"), "utf8")) as Record<string, { file: string; with?: string[]; without?: string[] }>;
-  const pages = Object.entries(raw).map(([url, entry]) => ({ url, file: entry.file, with: entry.with ?? [], without: entry.without ?? [] }));
+  const raw = JSON.parse(readFileSync(join(dir, "evaldata.json"), "utf8")) as Record<
+    string,
+    { file: string; with?: string[]; without?: string[] }
+  >;
+  const pages = Object.entries(raw).map(([url, entry]) => ({
+    url,
+    file: entry.file,
+    with: entry.with ?? [],
+    without: entry.without ?? [],
+  }));
   return { dir, pages };
 }
 
@@ -145,7 +167,9 @@ function sameValue(field: MetadataField, actual: string | null, expected: string
 }
 
 export function scoreDevPage(output: DevOutput, devCase: DevCase): DevPageScore {
-  const metadata = Object.fromEntries(METADATA_FIELDS.map((f) => [f, sameValue(f, output.metadata[f], devCase.expectedMetadata[f])])) as Record<MetadataField, boolean>;
+  const metadata = Object.fromEntries(
+    METADATA_FIELDS.map((f) => [f, sameValue(f, output.metadata[f], devCase.expectedMetadata[f])]),
+  ) as Record<MetadataField, boolean>;
   const { precision, recall } = overlap(shingles(output.text), shingles(devCase.expectedText));
   return { name: devCase.name, metadata, shinglePrecision: precision, shingleRecall: recall };
 }
@@ -153,10 +177,14 @@ export function scoreDevPage(output: DevOutput, devCase: DevCase): DevPageScore 
 export function aggregateDev(scores: DevPageScore[]): DevScore {
   const n = scores.length;
   const mean = (pick: (s: DevPageScore) => number) => (n === 0 ? 0 : scores.reduce((sum, s) => sum + pick(s), 0) / n);
-  const metadataAccuracy = Object.fromEntries(METADATA_FIELDS.map((f) => [f, mean((s) => (s.metadata[f] ? 1 : 0))])) as Record<MetadataField, number>;
+  const metadataAccuracy = Object.fromEntries(METADATA_FIELDS.map((f) => [f, mean((s) => (s.metadata[f] ? 1 : 0))])) as Record<
+    MetadataField,
+    number
+  >;
   const shinglePrecision = mean((s) => s.shinglePrecision);
   const shingleRecall = mean((s) => s.shingleRecall);
-  const shingleF1 = shinglePrecision + shingleRecall === 0 ? 0 : (2 * shinglePrecision * shingleRecall) / (shinglePrecision + shingleRecall);
+  const shingleF1 =
+    shinglePrecision + shingleRecall === 0 ? 0 : (2 * shinglePrecision * shingleRecall) / (shinglePrecision + shingleRecall);
   return { pages: n, metadataAccuracy, shinglePrecision, shingleRecall, shingleF1 };
 }
 

@@ -87,7 +87,10 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
   const pageReads = new PageReads();
   const extractor = new ExtractionPool({ size: 1, timeoutMs: config.extraction.timeoutMs }, log);
-  const app = buildApp({ database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background }, config);
+  const app = buildApp(
+    { database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background },
+    config,
+  );
   app.listen({ port: options.port ?? 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {
@@ -105,10 +108,11 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     settled: () => background.settled(),
     fetch: (path, init) => fetch(`${url}${path}`, init),
     async account(input = {}) {
-      const created = await createAccount(
-        accounts,
-        { name: input.name ?? "test", creditDollars: input.credit, customRateLimit: input.limit ?? null },
-      );
+      const created = await createAccount(accounts, {
+        name: input.name ?? "test",
+        creditDollars: input.credit,
+        customRateLimit: input.limit ?? null,
+      });
       return { accountId: created.account.id, keyId: created.key.id, apiKey: created.secret };
     },
     async stop() {

@@ -8,7 +8,11 @@ export function expectGroundedCitations(body: { response: string; context: { id:
   expect(sentences.length).toBeGreaterThan(0);
   for (const sentence of sentences) {
     const cited = [...sentence.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
-    const words = sentence.replace(/\[\d+\]/g, "").toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? [];
+    const words =
+      sentence
+        .replace(/\[\d+\]/g, "")
+        .toLowerCase()
+        .match(/[\p{L}\p{N}]{4,}/gu) ?? [];
     for (const id of cited) {
       const entry = body.context.find((c) => c.id === id);
       expect(entry).toBeDefined();

@@ -26,7 +26,10 @@ function withDatabase(url: string, name: string): string {
 
 function migrationsDigest(): string {
   const hash = createHash("sha256");
-  for (const file of readdirSync(migrationsFolder).filter((f) => f.endsWith(".sql")).sort()) hash.update(readFileSync(join(migrationsFolder, file)));
+  for (const file of readdirSync(migrationsFolder)
+    .filter((f) => f.endsWith(".sql"))
+    .sort())
+    hash.update(readFileSync(join(migrationsFolder, file)));
   return hash.digest("hex").slice(0, 12);
 }
 

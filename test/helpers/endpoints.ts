@@ -4,7 +4,11 @@ import { jsonOf } from "./app.ts";
 
 export function client(app: TestApp, apiKey: string) {
   const call = (method: string, path: string, body?: unknown) =>
-    app.fetch(path, { method, headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    app.fetch(path, {
+      method,
+      headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   return {
     call,
     json: async (method: string, path: string, body?: unknown) => jsonOf(call(method, path, body)),
@@ -22,13 +26,24 @@ export const landmarkEndpoint = {
   ],
   output_format: { completed_year: "integer", height_metres: "number", designer: "string" },
   graph: {
-    nodes: [{ id: "research", type: "search_agent", name: "Research", system_prompt: "Facts about {landmark} in {city}", output_format: { completed_year: "integer", height_metres: "number", designer: "string" } }],
+    nodes: [
+      {
+        id: "research",
+        type: "search_agent",
+        name: "Research",
+        system_prompt: "Facts about {landmark} in {city}",
+        output_format: { completed_year: "integer", height_metres: "number", designer: "string" },
+      },
+    ],
     edges: [],
   },
 };
 
 /** A small JSON Schema check for request schemas: required present, declared types right. */
-export function validatesAgainst(schema: { properties: Record<string, { type: string }>; required: string[] }, value: Record<string, unknown>): string[] {
+export function validatesAgainst(
+  schema: { properties: Record<string, { type: string }>; required: string[] },
+  value: Record<string, unknown>,
+): string[] {
   const problems: string[] = [];
   for (const name of schema.required) if (!(name in value)) problems.push(`missing ${name}`);
   for (const [name, v] of Object.entries(value)) {

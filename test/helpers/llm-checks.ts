@@ -11,7 +11,10 @@ const QUESTION = "When was the Eiffel Tower completed?";
 
 /** The WebSocket sends the context first, then the answer in several deltas ending with its citation, then closes cleanly. */
 export async function expectStreamedDeltas(app: TestApp, apiKey: string): Promise<void> {
-  const run = await openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": apiKey }, send: JSON.stringify({ prompt: QUESTION }) });
+  const run = await openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, {
+    headers: { "X-API-Key": apiKey },
+    send: JSON.stringify({ prompt: QUESTION }),
+  });
   expect(run.messages[0]!.type).toBe("context");
   const deltas = run.messages.filter((m) => m.type === "response");
   expect(deltas.length).toBeGreaterThan(3);

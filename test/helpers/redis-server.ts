@@ -33,10 +33,13 @@ export async function privateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     port,
     async start() {
-      child = Bun.spawn([redisServerBinary!, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
-        stdout: "ignore",
-        stderr: "ignore",
-      });
+      child = Bun.spawn(
+        [redisServerBinary!, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+        {
+          stdout: "ignore",
+          stderr: "ignore",
+        },
+      );
       for (let i = 0; i < 100; i++) {
         const client = new RedisClient(handle.url, { connectionTimeout: 200, autoReconnect: false });
         try {

@@ -73,7 +73,11 @@ export function startSearchWorld(): SearchWorld {
   const url = (host: string, path: string) => `http://${host}:${site.port}${path}`;
   const answer = (ask: PeerAsk): PeerHit[] => {
     const words = ask.query.toLowerCase();
-    return PAGES.filter((p) => p.topics.some((t) => words.includes(t))).map((p) => ({ title: p.title, url: url(p.host, p.path), snippet: p.paragraphs[0]! }));
+    return PAGES.filter((p) => p.topics.some((t) => words.includes(t))).map((p) => ({
+      title: p.title,
+      url: url(p.host, p.path),
+      snippet: p.paragraphs[0]!,
+    }));
   };
   const searxng = startSearxngPeer();
   const brave = startBravePeer();

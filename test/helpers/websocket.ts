@@ -8,11 +8,17 @@ export interface SocketRun {
   protocol: string;
 }
 
-export function openSocket(url: string, options: { headers?: Record<string, string>; protocols?: string[]; send?: string | null; timeoutMs?: number } = {}): Promise<SocketRun> {
+export function openSocket(
+  url: string,
+  options: { headers?: Record<string, string>; protocols?: string[]; send?: string | null; timeoutMs?: number } = {},
+): Promise<SocketRun> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers: options.headers, protocols: options.protocols } as unknown as string[]);
     const run: SocketRun = { messages: [], raw: [], closeCode: 0, protocol: "" };
-    const timer = setTimeout(() => reject(new Error(`socket still open after ${options.timeoutMs ?? 15_000} ms: ${JSON.stringify(run.raw)}`)), options.timeoutMs ?? 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`socket still open after ${options.timeoutMs ?? 15_000} ms: ${JSON.stringify(run.raw)}`)),
+      options.timeoutMs ?? 15_000,
+    );
     socket.onopen = () => {
       run.protocol = socket.protocol;
       if (options.send !== null) socket.send(options.send ?? JSON.stringify({ prompt: "test" }));

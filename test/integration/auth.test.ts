@@ -18,7 +18,10 @@ afterAll(async () => {
   await database.drop();
 });
 
-const withKey = (key: string, init: RequestInit = {}): RequestInit => ({ ...init, headers: { ...(init.headers as Record<string, string>), "X-API-Key": key } });
+const withKey = (key: string, init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: { ...(init.headers as Record<string, string>), "X-API-Key": key },
+});
 
 async function expectUnauthorized(response: Response) {
   expect(response.status).toBe(401);
@@ -30,12 +33,24 @@ describe("a key", () => {
     const response = await app.fetch("/v1/account", withKey(alice.apiKey));
     expect(response.status).toBe(200);
     const body = await jsonOf(response);
-    expect(body).toMatchObject({ id: alice.accountId, name: "alice", plan: "pro", rate_limit_per_minute: 100, balance: 5, key_id: alice.keyId });
+    expect(body).toMatchObject({
+      id: alice.accountId,
+      name: "alice",
+      plan: "pro",
+      rate_limit_per_minute: 100,
+      balance: 5,
+      key_id: alice.keyId,
+    });
     expect(alice.apiKey.startsWith(body.key_prefix)).toBe(true);
   });
 
   test("is refused with 401 at once after it is revoked", async () => {
-    const created = await jsonOf(app.fetch("/v1/keys", withKey(alice.apiKey, { method: "POST", body: JSON.stringify({ name: "temp" }), headers: { "content-type": "application/json" } })));
+    const created = await jsonOf(
+      app.fetch(
+        "/v1/keys",
+        withKey(alice.apiKey, { method: "POST", body: JSON.stringify({ name: "temp" }), headers: { "content-type": "application/json" } }),
+      ),
+    );
     expect((await app.fetch("/v1/account", withKey(created.api_key))).status).toBe(200);
     const revoked = await app.fetch(`/v1/keys/${created.id}`, withKey(alice.apiKey, { method: "DELETE" }));
     expect(revoked.status).toBe(200);

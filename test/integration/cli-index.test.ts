@@ -25,7 +25,10 @@ test("indexes a sitemap and URLs with bounded concurrency, naming the failures",
     database = await freshDatabase();
     env.DATABASE_URL = database.url!;
   }
-  const result = await runCli(["index", `${site.url}/plain.txt`, "--sitemap", `${site.url}/sitemap.xml`, "--concurrency", "3", "--json"], env);
+  const result = await runCli(
+    ["index", `${site.url}/plain.txt`, "--sitemap", `${site.url}/sitemap.xml`, "--concurrency", "3", "--json"],
+    env,
+  );
   expect(result.code).toBe(0);
   expect(JSON.parse(result.stdout)).toEqual({ total: 6, indexed: 5, cached: 0, failed: 1 });
   expect(result.stderr).toContain(`failed: ${site.url}/missing-page (fetch_status: the page answered with status 404)`);

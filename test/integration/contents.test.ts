@@ -34,7 +34,11 @@ afterAll(async () => {
 });
 
 const contents = (body: Record<string, unknown>) =>
-  app.fetch("/v1/contents", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: JSON.stringify(body) });
+  app.fetch("/v1/contents", {
+    method: "POST",
+    headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 async function expectFailure(url: string, status: number, error: string) {
   const started = performance.now();
@@ -62,7 +66,8 @@ describe("an article page", () => {
     });
     expect(body.content).toContain("The city council approved the new river bridge on Tuesday");
     expect(body.content).toContain("protected cycle path");
-    for (const boilerplate of ["Sign in", "Accept all cookies", "All rights reserved", "Unrelated story one"]) expect(body.content).not.toContain(boilerplate);
+    for (const boilerplate of ["Sign in", "Accept all cookies", "All rights reserved", "Unrelated story one"])
+      expect(body.content).not.toContain(boilerplate);
     expect(body.links).toContain(`${site.url}/sources/report.html`);
     expect(body.links).toContain("https://example.org/data");
     expect(body.content).toContain(`(${site.url}/sources/report.html)`);
@@ -109,7 +114,11 @@ describe("transport", () => {
   });
 
   test("a redirect from an allowed host to a private address is blocked, and nothing reaches it", async () => {
-    await expectFailure(`${site.url}/to-private?target=${encodeURIComponent(`http://127.0.0.1:${canary.port}/secret`)}`, 400, "fetch_blocked");
+    await expectFailure(
+      `${site.url}/to-private?target=${encodeURIComponent(`http://127.0.0.1:${canary.port}/secret`)}`,
+      400,
+      "fetch_blocked",
+    );
     await expectFailure(`${site.url}/to-private`, 400, "fetch_blocked");
     await expectFailure(`${site.url}/to-private?target=${encodeURIComponent("http://[::1]/")}`, 400, "fetch_blocked");
     expect(canary.requests()).toBe(0);
@@ -181,10 +190,17 @@ describe("types", () => {
 
 describe("extraction runs in worker threads with a time limit", () => {
   test("a page that takes too long fails with extraction_failed, and the next read works", async () => {
-    const strict = await startTestApp(database, { env: { FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`, EXTRACT_TIMEOUT_MS: "150", FETCH_MAX_BYTES: "8000000" } });
+    const strict = await startTestApp(database, {
+      env: { FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`, EXTRACT_TIMEOUT_MS: "150", FETCH_MAX_BYTES: "8000000" },
+    });
     try {
       const key = (await strict.account({ limit: 100_000 })).apiKey;
-      const call = (url: string) => strict.fetch("/v1/contents", { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify({ url, max_age_seconds: 0 }) });
+      const call = (url: string) =>
+        strict.fetch("/v1/contents", {
+          method: "POST",
+          headers: { "X-API-Key": key, "content-type": "application/json" },
+          body: JSON.stringify({ url, max_age_seconds: 0 }),
+        });
       const started = performance.now();
       const slow = await call(`${site.url}/huge-table.html`);
       expect(slow.status).toBe(502);

@@ -29,7 +29,8 @@ interface Session {
   accountId: string;
 }
 
-const post = (path: string, body: unknown, headers: Record<string, string> = {}) => app.fetch(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  app.fetch(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 
 async function signUp(email: string, password = "correct horse battery"): Promise<Session> {
   const response = await post("/auth/signup", { email, password });
@@ -38,7 +39,9 @@ async function signUp(email: string, password = "correct horse battery"): Promis
   return { cookie: response.headers.get("set-cookie")!.split(";")[0]!, csrf: body.csrf_token, accountId: body.account.id };
 }
 
-const as = (session: Session, extra: Record<string, string> = {}) => ({ headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "content-type": "application/json", ...extra } });
+const as = (session: Session, extra: Record<string, string> = {}) => ({
+  headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "content-type": "application/json", ...extra },
+});
 
 describe("sign-up and sign-in", () => {
   test("sign-up creates an account, sets an HttpOnly SameSite cookie, and returns the CSRF token", async () => {
@@ -61,8 +64,12 @@ describe("sign-up and sign-in", () => {
   });
 
   test("rules: a valid email, 10+ characters, one account per email (422, 422, 409)", async () => {
-    expect(await jsonOf(post("/auth/signup", { email: "not-an-email", password: "long enough pw" }))).toEqual({ detail: [{ loc: ["body", "email"], msg: "enter a valid email address", type: "value_error" }] });
-    expect(await jsonOf(post("/auth/signup", { email: "short@example.com", password: "short" }))).toEqual({ detail: [{ loc: ["body", "password"], msg: "String should have at least 10 characters", type: "string_too_short" }] });
+    expect(await jsonOf(post("/auth/signup", { email: "not-an-email", password: "long enough pw" }))).toEqual({
+      detail: [{ loc: ["body", "email"], msg: "enter a valid email address", type: "value_error" }],
+    });
+    expect(await jsonOf(post("/auth/signup", { email: "short@example.com", password: "short" }))).toEqual({
+      detail: [{ loc: ["body", "password"], msg: "String should have at least 10 characters", type: "string_too_short" }],
+    });
     await signUp("taken@example.com");
     const again = await post("/auth/signup", { email: "TAKEN@example.com", password: "another long one" });
     expect(again.status).toBe(409);
@@ -82,7 +89,8 @@ describe("sign-up and sign-in", () => {
 
   test("sign-in is rate limited per email: the 6th attempt in a minute is 429 with Retry-After", async () => {
     await signUp("brute@example.com", "the right password");
-    for (let i = 0; i < 5; i++) expect((await post("/auth/signin", { email: "brute@example.com", password: `guess number ${i}` })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await post("/auth/signin", { email: "brute@example.com", password: `guess number ${i}` })).status).toBe(401);
     const limited = await post("/auth/signin", { email: "brute@example.com", password: "the right password" });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -91,7 +99,11 @@ describe("sign-up and sign-in", () => {
 
   test("a sign-in posted from another site is refused", async () => {
     await signUp("origin@example.com", "the right password");
-    const response = await post("/auth/signin", { email: "origin@example.com", password: "the right password" }, { origin: "https://evil.example" });
+    const response = await post(
+      "/auth/signin",
+      { email: "origin@example.com", password: "the right password" },
+      { origin: "https://evil.example" },
+    );
     expect(response.status).toBe(403);
     expect(response.headers.get("set-cookie")).toBeNull();
   });
@@ -125,7 +137,8 @@ describe("the session uses the /v1 API", () => {
     for (let i = 0; i < 30; i++) browsing.push((await app.fetch("/v1/keys", as(session))).status);
     expect(browsing.every((s) => s === 200)).toBe(true);
     const research: number[] = [];
-    for (let i = 0; i < 11; i++) research.push((await app.fetch("/v1/search", { method: "POST", ...as(session), body: JSON.stringify({ prompt: "test" }) })).status);
+    for (let i = 0; i < 11; i++)
+      research.push((await app.fetch("/v1/search", { method: "POST", ...as(session), body: JSON.stringify({ prompt: "test" }) })).status);
     expect(research.filter((s) => s === 200).length).toBe(10);
     expect(research.at(-1)).toBe(429);
   });
@@ -133,11 +146,19 @@ describe("the session uses the /v1 API", () => {
   test("the WebSocket accepts a session with the CSRF subprotocol from its own origin, and refuses another origin", async () => {
     const session = await signUp("socket@example.com");
     const ws = `${app.url.replace("http", "ws")}/v1/ws/search`;
-    const run = await openSocket(ws, { headers: { cookie: session.cookie, origin: app.url }, protocols: ["x-csrf-token", session.csrf], send: JSON.stringify({ prompt: "test" }) });
+    const run = await openSocket(ws, {
+      headers: { cookie: session.cookie, origin: app.url },
+      protocols: ["x-csrf-token", session.csrf],
+      send: JSON.stringify({ prompt: "test" }),
+    });
     expect(run.protocol).toBe("x-csrf-token");
     expect(run.messages[0]?.type).toBe("context");
     expect(run.closeCode).toBe(1000);
-    const foreign = await rawUpgrade(ws, { cookie: session.cookie, origin: "https://evil.example", "sec-websocket-protocol": `x-csrf-token, ${session.csrf}` });
+    const foreign = await rawUpgrade(ws, {
+      cookie: session.cookie,
+      origin: "https://evil.example",
+      "sec-websocket-protocol": `x-csrf-token, ${session.csrf}`,
+    });
     expect(foreign.status).toBe(401);
     const noToken = await rawUpgrade(ws, { cookie: session.cookie, origin: app.url });
     expect(noToken.status).toBe(401);
@@ -149,7 +170,15 @@ describe("isolation", () => {
     const alice = await signUp("alice@example.com");
     const bob = await signUp("bob@example.com");
     const key = await jsonOf(app.fetch("/v1/keys", { method: "POST", ...as(alice), body: JSON.stringify({ name: "alice key" }) }));
-    const endpoint = (await jsonOf(app.fetch("/v1/design-api", { method: "POST", ...as(alice), body: JSON.stringify({ original_prompt: "Given a company name, find its CEO" }) }))).response;
+    const endpoint = (
+      await jsonOf(
+        app.fetch("/v1/design-api", {
+          method: "POST",
+          ...as(alice),
+          body: JSON.stringify({ original_prompt: "Given a company name, find its CEO" }),
+        }),
+      )
+    ).response;
     expect((await jsonOf(app.fetch("/v1/keys", as(bob)))).keys).toEqual([]);
     expect((await app.fetch(`/v1/keys/${key.id}`, as(bob))).status).toBe(404);
     expect(await jsonOf(app.fetch("/v1/design-api", as(bob)))).toEqual([]);
@@ -168,13 +197,29 @@ describe("the credit stand-in", () => {
     expect(response.status).toBe(200);
     expect(await jsonOf(response)).toMatchObject({ plan: "pro", balance: 25 });
     expect((await jsonOf(app.fetch("/v1/account", as(session)))).plan).toBe("pro");
-    expect((await app.fetch("/dashboard/api/credit", { method: "POST", ...as(session), body: JSON.stringify({ amount: -5 }) })).status).toBe(422);
+    expect(
+      (await app.fetch("/dashboard/api/credit", { method: "POST", ...as(session), body: JSON.stringify({ amount: -5 }) })).status,
+    ).toBe(422);
     const { apiKey } = await app.account({ name: "key only" });
-    const byKey = await app.fetch("/dashboard/api/credit", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: JSON.stringify({ amount: 25 }) });
+    const byKey = await app.fetch("/dashboard/api/credit", {
+      method: "POST",
+      headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ amount: 25 }),
+    });
     expect(byKey.status).toBe(403);
     const json = { "content-type": "application/json" };
-    expect((await app.fetch("/dashboard/api/credit", { method: "POST", headers: json, body: JSON.stringify({ amount: 25 }) })).status).toBe(401);
-    expect((await app.fetch("/dashboard/api/credit", { method: "POST", headers: { ...json, cookie: session.cookie }, body: JSON.stringify({ amount: 25 }) })).status).toBe(401);
+    expect((await app.fetch("/dashboard/api/credit", { method: "POST", headers: json, body: JSON.stringify({ amount: 25 }) })).status).toBe(
+      401,
+    );
+    expect(
+      (
+        await app.fetch("/dashboard/api/credit", {
+          method: "POST",
+          headers: { ...json, cookie: session.cookie },
+          body: JSON.stringify({ amount: 25 }),
+        })
+      ).status,
+    ).toBe(401);
     expect((await jsonOf(app.fetch("/v1/account", as(session)))).balance).toBe(25);
     expect((await app.fetch("/auth/session")).status).toBe(401);
   });
@@ -184,12 +229,15 @@ describe("the CLI sets a password on an account it created", () => {
   test.skipIf(!TEST_DATABASE_URL)("accounts password reads the password from standard input; the owner can then sign in", async () => {
     const env = { DATABASE_URL: database.url! };
     const created = JSON.parse((await runCli(["accounts", "create", "--name", "cli owner", "--json"], env)).stdout);
-    const child = Bun.spawn([process.execPath, "src/cli.ts", "accounts", "password", "--account", created.account_id, "--email", "cli@example.com"], {
-      cwd: new URL("../..", import.meta.url).pathname,
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdin: new TextEncoder().encode("a password from stdin\n"),
-      stdout: "pipe",
-    });
+    const child = Bun.spawn(
+      [process.execPath, "src/cli.ts", "accounts", "password", "--account", created.account_id, "--email", "cli@example.com"],
+      {
+        cwd: new URL("../..", import.meta.url).pathname,
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdin: new TextEncoder().encode("a password from stdin\n"),
+        stdout: "pipe",
+      },
+    );
     expect(await child.exited).toBe(0);
     expect(await new Response(child.stdout).text()).toContain("can now sign in to the dashboard as cli@example.com");
     const signedIn = await post("/auth/signin", { email: "cli@example.com", password: "a password from stdin" });

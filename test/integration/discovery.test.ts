@@ -24,7 +24,8 @@ describe("GET /v1/agent-integration", () => {
     const body = await jsonOf(response);
     expect(body.base_url).toBe(app.url);
     expect(body.auth).toEqual({ header: "X-API-Key", env_var: "CRITIQUE_API_KEY" });
-    for (const topic of ["X-API-Key", "429", "Retry-After", "422", "/v1/account", "back-off", "Streaming"]) expect(body.prompt).toContain(topic);
+    for (const topic of ["X-API-Key", "429", "Retry-After", "422", "/v1/account", "back-off", "Streaming"])
+      expect(body.prompt).toContain(topic);
     expect(Object.keys(body.clients).sort()).toEqual(["claude_code", "codex", "curl", "cursor", "javascript", "python"]);
     for (const recipe of Object.values(body.clients) as { install: string; invoke: string }[]) {
       expect(recipe.install.length).toBeGreaterThan(0);
@@ -79,7 +80,8 @@ describe("OpenAPI", () => {
       for (const [method, operation] of Object.entries(item)) {
         operations++;
         if (publicPaths.has(path)) expect({ path, method, security: operation.security }).toEqual({ path, method, security: [] });
-        else if (sessionPaths.has(path)) expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ SessionCookie: [] }] });
+        else if (sessionPaths.has(path))
+          expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ SessionCookie: [] }] });
         else expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ ApiKeyAuth: [] }] });
       }
     }
@@ -113,6 +115,11 @@ describe("operations", () => {
     expect(await jsonOf(app.fetch("/healthz"))).toEqual({ status: "ok" });
     const ready = await app.fetch("/readyz");
     expect(ready.status).toBe(200);
-    expect(await jsonOf(ready)).toMatchObject({ status: "ready", database: { ok: true }, rate_limit_store: { healthy: true, fail_mode: "open" }, draining: false });
+    expect(await jsonOf(ready)).toMatchObject({
+      status: "ready",
+      database: { ok: true },
+      rate_limit_store: { healthy: true, fail_mode: "open" },
+      draining: false,
+    });
   });
 });

@@ -37,7 +37,8 @@ const probe = new Elysia()
 probe.listen({ port: 0, hostname: "127.0.0.1" });
 const probeUrl = `http://127.0.0.1:${probe.server!.port}`;
 
-const post = (body: string, headers: Record<string, string> = { "content-type": "application/json" }) => fetch(`${probeUrl}/probe`, { method: "POST", body, headers });
+const post = (body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
+  fetch(`${probeUrl}/probe`, { method: "POST", body, headers });
 
 afterAll(() => probe.stop(true));
 
@@ -79,7 +80,9 @@ describe("validation failures are 422 with FastAPI's exact body", () => {
       ],
     });
     const fraction = await post(JSON.stringify({ prompt: "x", count: 2.5 }));
-    expect((await jsonOf(fraction)).detail).toEqual([{ loc: ["body", "count"], msg: "Input should be a valid integer, got a number with a fractional part", type: "int_from_float" }]);
+    expect((await jsonOf(fraction)).detail).toEqual([
+      { loc: ["body", "count"], msg: "Input should be a valid integer, got a number with a fractional part", type: "int_from_float" },
+    ]);
   });
 
   test("malformed JSON is json_invalid at the offset of the error", async () => {
@@ -95,7 +98,9 @@ describe("validation failures are 422 with FastAPI's exact body", () => {
       const response = await post(body);
       expect(response.status).toBe(422);
       expect(await jsonOf(response)).toEqual({
-        detail: [{ loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" }],
+        detail: [
+          { loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" },
+        ],
       });
     }
   });
@@ -148,7 +153,11 @@ describe("anything unexpected is a generic 500 that carries only the request id"
     expect(response.status).toBe(500);
     const body = await jsonOf(response);
     const requestId = response.headers.get("x-request-id");
-    expect(body).toEqual({ detail: `internal error; quote request id ${requestId} when reporting it`, error: "internal_error", request_id: requestId });
+    expect(body).toEqual({
+      detail: `internal error; quote request id ${requestId} when reporting it`,
+      error: "internal_error",
+      request_id: requestId,
+    });
   });
 
   test("an error carrying its own code (as postgres.js errors do) is still a 500", async () => {
@@ -184,7 +193,9 @@ describe("the real app", () => {
     app.fetch("/v1/keys", { method: "POST", body, headers: { "X-API-Key": account.apiKey, "content-type": contentType } });
 
   test("maps its validation failures the same way", async () => {
-    expect(await jsonOf(keys('{"name": 5}'))).toEqual({ detail: [{ loc: ["body", "name"], msg: "Input should be a valid string", type: "string_type" }] });
+    expect(await jsonOf(keys('{"name": 5}'))).toEqual({
+      detail: [{ loc: ["body", "name"], msg: "Input should be a valid string", type: "string_type" }],
+    });
     expect(await jsonOf(keys('{"name": '))).toEqual({ detail: [{ loc: ["body", 9], msg: "JSON decode error", type: "json_invalid" }] });
     const created = await keys('{"name": "ci"}');
     expect(created.status).toBe(201);
@@ -192,7 +203,11 @@ describe("the real app", () => {
 
   test("unknown fields are never reported, whether the rest of the body is valid or not, on every body", async () => {
     const post = (path: string, body: unknown) =>
-      app.fetch(path, { method: "POST", body: JSON.stringify(body), headers: { "X-API-Key": account.apiKey, "content-type": "application/json" } });
+      app.fetch(path, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "X-API-Key": account.apiKey, "content-type": "application/json" },
+      });
     const failures: [string, unknown, (string | number)[][]][] = [
       ["/v1/keys", { name: 5, extra: 1 }, [["body", "name"]]],
       ["/v1/search", { prompt: 5, id: null }, [["body", "prompt"]]],

@@ -13,7 +13,15 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { extractDocument } from "../../src/contents/extract/index.ts";
-import { aggregateDev, DEV_PAGE_URL, loadDevSet, METADATA_FIELDS, scoreDevPage, type DevScore, type MetadataField } from "../extraction/evaluation.ts";
+import {
+  aggregateDev,
+  DEV_PAGE_URL,
+  loadDevSet,
+  METADATA_FIELDS,
+  scoreDevPage,
+  type DevScore,
+  type MetadataField,
+} from "../extraction/evaluation.ts";
 import { runEvalSet, type EvalRun } from "../extraction/evaluation-runner.ts";
 
 const dataDir = fileURLToPath(new URL("../../../shared/data/", import.meta.url));

@@ -26,7 +26,14 @@ beforeAll(async () => {
   peer = startChatPeer();
   database = await freshDatabase();
   app = await startTestApp(database, {
-    env: world.env({ OPENAI_BASE_URL: peer.url, OPENAI_API_KEY: peer.apiKey, LLM_MODEL: "loopback-model", SEARCH_DEADLINE_MS: "1500", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }),
+    env: world.env({
+      OPENAI_BASE_URL: peer.url,
+      OPENAI_API_KEY: peer.apiKey,
+      LLM_MODEL: "loopback-model",
+      SEARCH_DEADLINE_MS: "1500",
+      PROVIDER_TIMEOUT_MS: "10000",
+      SEARCH_HEDGING: "false",
+    }),
     resolver: world.resolver,
   });
   apiKey = (await app.account({ limit: 100_000 })).apiKey;
@@ -51,7 +58,10 @@ let sequence = 0;
 const CODE_IN_TEXT = /\(([a-z0-9_]+)\)$/;
 
 async function recordedStatus(requestId: string): Promise<number> {
-  const row = await waitFor(() => app.db.query.usageRecords.findFirst({ where: (u, { eq }) => eq(u.requestId, requestId) }), `the usage record of ${requestId}`);
+  const row = await waitFor(
+    () => app.db.query.usageRecords.findFirst({ where: (u, { eq }) => eq(u.requestId, requestId) }),
+    `the usage record of ${requestId}`,
+  );
   return row.status;
 }
 
@@ -62,13 +72,21 @@ function jsonCode(status: number, body: { error?: string; detail?: unknown }): s
 
 async function viaJson(body: unknown): Promise<Outcome> {
   const id = `req_faces_json_${++sequence}`;
-  const response = await app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json", "x-request-id": id }, body: JSON.stringify(body) });
+  const response = await app.fetch("/v1/search", {
+    method: "POST",
+    headers: { "X-API-Key": apiKey, "content-type": "application/json", "x-request-id": id },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, code: jsonCode(response.status, await response.json()), recorded: await recordedStatus(id) };
 }
 
 async function viaSse(body: unknown): Promise<Outcome> {
   const id = `req_faces_sse_${++sequence}`;
-  const response = await app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json", accept: "text/event-stream", "x-request-id": id }, body: JSON.stringify(body) });
+  const response = await app.fetch("/v1/search", {
+    method: "POST",
+    headers: { "X-API-Key": apiKey, "content-type": "application/json", accept: "text/event-stream", "x-request-id": id },
+    body: JSON.stringify(body),
+  });
   if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
     return { status: response.status, code: jsonCode(response.status, await response.json()), recorded: await recordedStatus(id) };
   }
@@ -79,7 +97,10 @@ async function viaSse(body: unknown): Promise<Outcome> {
 
 async function viaSocket(body: unknown): Promise<Outcome> {
   const id = `req_faces_ws_${++sequence}`;
-  const run = await openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": apiKey, "x-request-id": id }, send: JSON.stringify(body) });
+  const run = await openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, {
+    headers: { "X-API-Key": apiKey, "x-request-id": id },
+    send: JSON.stringify(body),
+  });
   const last = run.messages.at(-1)!;
   expect(run.closeCode).toBe(1000);
   if (last.type === "error") {

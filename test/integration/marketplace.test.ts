@@ -23,7 +23,10 @@ let freeAccount: string;
 beforeAll(async () => {
   world = startSearchWorld();
   database = await freshDatabase();
-  app = await startTestApp(database, { env: world.env({ PRICE_PER_MILLION_TOKENS: "100", PUBLISHER_SHARE: "0.5" }), resolver: world.resolver });
+  app = await startTestApp(database, {
+    env: world.env({ PRICE_PER_MILLION_TOKENS: "100", PUBLISHER_SHARE: "0.5" }),
+    resolver: world.resolver,
+  });
   publisher = client(app, (await app.account({ name: "Publisher Ltd", credit: 10 })).apiKey);
   const paying = await app.account({ name: "consumer", credit: 10 });
   consumerAccount = paying.accountId;
@@ -47,11 +50,25 @@ const publishNew = async (body: Record<string, unknown> = {}) => {
 
 describe("publishing", () => {
   test("a draft is released, then snapshotted under a public stub; the answer has its own integration object", async () => {
-    const { draft, published } = await publishNew({ public_stub: "landmark-facts", title: "Landmark facts", description: "Completion year, height and designer of a landmark", category: "Travel", tags: ["Landmarks", "facts"] });
-    expect(published).toMatchObject({ public_stub: "landmark-facts", published_version: 1, title: "Landmark facts", category: "Travel", tags: ["landmarks", "facts"], publisher: "Publisher Ltd", latest_version: 1 });
+    const { draft, published } = await publishNew({
+      public_stub: "landmark-facts",
+      title: "Landmark facts",
+      description: "Completion year, height and designer of a landmark",
+      category: "Travel",
+      tags: ["Landmarks", "facts"],
+    });
+    expect(published).toMatchObject({
+      public_stub: "landmark-facts",
+      published_version: 1,
+      title: "Landmark facts",
+      category: "Travel",
+      tags: ["landmarks", "facts"],
+      publisher: "Publisher Ltd",
+      latest_version: 1,
+    });
     const base = `${app.url}/v1/published-service/landmark-facts`;
     expect(published.integration).toMatchObject({ url: base, versioned_url: `${base}/v1` });
-    expect((await publisher.json("GET", `/v1/design-api/${draft.id}`))).toMatchObject({ state: "released", is_live: true });
+    expect(await publisher.json("GET", `/v1/design-api/${draft.id}`)).toMatchObject({ state: "released", is_live: true });
   });
 
   test("publishing again adds the next published version under the same stub", async () => {
@@ -70,7 +87,8 @@ describe("publishing", () => {
     const other = client(app, (await app.account({ name: "rival", limit: 100_000 })).apiKey);
     const rivalDraft = (await other.json("POST", "/v1/design-api", landmarkEndpoint)).response;
     expect((await other.call("POST", `/v1/design-api/${rivalDraft.id}/publish`, { public_stub: "unique-stub-a" })).status).toBe(409);
-    for (const bad of ["Has Spaces", "v2", "-leading", "x".repeat(65)]) expect((await other.call("POST", `/v1/design-api/${rivalDraft.id}/publish`, { public_stub: bad })).status).toBe(422);
+    for (const bad of ["Has Spaces", "v2", "-leading", "x".repeat(65)])
+      expect((await other.call("POST", `/v1/design-api/${rivalDraft.id}/publish`, { public_stub: bad })).status).toBe(422);
     const { draft } = await publishNew({ public_stub: "keeps-its-stub" });
     expect((await publisher.call("POST", `/v1/design-api/${draft.id}/publish`, { public_stub: "another-stub" })).status).toBe(409);
   });
@@ -81,8 +99,12 @@ describe("browsing", () => {
     await publishNew({ public_stub: "browse-me", title: "Browsable towers", category: "Architecture", tags: ["towers"] });
     const byText = await consumer.json("GET", "/v1/marketplace?q=browsable");
     expect(byText.items.map((i: { public_stub: string }) => i.public_stub)).toEqual(["browse-me"]);
-    expect((await consumer.json("GET", "/v1/marketplace?category=architecture")).items.map((i: { public_stub: string }) => i.public_stub)).toEqual(["browse-me"]);
-    expect((await consumer.json("GET", "/v1/marketplace?tag=towers")).items.map((i: { public_stub: string }) => i.public_stub)).toEqual(["browse-me"]);
+    expect(
+      (await consumer.json("GET", "/v1/marketplace?category=architecture")).items.map((i: { public_stub: string }) => i.public_stub),
+    ).toEqual(["browse-me"]);
+    expect((await consumer.json("GET", "/v1/marketplace?tag=towers")).items.map((i: { public_stub: string }) => i.public_stub)).toEqual([
+      "browse-me",
+    ]);
     const page = await consumer.json("GET", "/v1/marketplace?per_page=2&page=1");
     expect(page.items.length).toBe(2);
     expect(page.total).toBeGreaterThanOrEqual(4);
@@ -104,7 +126,11 @@ describe("browsing", () => {
       expect({ stub: item.public_stub, versions: item.versions }).toEqual({ stub: detail.public_stub, versions: detail.versions });
       expect(item.latest_version).toBe(Math.max(...item.versions.map((v) => v.version)));
     }
-    expect(all.items.find((i: { public_stub: string }) => i.public_stub === "published-twice").versions.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+    expect(
+      all.items
+        .find((i: { public_stub: string }) => i.public_stub === "published-twice")
+        .versions.map((v: { version: number }) => v.version),
+    ).toEqual([1, 2]);
   });
 
   test("a fractional page size is floored, not a failure", async () => {
@@ -125,7 +151,9 @@ describe("running published endpoints", () => {
     expect((await consumer.call("POST", "/v1/published-service/run-me/v2", { landmark: "Eiffel Tower" })).status).toBe(404);
     const missing = await consumer.call("POST", "/v1/published-service/run-me", {});
     expect(missing.status).toBe(400);
-    expect(((await missing.json()) as { detail: string }).detail).toBe("missing required input: landmark: string (optional: city?: string, language?: string)");
+    expect(((await missing.json()) as { detail: string }).detail).toBe(
+      "missing required input: landmark: string (optional: city?: string, language?: string)",
+    );
     expect((await consumer.call("POST", "/v1/published-service/nothing-here", { landmark: "x" })).status).toBe(404);
   });
 
@@ -133,7 +161,11 @@ describe("running published endpoints", () => {
     const { draft } = await publishNew({ public_stub: "frozen-contract" });
     const before = await consumer.json("GET", "/v1/marketplace/frozen-contract");
     const v2 = (await publisher.json("POST", `/v1/design-api/${draft.id}/versions`)).response;
-    await publisher.call("PATCH", `/v1/design-api/${v2.id}`, { api_name: "Changed", output_format: { something_else: "string" }, graph: { nodes: [{ id: "r", type: "search_agent", name: "R", system_prompt: "Changed prompt about {landmark}" }], edges: [] } });
+    await publisher.call("PATCH", `/v1/design-api/${v2.id}`, {
+      api_name: "Changed",
+      output_format: { something_else: "string" },
+      graph: { nodes: [{ id: "r", type: "search_agent", name: "R", system_prompt: "Changed prompt about {landmark}" }], edges: [] },
+    });
     await publisher.call("POST", `/v1/design-api/${v2.id}/release`);
     await publisher.call("DELETE", `/v1/design-api/${draft.id}`);
     const after = await consumer.json("GET", "/v1/marketplace/frozen-contract");
@@ -141,9 +173,23 @@ describe("running published endpoints", () => {
     const seen = world.searxng.requests.length;
     const run = await consumer.call("POST", "/v1/published-service/frozen-contract", { landmark: "Eiffel Tower" });
     expect(run.status).toBe(200);
-    expect(Object.keys(((await run.json()) as { response: object }).response).sort()).toEqual(["completed_year", "designer", "height_metres"]);
-    expect(world.searxng.requests.slice(seen).map((r) => String(r.params.q)).join("\n")).toContain("Facts about Eiffel Tower");
-    expect(await Promise.resolve(app.db.execute(sql`update published_versions set api_name = 'tampered'`)).then(() => "written", () => "refused")).toBe("refused");
+    expect(Object.keys(((await run.json()) as { response: object }).response).sort()).toEqual([
+      "completed_year",
+      "designer",
+      "height_metres",
+    ]);
+    expect(
+      world.searxng.requests
+        .slice(seen)
+        .map((r) => String(r.params.q))
+        .join("\n"),
+    ).toContain("Facts about Eiffel Tower");
+    expect(
+      await Promise.resolve(app.db.execute(sql`update published_versions set api_name = 'tampered'`)).then(
+        () => "written",
+        () => "refused",
+      ),
+    ).toBe("refused");
   });
 });
 
@@ -180,7 +226,9 @@ describe("billing", () => {
     expect(consumerUsage.totals.cost).toBeGreaterThan(0);
     expect(consumerUsage.recent.some((r: { route: string }) => r.route === "POST /v1/published-service/:api_stub")).toBe(true);
     // The publisher's earnings are every paying run of its endpoints by others (earlier tests ran some too).
-    const earned = (await app.db.query.usageRecords.findMany({ where: (u, { eq }) => eq(u.publisherAccountId, paid.publisherAccountId!) })).filter((r) => r.accountId !== paid.publisherAccountId);
+    const earned = (
+      await app.db.query.usageRecords.findMany({ where: (u, { eq }) => eq(u.publisherAccountId, paid.publisherAccountId!) })
+    ).filter((r) => r.accountId !== paid.publisherAccountId);
     const publisherUsage = await publisher.json("GET", "/v1/usage");
     expect(publisherUsage.totals.earnings).toBeCloseTo(earned.reduce((sum, r) => sum + r.earningsMicros, 0) / 1e6, 6);
     expect(publisherUsage.totals.earnings).toBeGreaterThanOrEqual(paid.earningsMicros / 1e6);

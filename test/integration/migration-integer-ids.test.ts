@@ -37,13 +37,16 @@ let url: string | undefined;
 let dropDatabase = async () => {};
 let app: TestApp;
 
-const rows = async <T,>(query: ReturnType<typeof sql>): Promise<T[]> => {
+const rows = async <T>(query: ReturnType<typeof sql>): Promise<T[]> => {
   const result = (await handle.db.execute(query)) as unknown as { rows?: T[] } | T[];
   return Array.isArray(result) ? result : (result.rows ?? []);
 };
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 12, minute)).toISOString();
-const graph = JSON.stringify({ nodes: [{ id: "search", type: "search_agent", name: "Search", system_prompt: "Find {landmark}" }], edges: [] });
+const graph = JSON.stringify({
+  nodes: [{ id: "search", type: "search_agent", name: "Search", system_prompt: "Find {landmark}" }],
+  edges: [],
+});
 const inputs = JSON.stringify([{ name: "landmark", type: "string", required: true, default: null }]);
 
 // Inserted out of creation order, so numbering by creation time is visible.
@@ -76,15 +79,21 @@ beforeAll(async () => {
   rmSync(previous, { recursive: true });
 
   await handle.db.execute(sql`insert into accounts (id, name) values ('acct_owner', 'owner'), ('acct_other', 'other')`);
-  await handle.db.execute(sql`insert into endpoints (id, account_id, stub, created_at) values ('ep_a', 'acct_owner', 'landmark-a', ${at(1)}), ('ep_b', 'acct_owner', 'landmark-b', ${at(3)})`);
+  await handle.db.execute(
+    sql`insert into endpoints (id, account_id, stub, created_at) values ('ep_a', 'acct_owner', 'landmark-a', ${at(1)}), ('ep_b', 'acct_owner', 'landmark-b', ${at(3)})`,
+  );
   for (const v of VERSIONS) {
     await handle.db.execute(sql`insert into endpoint_versions (id, endpoint_id, account_id, version, original_prompt, api_name, inputs, output_format, graph, frozen_at, created_at, updated_at)
       values (${v.id}, ${v.endpoint}, 'acct_owner', ${v.version}, 'Facts about a landmark', ${v.name}, ${inputs}::json, '{"height": "number", "opened": "integer"}'::json, ${graph}::json, ${v.frozen}, ${v.created}, ${v.created})`);
   }
-  await handle.db.execute(sql`insert into published_endpoints (id, public_stub, owner_account_id, source_endpoint_id, title, description) values ('pub_a', 'landmarks', 'acct_owner', 'ep_a', 'Landmarks', 'Facts')`);
+  await handle.db.execute(
+    sql`insert into published_endpoints (id, public_stub, owner_account_id, source_endpoint_id, title, description) values ('pub_a', 'landmarks', 'acct_owner', 'ep_a', 'Landmarks', 'Facts')`,
+  );
   await handle.db.execute(sql`insert into published_versions (id, published_id, version, source_version, api_name, original_prompt, inputs, output_format, graph)
     values ('pubv_a', 'pub_a', 1, 1, 'A one', 'Facts about a landmark', ${inputs}::json, '{"height": "number", "opened": "integer"}'::json, ${graph}::json)`);
-  await handle.db.execute(sql`insert into usage_records (account_id, route, status, tokens) values ('acct_owner', 'POST /v1/search', 200, 42)`);
+  await handle.db.execute(
+    sql`insert into usage_records (account_id, route, status, tokens) values ('acct_owner', 'POST /v1/search', 200, 42)`,
+  );
 
   await migrateDatabase(handle, url);
   app = await startTestApp({ handle, url, drop: async () => {} });
@@ -98,9 +107,14 @@ afterAll(async () => {
 
 describe("migration 0006 on a database filled by the previous schema", () => {
   test("versions are numbered 1..n in the order they were created, with everything else as it was", async () => {
-    const migrated = await rows<{ id: number; endpoint_id: string; version: number; api_name: string; frozen_at: unknown; output_format: unknown }>(
-      sql`select id, endpoint_id, version, api_name, frozen_at, output_format::text as output_format from endpoint_versions order by id`,
-    );
+    const migrated = await rows<{
+      id: number;
+      endpoint_id: string;
+      version: number;
+      api_name: string;
+      frozen_at: unknown;
+      output_format: unknown;
+    }>(sql`select id, endpoint_id, version, api_name, frozen_at, output_format::text as output_format from endpoint_versions order by id`);
     expect(migrated.map((r) => [Number(r.id), r.endpoint_id, r.version, r.api_name, r.frozen_at !== null])).toEqual([
       [1, "ep_a", 1, "A one", true],
       [2, "ep_a", 2, "A two", false],
@@ -114,15 +128,25 @@ describe("migration 0006 on a database filled by the previous schema", () => {
     expect(await rows(sql`select id, published_id, version, source_version, api_name from published_versions`)).toEqual([
       { id: "pubv_a", published_id: "pub_a", version: 1, source_version: 1, api_name: "A one" },
     ]);
-    expect(await rows(sql`select public_stub, source_endpoint_id from published_endpoints`)).toEqual([{ public_stub: "landmarks", source_endpoint_id: "ep_a" }]);
-    expect(await rows(sql`select route, tokens, api_id from usage_records`)).toEqual([{ route: "POST /v1/search", tokens: 42, api_id: null }]);
+    expect(await rows(sql`select public_stub, source_endpoint_id from published_endpoints`)).toEqual([
+      { public_stub: "landmarks", source_endpoint_id: "ep_a" },
+    ]);
+    expect(await rows(sql`select route, tokens, api_id from usage_records`)).toEqual([
+      { route: "POST /v1/search", tokens: 42, api_id: null },
+    ]);
   });
 
   test("the database's rules still hold: released versions immutable, one draft per lineage, snapshots immutable", async () => {
-    const refused = async (query: ReturnType<typeof sql>) => handle.db.execute(query).then(() => "accepted", () => "refused");
+    const refused = async (query: ReturnType<typeof sql>) =>
+      handle.db.execute(query).then(
+        () => "accepted",
+        () => "refused",
+      );
     expect(await refused(sql`update endpoint_versions set api_name = 'sneaky' where id = 1`)).toBe("refused");
-    expect(await refused(sql`insert into endpoint_versions (endpoint_id, account_id, version, original_prompt, api_name, inputs, output_format, graph)
-      values ('ep_a', 'acct_owner', 3, 'x', 'second draft', '[]'::json, '{}'::json, '{}'::json)`)).toBe("refused");
+    expect(
+      await refused(sql`insert into endpoint_versions (endpoint_id, account_id, version, original_prompt, api_name, inputs, output_format, graph)
+      values ('ep_a', 'acct_owner', 3, 'x', 'second draft', '[]'::json, '{}'::json, '{}'::json)`),
+    ).toBe("refused");
     expect(await refused(sql`update published_versions set api_name = 'sneaky'`)).toBe("refused");
   });
 

@@ -44,7 +44,10 @@ describe("the first start", () => {
       expect(account.status).toBe(200);
       expect(await jsonOf(account)).toMatchObject({ name: "local", plan: "free", rate_limit_per_minute: 10 });
       // The banner is not a log line: no JSON record carries the key.
-      const logLines = server.output().split("\n").filter((l) => l.startsWith("{"));
+      const logLines = server
+        .output()
+        .split("\n")
+        .filter((l) => l.startsWith("{"));
       expect(logLines.some((l) => l.includes(key!))).toBe(false);
       expect(await server.stop()).toBe(0);
 
@@ -63,31 +66,36 @@ describe("the first start", () => {
 });
 
 describe("the CLI beside a running server", () => {
-  test(TEST_DATABASE_URL ? "on Postgres, creates an account whose key the server accepts at once" : "on the embedded database, refuses clearly and leaves it intact", async () => {
-    const env = await freshEnvironment();
-    const server = await startServer(env);
-    try {
-      const [, firstKey] = await waitForOutput(server, KEY_LINE);
-      const result = await runCli(["accounts", "create", "--name", "second", "--json"], env);
-      if (TEST_DATABASE_URL) {
-        expect(result.code).toBe(0);
-        const created = JSON.parse(result.stdout);
-        expect(Object.keys(created).sort()).toEqual(["account_id", "api_key"]);
-        const response = await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": created.api_key } });
-        expect(await jsonOf(response)).toMatchObject({ id: created.account_id, name: "second" });
-      } else {
-        expect(result.code).toBe(3);
-        expect(result.stdout).toBe("");
-        expect(result.stderr).toContain("is held by the running server");
-        expect(result.stderr).toContain("/v1/keys");
-        // The server still owns a healthy database.
-        expect((await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": firstKey! } })).status).toBe(200);
-        expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  test(
+    TEST_DATABASE_URL
+      ? "on Postgres, creates an account whose key the server accepts at once"
+      : "on the embedded database, refuses clearly and leaves it intact",
+    async () => {
+      const env = await freshEnvironment();
+      const server = await startServer(env);
+      try {
+        const [, firstKey] = await waitForOutput(server, KEY_LINE);
+        const result = await runCli(["accounts", "create", "--name", "second", "--json"], env);
+        if (TEST_DATABASE_URL) {
+          expect(result.code).toBe(0);
+          const created = JSON.parse(result.stdout);
+          expect(Object.keys(created).sort()).toEqual(["account_id", "api_key"]);
+          const response = await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": created.api_key } });
+          expect(await jsonOf(response)).toMatchObject({ id: created.account_id, name: "second" });
+        } else {
+          expect(result.code).toBe(3);
+          expect(result.stdout).toBe("");
+          expect(result.stderr).toContain("is held by the running server");
+          expect(result.stderr).toContain("/v1/keys");
+          // The server still owns a healthy database.
+          expect((await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": firstKey! } })).status).toBe(200);
+          expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+        }
+      } finally {
+        await server.stop();
       }
-    } finally {
-      await server.stop();
-    }
-  });
+    },
+  );
 
   test("on a stopped embedded database, every command works and --json prints only the JSON", async () => {
     const dir = mkdtempSync(join(tmpdir(), "as-cli-"));
@@ -161,7 +169,11 @@ describe("graceful shutdown", () => {
         controller.close();
       },
     });
-    const inflight = fetch(`${server.url}/v1/keys`, { method: "POST", body, headers: { "X-API-Key": key!, "content-type": "application/json" } });
+    const inflight = fetch(`${server.url}/v1/keys`, {
+      method: "POST",
+      body,
+      headers: { "X-API-Key": key!, "content-type": "application/json" },
+    });
     await Bun.sleep(300);
     server.child.kill("SIGTERM");
     await waitForOutput(server, /"msg":"draining"/);

@@ -59,7 +59,11 @@ describe(`the free plan (${backendName})`, () => {
     const missing = await app.fetch("/v1/keys/key_01m81vxjpee6ta28c6edpbkmfh", as(apiKey));
     expect(missing.status).toBe(404);
     expect(missing.headers.get("x-ratelimit-remaining")).toBe("8");
-    const invalid = await app.fetch("/v1/keys", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: '{"name": 5}' });
+    const invalid = await app.fetch("/v1/keys", {
+      method: "POST",
+      headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+      body: '{"name": 5}',
+    });
     expect(invalid.status).toBe(422);
     expect(invalid.headers.get("x-ratelimit-remaining")).toBe("7");
   });

@@ -32,7 +32,10 @@ async function timed(app: TestApp, apiKey: string) {
 
 describe.skipIf(!runnable)("Redis stopped mid-test", () => {
   test("fail mode open: calls keep being admitted against a per-process bucket, quickly, and the limit still holds", async () => {
-    const app = await startTestApp(database, { store: () => new RedisStore(redis.url), env: { RATE_LIMIT_FAIL_MODE: "open", RATE_LIMIT_TIMEOUT_MS: "100" } });
+    const app = await startTestApp(database, {
+      store: () => new RedisStore(redis.url),
+      env: { RATE_LIMIT_FAIL_MODE: "open", RATE_LIMIT_TIMEOUT_MS: "100" },
+    });
     try {
       const { apiKey } = await app.account({ name: "open" });
       for (let i = 0; i < 3; i++) expect((await timed(app, apiKey)).response.status).toBe(200);
@@ -68,7 +71,10 @@ describe.skipIf(!runnable)("Redis stopped mid-test", () => {
 
   test("while Redis is known down, no call waits for it: the re-checks run in the background", async () => {
     const timeoutMs = 200;
-    const app = await startTestApp(database, { store: () => new RedisStore(redis.url), env: { RATE_LIMIT_FAIL_MODE: "open", RATE_LIMIT_TIMEOUT_MS: String(timeoutMs) } });
+    const app = await startTestApp(database, {
+      store: () => new RedisStore(redis.url),
+      env: { RATE_LIMIT_FAIL_MODE: "open", RATE_LIMIT_TIMEOUT_MS: String(timeoutMs) },
+    });
     try {
       const { apiKey } = await app.account({ name: "fast", limit: 100_000 });
       expect((await timed(app, apiKey)).response.status).toBe(200);
@@ -93,7 +99,10 @@ describe.skipIf(!runnable)("Redis stopped mid-test", () => {
   });
 
   test("fail mode closed: calls are refused with 503 and Retry-After, quickly", async () => {
-    const app = await startTestApp(database, { store: () => new RedisStore(redis.url), env: { RATE_LIMIT_FAIL_MODE: "closed", RATE_LIMIT_TIMEOUT_MS: "100" } });
+    const app = await startTestApp(database, {
+      store: () => new RedisStore(redis.url),
+      env: { RATE_LIMIT_FAIL_MODE: "closed", RATE_LIMIT_TIMEOUT_MS: "100" },
+    });
     try {
       const { apiKey } = await app.account({ name: "closed" });
       expect((await timed(app, apiKey)).response.status).toBe(200);
@@ -103,7 +112,10 @@ describe.skipIf(!runnable)("Redis stopped mid-test", () => {
         expect(ms).toBeLessThan(500);
         expect(response.status).toBe(503);
         expect(response.headers.get("retry-after")).toBe("1");
-        expect(await jsonOf(response)).toEqual({ detail: "rate limiting is temporarily unavailable, try again in 1 second", error: "rate_limiter_unavailable" });
+        expect(await jsonOf(response)).toEqual({
+          detail: "rate limiting is temporarily unavailable, try again in 1 second",
+          error: "rate_limiter_unavailable",
+        });
       }
       const ready = await app.fetch("/readyz");
       expect(ready.status).toBe(503);

@@ -15,7 +15,10 @@ import { startAnthropicPeer, structuredMode, type AnthropicPeer } from "../helpe
 import { quoteFirstSource, textOf, type ChatScript } from "../helpers/peers/openai-compatible.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
 
-const FACTS: ChatScript = (request, kind) => (kind === "structured" && textOf(request.messages[0]).includes("fill a JSON object") ? { completed_year: 1889, designer: "Gustave Eiffel" } : quoteFirstSource(request, kind));
+const FACTS: ChatScript = (request, kind) =>
+  kind === "structured" && textOf(request.messages[0]).includes("fill a JSON object")
+    ? { completed_year: 1889, designer: "Gustave Eiffel" }
+    : quoteFirstSource(request, kind);
 
 let world: SearchWorld;
 let peer: AnthropicPeer;
@@ -48,7 +51,13 @@ for (const { model, mode } of [
     beforeAll(async () => {
       database = await freshDatabase();
       app = await startTestApp(database, {
-        env: world.env({ LLM_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: peer.url, ANTHROPIC_API_KEY: peer.apiKey, LLM_MODEL: model, LLM_VISION: "true" }),
+        env: world.env({
+          LLM_PROVIDER: "anthropic",
+          ANTHROPIC_BASE_URL: peer.url,
+          ANTHROPIC_API_KEY: peer.apiKey,
+          LLM_MODEL: model,
+          LLM_VISION: "true",
+        }),
         resolver: world.resolver,
       });
       apiKey = (await app.account({ limit: 100_000 })).apiKey;
@@ -58,7 +67,12 @@ for (const { model, mode } of [
       await database.drop();
     });
 
-    const search = (body: unknown) => app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const search = (body: unknown) =>
+      app.fetch("/v1/search", {
+        method: "POST",
+        headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
 
     test("plans with a structured call, streams a cited, grounded answer, and reports Anthropic's usage", async () => {
       reset();
@@ -121,13 +135,22 @@ for (const { model, mode } of [
 test("a wrong Anthropic key is the model's failure, not the caller's: the search still answers, and the provider's message stays in the log", async () => {
   const database = await freshDatabase();
   const app = await startTestApp(database, {
-    env: world.env({ LLM_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: peer.url, ANTHROPIC_API_KEY: "wrong-key", LLM_MODEL: "claude-sonnet-4-5" }),
+    env: world.env({
+      LLM_PROVIDER: "anthropic",
+      ANTHROPIC_BASE_URL: peer.url,
+      ANTHROPIC_API_KEY: "wrong-key",
+      LLM_MODEL: "claude-sonnet-4-5",
+    }),
     resolver: world.resolver,
   });
   try {
     reset();
     const { apiKey } = await app.account({ limit: 100_000 });
-    const response = await app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }) });
+    const response = await app.fetch("/v1/search", {
+      method: "POST",
+      headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }),
+    });
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.info.planner).toBe("keyphrases");

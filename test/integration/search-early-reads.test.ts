@@ -25,7 +25,12 @@ function freshPages(label: string): { path: string; hit: PeerHit }[] {
   return Array.from({ length: 6 }, (_, i) => {
     const path = `${prefix}/${i + 1}.html`;
     const host = i === 0 ? "spam.test" : "news.test";
-    world.site.put(path, article(`Harbour crane report ${i + 1}`, [`The harbour crane number ${i + 1} was repaired in week ${i + 10}, the port authority said in a statement.`]));
+    world.site.put(
+      path,
+      article(`Harbour crane report ${i + 1}`, [
+        `The harbour crane number ${i + 1} was repaired in week ${i + 10}, the port authority said in a statement.`,
+      ]),
+    );
     return { path, hit: { title: `Harbour crane report ${i + 1}`, url: world.url(host, path), snippet: `Harbour crane ${i + 1}.` } };
   });
 }
@@ -39,33 +44,51 @@ for (const early of [true, false]) {
     let apiKey: string;
     beforeAll(async () => {
       database = await freshDatabase();
-      app = await startTestApp(database, { env: world.env({ SEARCH_EARLY_READS: String(early), SEARCH_HEDGING: "false", PROVIDER_TIMEOUT_MS: "5000" }), resolver: world.resolver });
+      app = await startTestApp(database, {
+        env: world.env({ SEARCH_EARLY_READS: String(early), SEARCH_HEDGING: "false", PROVIDER_TIMEOUT_MS: "5000" }),
+        resolver: world.resolver,
+      });
       apiKey = (await app.account({ limit: 100_000 })).apiKey;
     });
     afterAll(async () => {
       await app.stop();
       await database.drop();
     });
-    const search = (body: unknown) => app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const search = (body: unknown) =>
+      app.fetch("/v1/search", {
+        method: "POST",
+        headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
 
-    test(early ? "the fast provider's pages are requested while the slow one is still answering" : "no page is requested before every provider has answered", async () => {
-      const pages = freshPages("timing");
-      world.searxng.setAnswers(() => pages.slice(1, 3).map((p) => p.hit));
-      world.brave.setAnswers(() => pages.slice(1, 3).map((p) => p.hit).reverse());
-      const started = performance.now();
-      const pending = jsonOf(search({ prompt: "harbour crane repairs" }));
-      // Brave cannot answer before SLOW_PROVIDER_MS; look well before that.
-      while (performance.now() - started < SLOW_PROVIDER_MS - 500 && hitsOf(pages[1]!.path) === 0) await Bun.sleep(10);
-      const requestedEarly = hitsOf(pages[1]!.path) > 0;
-      const body = await pending;
-      expect(requestedEarly).toBe(early);
-      expect(performance.now() - started).toBeGreaterThanOrEqual(SLOW_PROVIDER_MS);
-      // Either way each page was fetched once, and the answer used both.
-      expect(hitsOf(pages[1]!.path)).toBe(1);
-      expect(hitsOf(pages[2]!.path)).toBe(1);
-      expect(body.info.pages.read).toBe(2);
-      expect(body.response).toContain("harbour crane");
-    });
+    test(
+      early
+        ? "the fast provider's pages are requested while the slow one is still answering"
+        : "no page is requested before every provider has answered",
+      async () => {
+        const pages = freshPages("timing");
+        world.searxng.setAnswers(() => pages.slice(1, 3).map((p) => p.hit));
+        world.brave.setAnswers(() =>
+          pages
+            .slice(1, 3)
+            .map((p) => p.hit)
+            .reverse(),
+        );
+        const started = performance.now();
+        const pending = jsonOf(search({ prompt: "harbour crane repairs" }));
+        // Brave cannot answer before SLOW_PROVIDER_MS; look well before that.
+        while (performance.now() - started < SLOW_PROVIDER_MS - 500 && hitsOf(pages[1]!.path) === 0) await Bun.sleep(10);
+        const requestedEarly = hitsOf(pages[1]!.path) > 0;
+        const body = await pending;
+        expect(requestedEarly).toBe(early);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(SLOW_PROVIDER_MS);
+        // Either way each page was fetched once, and the answer used both.
+        expect(hitsOf(pages[1]!.path)).toBe(1);
+        expect(hitsOf(pages[2]!.path)).toBe(1);
+        expect(body.info.pages.read).toBe(2);
+        expect(body.response).toContain("harbour crane");
+      },
+    );
 
     test("a blacklisted host is never fetched, early or late", async () => {
       const pages = freshPages("blacklist");
@@ -85,7 +108,10 @@ describe("bounds", () => {
   let apiKey: string;
   beforeAll(async () => {
     database = await freshDatabase();
-    app = await startTestApp(database, { env: world.env({ SEARCH_READ_PAGES: "2", SEARCH_HEDGING: "false", PROVIDER_TIMEOUT_MS: "5000" }), resolver: world.resolver });
+    app = await startTestApp(database, {
+      env: world.env({ SEARCH_READ_PAGES: "2", SEARCH_HEDGING: "false", PROVIDER_TIMEOUT_MS: "5000" }),
+      resolver: world.resolver,
+    });
     apiKey = (await app.account({ limit: 100_000 })).apiKey;
   });
   afterAll(async () => {
@@ -97,7 +123,13 @@ describe("bounds", () => {
     const pages = freshPages("bounds").slice(1);
     world.searxng.setAnswers(() => pages.map((p) => p.hit));
     world.brave.setAnswers(() => [...pages].reverse().map((p) => p.hit));
-    const body = await jsonOf(app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: JSON.stringify({ prompt: "harbour crane repairs" }) }));
+    const body = await jsonOf(
+      app.fetch("/v1/search", {
+        method: "POST",
+        headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ prompt: "harbour crane repairs" }),
+      }),
+    );
     expect(body.info.pages.read + body.info.pages.from_cache).toBe(2);
     // A read the merge did not choose may still be on its way to the site: give it a moment.
     for (let i = 0; i < 100 && pages.reduce((n, p) => n + hitsOf(p.path), 0) < 4; i++) await Bun.sleep(10);

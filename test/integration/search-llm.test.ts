@@ -36,7 +36,12 @@ afterAll(async () => {
   peer.stop();
 });
 
-const search = (body: unknown) => app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: JSON.stringify(body) });
+const search = (body: unknown) =>
+  app.fetch("/v1/search", {
+    method: "POST",
+    headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 function reset(script = quoteFirstSource) {
   peer.requests.length = 0;
@@ -62,7 +67,9 @@ describe("with an OpenAI-compatible model", () => {
   });
 
   test("citations of sources that do not exist are removed from the answer", async () => {
-    reset((request, kind) => (kind === "answer" ? "The tower was completed in 1889 [1]. It is made of cheese [7]." : quoteFirstSource(request, kind)));
+    reset((request, kind) =>
+      kind === "answer" ? "The tower was completed in 1889 [1]. It is made of cheese [7]." : quoteFirstSource(request, kind),
+    );
     const body = await jsonOf(search({ prompt: "When was the Eiffel Tower completed?" }));
     expect(body.response).toContain("completed in 1889 [1]");
     expect(body.response).not.toContain("[7]");
@@ -79,7 +86,11 @@ describe("with an OpenAI-compatible model", () => {
   });
 
   test("structured output follows the JSON Schema sent as response_format", async () => {
-    reset((request, kind) => (kind === "structured" && textOf(request.messages[0]).includes("fill a JSON object") ? { completed_year: 1889, designer: "Gustave Eiffel" } : quoteFirstSource(request, kind)));
+    reset((request, kind) =>
+      kind === "structured" && textOf(request.messages[0]).includes("fill a JSON object")
+        ? { completed_year: 1889, designer: "Gustave Eiffel" }
+        : quoteFirstSource(request, kind),
+    );
     const shape = { completed_year: "integer", designer: "string" } as const;
     const body = await jsonOf(search({ prompt: "Eiffel Tower facts", output_format: shape }));
     expect(body.response).toEqual({ completed_year: 1889, designer: "Gustave Eiffel" });
@@ -101,7 +112,11 @@ describe("with an OpenAI-compatible model", () => {
   });
 
   test("invalid twice: typed extraction fills it, and info says so", async () => {
-    reset((request, kind) => (kind === "structured" && textOf(request.messages[0]).includes("fill a JSON object") ? { wrong: true } : quoteFirstSource(request, kind)));
+    reset((request, kind) =>
+      kind === "structured" && textOf(request.messages[0]).includes("fill a JSON object")
+        ? { wrong: true }
+        : quoteFirstSource(request, kind),
+    );
     const shape = { completed_year: "integer" } as const;
     const body = await jsonOf(search({ prompt: "When was the Eiffel Tower completed?", output_format: shape }));
     expect(conforms(toJsonSchema(shape), body.response)).toBe(true);
@@ -125,6 +140,8 @@ describe("with an OpenAI-compatible model", () => {
     const parts = described.messages.at(-1)!.content as { type: string; image_url?: { url: string } }[];
     expect(parts.some((p) => p.type === "image_url" && p.image_url!.url.startsWith("data:image/png;base64,"))).toBe(true);
     // The description joined the planning request.
-    expect(textOf(peer.requests.find((r) => textOf(r.messages[0]).includes("plan web searches"))!.messages.at(-1))).toContain("red river bridge");
+    expect(textOf(peer.requests.find((r) => textOf(r.messages[0]).includes("plan web searches"))!.messages.at(-1))).toContain(
+      "red river bridge",
+    );
   });
 });

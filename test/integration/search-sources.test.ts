@@ -53,10 +53,38 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: "searxng", peer: searxng, source: new SearxngSource({ baseUrl: searxng.url }), askedCount: () => null, urlOf: (h) => h.url, dated: true },
-  { name: "brave", peer: brave, source: new BraveSource({ apiKey: brave.token, baseUrl: brave.url }), askedCount: () => brave.last().params.count, urlOf: (h) => h.url, dated: true },
-  { name: "tavily", peer: tavily, source: new TavilySource({ apiKey: tavily.apiKey, baseUrl: tavily.url }), askedCount: () => tavily.last().params.max_results as number, urlOf: (h) => h.url, dated: true },
-  { name: "exa", peer: exa, source: new ExaSource({ apiKey: exa.apiKey, baseUrl: exa.url }), askedCount: () => exa.last().params.numResults as number, urlOf: (h) => h.url, dated: true },
+  {
+    name: "searxng",
+    peer: searxng,
+    source: new SearxngSource({ baseUrl: searxng.url }),
+    askedCount: () => null,
+    urlOf: (h) => h.url,
+    dated: true,
+  },
+  {
+    name: "brave",
+    peer: brave,
+    source: new BraveSource({ apiKey: brave.token, baseUrl: brave.url }),
+    askedCount: () => brave.last().params.count,
+    urlOf: (h) => h.url,
+    dated: true,
+  },
+  {
+    name: "tavily",
+    peer: tavily,
+    source: new TavilySource({ apiKey: tavily.apiKey, baseUrl: tavily.url }),
+    askedCount: () => tavily.last().params.max_results as number,
+    urlOf: (h) => h.url,
+    dated: true,
+  },
+  {
+    name: "exa",
+    peer: exa,
+    source: new ExaSource({ apiKey: exa.apiKey, baseUrl: exa.url }),
+    askedCount: () => exa.last().params.numResults as number,
+    urlOf: (h) => h.url,
+    dated: true,
+  },
   {
     name: "wikipedia",
     peer: wikipedia,
@@ -82,8 +110,17 @@ async function rejection(run: () => Promise<unknown>): Promise<{ error: Error; m
 }
 
 const bridges: PeerHit[] = [
-  { title: "Tower Bridge", url: "https://bridges.example.org/tower", snippet: "Tower Bridge is a bascule & suspension bridge over the river in London, it's 244 m long.", publishedAt: "2026-03-04T10:00:00.000Z" },
-  { title: "River crossings", url: "https://news.example.com/crossings", snippet: "Which bridges cross the river? A list < 20 entries long." },
+  {
+    title: "Tower Bridge",
+    url: "https://bridges.example.org/tower",
+    snippet: "Tower Bridge is a bascule & suspension bridge over the river in London, it's 244 m long.",
+    publishedAt: "2026-03-04T10:00:00.000Z",
+  },
+  {
+    title: "River crossings",
+    url: "https://news.example.com/crossings",
+    snippet: "Which bridges cross the river? A list < 20 entries long.",
+  },
 ];
 
 describe("results come back as title, URL, a snippet without markup, and a date when the provider has one", () => {
@@ -92,7 +129,14 @@ describe("results come back as title, URL, a snippet without markup, and a date 
       c.peer.setAnswers({ "river bridges": bridges });
       const hits = await c.source.search("river bridges", options());
       expect(hits).toEqual(
-        bridges.map((hit): SearchHit => ({ url: c.urlOf(hit), title: hit.title, snippet: hit.snippet, publishedAt: c.dated ? (hit.publishedAt ?? null) : null })),
+        bridges.map(
+          (hit): SearchHit => ({
+            url: c.urlOf(hit),
+            title: hit.title,
+            snippet: hit.snippet,
+            publishedAt: c.dated ? (hit.publishedAt ?? null) : null,
+          }),
+        ),
       );
     });
   }
@@ -100,10 +144,14 @@ describe("results come back as title, URL, a snippet without markup, and a date 
   test("brave's and wikipedia's match markup and entities arrive on the wire and leave the adapter", async () => {
     brave.setAnswers({ "river bridges": bridges });
     wikipedia.setAnswers({ "river bridges": bridges });
-    const raw = (await (await fetch(`${brave.url}/res/v1/web/search?q=river+bridges`, { headers: { "x-subscription-token": brave.token } })).json()) as { web: { results: { description: string }[] } };
+    const raw = (await (
+      await fetch(`${brave.url}/res/v1/web/search?q=river+bridges`, { headers: { "x-subscription-token": brave.token } })
+    ).json()) as { web: { results: { description: string }[] } };
     expect(raw.web.results[0]?.description).toContain("over the <strong>river</strong> in London, it&#x27;s");
     expect(raw.web.results[0]?.description).toContain("&amp;");
-    const wiki = (await (await fetch(`${wikipedia.url}/w/rest.php/v1/search/page?q=river+bridges`, { headers: { "user-agent": "test (ops@example.org)" } })).json()) as { pages: { excerpt: string }[] };
+    const wiki = (await (
+      await fetch(`${wikipedia.url}/w/rest.php/v1/search/page?q=river+bridges`, { headers: { "user-agent": "test (ops@example.org)" } })
+    ).json()) as { pages: { excerpt: string }[] };
     expect(wiki.pages[1]?.excerpt).toContain('<span class="searchmatch">bridges</span>');
     const [braveHit] = await sourceOf("brave").search("river bridges", options());
     const [, wikiHit] = await sourceOf("wikipedia").search("river bridges", options());
@@ -119,12 +167,28 @@ describe("results come back as title, URL, a snippet without markup, and a date 
   }
 
   test("exa takes the snippet from the text when a result has no highlights, and the host when it has no title", async () => {
-    exa.setAnswers({ bridges: [{ title: "", url: "https://bridges.example.org/x", snippet: "", raw: { title: null, highlights: null, text: "Full <b>text</b> of the page." } }] });
-    expect(await sourceOf("exa").search("bridges", options())).toEqual([{ url: "https://bridges.example.org/x", title: "bridges.example.org", snippet: "Full text of the page.", publishedAt: null }]);
+    exa.setAnswers({
+      bridges: [
+        {
+          title: "",
+          url: "https://bridges.example.org/x",
+          snippet: "",
+          raw: { title: null, highlights: null, text: "Full <b>text</b> of the page." },
+        },
+      ],
+    });
+    expect(await sourceOf("exa").search("bridges", options())).toEqual([
+      { url: "https://bridges.example.org/x", title: "bridges.example.org", snippet: "Full text of the page.", publishedAt: null },
+    ]);
   });
 
   test("wikipedia links a page by its key, encoded as MediaWiki links it", async () => {
-    wikipedia.setAnswers({ "rock bands": [{ title: "AC/DC (band)", url: "", snippet: "Australian rock band" }, { title: "Café", url: "", snippet: "x", raw: { key: "Café:Crème?" } }] });
+    wikipedia.setAnswers({
+      "rock bands": [
+        { title: "AC/DC (band)", url: "", snippet: "Australian rock band" },
+        { title: "Café", url: "", snippet: "x", raw: { key: "Café:Crème?" } },
+      ],
+    });
     const hits = await new WikipediaSource({ baseUrl: wikipedia.url }).search("rock bands", options());
     expect(hits.map((h) => h.url)).toEqual([`${wikipedia.url}/wiki/AC/DC_(band)`, `${wikipedia.url}/wiki/Caf%C3%A9:Cr%C3%A8me%3F`]);
   });
@@ -173,14 +237,24 @@ describe("only http(s) URLs come back, each once", () => {
   }
 
   test("wikipedia returns a page listed twice once", async () => {
-    wikipedia.setAnswers({ crossings: [{ title: "Tower Bridge", url: "", snippet: "a" }, { title: "Tower Bridge", url: "", snippet: "b" }] });
+    wikipedia.setAnswers({
+      crossings: [
+        { title: "Tower Bridge", url: "", snippet: "a" },
+        { title: "Tower Bridge", url: "", snippet: "b" },
+      ],
+    });
     expect(await sourceOf("wikipedia").search("crossings", options())).toHaveLength(1);
   });
 });
 
 describe("a result list of the wrong shape is a ProviderError; one odd item is dropped", () => {
   test("an item without a URL among good ones is dropped", async () => {
-    searxng.setAnswers({ crossings: [{ title: "Good", url: "https://bridges.example.org/a", snippet: "fine" }, { title: "Infobox", url: "https://x.example/", snippet: "", raw: { url: null } }] });
+    searxng.setAnswers({
+      crossings: [
+        { title: "Good", url: "https://bridges.example.org/a", snippet: "fine" },
+        { title: "Infobox", url: "https://x.example/", snippet: "", raw: { url: null } },
+      ],
+    });
     expect((await sourceOf("searxng").search("crossings", options())).map((h) => h.title)).toEqual(["Good"]);
   });
 
@@ -213,7 +287,12 @@ describe("keys travel in the provider's header only; a refused key is the provid
 
   test("no request URL carries a key", async () => {
     for (const c of cases) await c.source.search("bridges", options());
-    for (const [peer, key] of [[brave, brave.token], [tavily, tavily.apiKey], [exa, exa.apiKey]] as const) expect(peer.last().target).not.toContain(key);
+    for (const [peer, key] of [
+      [brave, brave.token],
+      [tavily, tavily.apiKey],
+      [exa, exa.apiKey],
+    ] as const)
+      expect(peer.last().target).not.toContain(key);
   });
 
   const wrongKey = "sk-wrong-0123456789";
@@ -233,10 +312,18 @@ describe("keys travel in the provider's header only; a refused key is the provid
 
   test("a keyed provider's redirect is not followed, so its key never reaches another host", async () => {
     const canary = startCanary();
-    const redirector = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null, { status: 307, headers: { location: `http://127.0.0.1:${canary.port}/steal` } }) });
+    const redirector = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Response(null, { status: 307, headers: { location: `http://127.0.0.1:${canary.port}/steal` } }),
+    });
     const base = `http://127.0.0.1:${redirector.port}`;
     try {
-      for (const source of [new BraveSource({ apiKey: "k1", baseUrl: base }), new TavilySource({ apiKey: "k2", baseUrl: base }), new ExaSource({ apiKey: "k3", baseUrl: base })]) {
+      for (const source of [
+        new BraveSource({ apiKey: "k1", baseUrl: base }),
+        new TavilySource({ apiKey: "k2", baseUrl: base }),
+        new ExaSource({ apiKey: "k3", baseUrl: base }),
+      ]) {
         const { error } = await rejection(() => source.search("bridges", options()));
         expect(error.message).toBe(`${source.name}: answered HTTP 307`);
       }
@@ -256,7 +343,9 @@ describe("keys travel in the provider's header only; a refused key is the provid
   test("wikipedia sends a descriptive User-Agent; a library default is refused by Wikimedia's policy and is a ProviderError", async () => {
     await sourceOf("wikipedia").search("bridges", options());
     expect(wikipedia.last().headers["user-agent"]).toStartWith("agentic-search/");
-    const { error } = await rejection(() => new WikipediaSource({ baseUrl: wikipedia.url, userAgent: "Bun/1.4.5" }).search("bridges", options()));
+    const { error } = await rejection(() =>
+      new WikipediaSource({ baseUrl: wikipedia.url, userAgent: "Bun/1.4.5" }).search("bridges", options()),
+    );
     expect(error.message).toBe("wikipedia: answered HTTP 403");
   });
 });
@@ -280,9 +369,15 @@ describe("domain lists are sent in the provider's own terms", () => {
   });
 
   test("brave: site: operators joined by OR for the whitelist, -site: for blacklisted hosts inside it", async () => {
-    await sourceOf("brave").search("bridges", options({ whitelist: two, blacklist: { hosts: ["blog.news.example.com", "elsewhere.example.net"], prefixes: [] } }));
+    await sourceOf("brave").search(
+      "bridges",
+      options({ whitelist: two, blacklist: { hosts: ["blog.news.example.com", "elsewhere.example.net"], prefixes: [] } }),
+    );
     expect(brave.last().params.q).toBe("bridges (site:bridges.example.org OR site:news.example.com) -site:blog.news.example.com");
-    await sourceOf("brave").search("bridges", options({ blacklist: { hosts: ["spam.example.net"], prefixes: ["https://news.example.com/ads"] } }));
+    await sourceOf("brave").search(
+      "bridges",
+      options({ blacklist: { hosts: ["spam.example.net"], prefixes: ["https://news.example.com/ads"] } }),
+    );
     expect(brave.last().params).toMatchObject({ q: "bridges -site:spam.example.net", sites: [], excludedSites: ["spam.example.net"] });
   });
 
@@ -299,15 +394,38 @@ describe("domain lists are sent in the provider's own terms", () => {
   });
 
   test("tavily: include_domains and exclude_domains, basic depth", async () => {
-    await sourceOf("tavily").search("bridges", options({ whitelist: { hosts: ["bridges.example.org"], prefixes: ["https://news.example.com/world"] }, blacklist: { hosts: ["spam.example.net"], prefixes: [] } }));
-    expect(tavily.last().params).toMatchObject({ query: "bridges", include_domains: ["bridges.example.org", "news.example.com"], exclude_domains: ["spam.example.net"], search_depth: "basic" });
+    await sourceOf("tavily").search(
+      "bridges",
+      options({
+        whitelist: { hosts: ["bridges.example.org"], prefixes: ["https://news.example.com/world"] },
+        blacklist: { hosts: ["spam.example.net"], prefixes: [] },
+      }),
+    );
+    expect(tavily.last().params).toMatchObject({
+      query: "bridges",
+      include_domains: ["bridges.example.org", "news.example.com"],
+      exclude_domains: ["spam.example.net"],
+      search_depth: "basic",
+    });
   });
 
   test("exa: includeDomains for a whitelist (never with excludeDomains), excludeDomains for a blacklist alone, highlights asked", async () => {
     await sourceOf("exa").search("bridges", options({ whitelist: two, blacklist: { hosts: ["spam.example.net"], prefixes: [] } }));
-    expect(exa.last().params.body).toEqual({ query: "bridges", numResults: 10, type: "auto", includeDomains: two.hosts, contents: { highlights: true } });
+    expect(exa.last().params.body).toEqual({
+      query: "bridges",
+      numResults: 10,
+      type: "auto",
+      includeDomains: two.hosts,
+      contents: { highlights: true },
+    });
     await sourceOf("exa").search("bridges", options({ blacklist: { hosts: ["spam.example.net"], prefixes: [] } }));
-    expect(exa.last().params.body).toEqual({ query: "bridges", numResults: 10, type: "auto", excludeDomains: ["spam.example.net"], contents: { highlights: true } });
+    expect(exa.last().params.body).toEqual({
+      query: "bridges",
+      numResults: 10,
+      type: "auto",
+      excludeDomains: ["spam.example.net"],
+      contents: { highlights: true },
+    });
   });
 
   test("wikipedia: a whitelist without the wiki, or a blacklist covering it, skips the call", async () => {
@@ -329,14 +447,28 @@ describe("hits outside the whitelist or inside the blacklist are removed, whatev
   for (const c of webCases) {
     test(`${c.name} keeps only what the lists allow`, async () => {
       c.peer.setAnswers({ bridges: leaky });
-      const hits = await c.source.search("bridges", options({ whitelist: { hosts: ["allowed.example.org"], prefixes: [] }, blacklist: { hosts: ["blog.allowed.example.org"], prefixes: [] } }));
+      const hits = await c.source.search(
+        "bridges",
+        options({
+          whitelist: { hosts: ["allowed.example.org"], prefixes: [] },
+          blacklist: { hosts: ["blog.allowed.example.org"], prefixes: [] },
+        }),
+      );
       expect(hits.map((h) => h.title)).toEqual(["Allowed", "Allowed www"]);
     });
   }
 
   test("wikipedia keeps only pages under a whitelisted prefix and drops blacklisted ones", async () => {
-    wikipedia.setAnswers({ bridges: ["Tower Bridge", "Tower of London", "London Bridge"].map((title) => ({ title, url: "", snippet: title })) });
-    const hits = await sourceOf("wikipedia").search("bridges", options({ whitelist: { hosts: [], prefixes: [`${wikipedia.url}/wiki/tower`] }, blacklist: { hosts: [], prefixes: [`${wikipedia.url}/wiki/tower_of`] } }));
+    wikipedia.setAnswers({
+      bridges: ["Tower Bridge", "Tower of London", "London Bridge"].map((title) => ({ title, url: "", snippet: title })),
+    });
+    const hits = await sourceOf("wikipedia").search(
+      "bridges",
+      options({
+        whitelist: { hosts: [], prefixes: [`${wikipedia.url}/wiki/tower`] },
+        blacklist: { hosts: [], prefixes: [`${wikipedia.url}/wiki/tower_of`] },
+      }),
+    );
     expect(hits.map((h) => h.title)).toEqual(["Tower Bridge"]);
   });
 });
@@ -374,7 +506,9 @@ describe("a misbehaving provider is a ProviderError, or the caller's abort at it
   });
 
   test("a key that cannot be a header value is a ProviderError that does not quote it", async () => {
-    const { error } = await rejection(() => new BraveSource({ apiKey: "bad\r\nkey-secret", baseUrl: brave.url }).search("bridges", options()));
+    const { error } = await rejection(() =>
+      new BraveSource({ apiKey: "bad\r\nkey-secret", baseUrl: brave.url }).search("bridges", options()),
+    );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.message).not.toContain("key-secret");
   });
@@ -438,15 +572,31 @@ describe("the peers' latency and faults are driven per request (what a benchmark
 describe("the local index is a source over the pages the service has read", () => {
   let database: TestDatabase;
   let local: LocalSource;
-  const towerMarkdown = "# Tower Bridge\n\nTower Bridge is a bascule and suspension bridge in London, built between 1886 and 1894 across the river Thames.\n\n## Opening\n\nThe bascules are raised about eight hundred times a year so that river traffic can pass.";
-  const tunnelMarkdown = "# Channel Tunnel\n\nThe Channel Tunnel is a railway tunnel beneath the English Channel; no bridge crosses that stretch of sea.";
+  const towerMarkdown =
+    "# Tower Bridge\n\nTower Bridge is a bascule and suspension bridge in London, built between 1886 and 1894 across the river Thames.\n\n## Opening\n\nThe bascules are raised about eight hundred times a year so that river traffic can pass.";
+  const tunnelMarkdown =
+    "# Channel Tunnel\n\nThe Channel Tunnel is a railway tunnel beneath the English Channel; no bridge crosses that stretch of sea.";
 
   beforeAll(async () => {
     database = await freshDatabase();
     const store = (url: string, title: string, markdown: string, publishedAt: Date | null) =>
       savePage(
         database.handle.db,
-        { id: newId("page"), url, finalUrl: url, host: new URL(url).hostname, contentType: "text/html", title, publishedAt, html: "", markdown, text: markdown, wordCount: 40, tokenCount: 60, fetchedAt: new Date() },
+        {
+          id: newId("page"),
+          url,
+          finalUrl: url,
+          host: new URL(url).hostname,
+          contentType: "text/html",
+          title,
+          publishedAt,
+          html: "",
+          markdown,
+          text: markdown,
+          wordCount: 40,
+          tokenCount: 60,
+          fetchedAt: new Date(),
+        },
         splitPassages(markdown),
       );
     await store("https://bridges.example.org/tower", "Tower Bridge", towerMarkdown, new Date("2026-03-04T10:00:00Z"));

@@ -26,13 +26,19 @@ afterAll(async () => {
 
 describe("the WebSocket", () => {
   test("sends context before the first response, then closes normally", async () => {
-    const run = await openSocket(wsUrl, { headers: { "X-API-Key": apiKey }, send: JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }) });
+    const run = await openSocket(wsUrl, {
+      headers: { "X-API-Key": apiKey },
+      send: JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }),
+    });
     expect(run.closeCode).toBe(1000);
     const types = run.messages.map((m) => m.type);
     expect(types[0]).toBe("context");
     expect(types.slice(1).every((t) => t === "response")).toBe(true);
     expect(types.filter((t) => t === "response").length).toBeGreaterThan(0);
-    const answer = run.messages.filter((m) => m.type === "response").map((m) => m.content).join("");
+    const answer = run.messages
+      .filter((m) => m.type === "response")
+      .map((m) => m.content)
+      .join("");
     expect(answer).toContain("1889");
     const context = run.messages[0]!.content as { id: number }[];
     expect(context[0]!.id).toBe(1);
@@ -40,14 +46,22 @@ describe("the WebSocket", () => {
   });
 
   test("with output_format, one response holds the whole object", async () => {
-    const run = await openSocket(wsUrl, { headers: { "X-API-Key": apiKey }, send: JSON.stringify({ prompt: "Eiffel Tower facts", output_format: { completed_year: "integer" } }) });
+    const run = await openSocket(wsUrl, {
+      headers: { "X-API-Key": apiKey },
+      send: JSON.stringify({ prompt: "Eiffel Tower facts", output_format: { completed_year: "integer" } }),
+    });
     const responses = run.messages.filter((m) => m.type === "response");
     expect(responses.length).toBe(1);
     expect(responses[0]!.content).toEqual({ completed_year: 1889 });
   });
 
   test("an invalid message gets exactly one error, then the close", async () => {
-    for (const send of ["not json", JSON.stringify({ nope: 1 }), JSON.stringify({ prompt: "x", output_format: { a: "text" } }), JSON.stringify({ prompt: "x", source_whitelist: ["a.com"], source_blacklist: ["b.com"] })]) {
+    for (const send of [
+      "not json",
+      JSON.stringify({ nope: 1 }),
+      JSON.stringify({ prompt: "x", output_format: { a: "text" } }),
+      JSON.stringify({ prompt: "x", source_whitelist: ["a.com"], source_blacklist: ["b.com"] }),
+    ]) {
       const run = await openSocket(wsUrl, { headers: { "X-API-Key": apiKey }, send });
       expect(run.messages.length).toBe(1);
       expect(run.messages[0]!.type).toBe("error");
@@ -93,33 +107,55 @@ describe("server-sent events", () => {
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     expect(response.headers.get("x-ratelimit-limit")).toBe("100000");
     const text = await response.text();
-    const events = text.split("\n\n").filter((block) => block.startsWith("event:")).map((block) => {
-      const [eventLine, dataLine] = block.split("\n");
-      return { event: eventLine!.slice(7), data: JSON.parse(dataLine!.slice(6)) };
-    });
+    const events = text
+      .split("\n\n")
+      .filter((block) => block.startsWith("event:"))
+      .map((block) => {
+        const [eventLine, dataLine] = block.split("\n");
+        return { event: eventLine!.slice(7), data: JSON.parse(dataLine!.slice(6)) };
+      });
     expect(events[0]!.event).toBe("context");
     expect(events[0]!.data.type).toBe("context");
     expect(events.slice(1).every((e) => e.event === "response" && e.data.type === "response")).toBe(true);
-    expect(events.map((e) => e.data.content).slice(1).join("")).toContain("1889");
+    expect(
+      events
+        .map((e) => e.data.content)
+        .slice(1)
+        .join(""),
+    ).toContain("1889");
   });
 
   test("a body that breaks a rule is still a 422 JSON answer, not a stream", async () => {
-    const response = await app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json", accept: "text/event-stream" }, body: "{}" });
+    const response = await app.fetch("/v1/search", {
+      method: "POST",
+      headers: { "X-API-Key": apiKey, "content-type": "application/json", accept: "text/event-stream" },
+      body: "{}",
+    });
     expect(response.status).toBe(422);
     expect((await jsonOf(response)).detail[0].loc).toEqual(["body", "prompt"]);
   });
 
   test("the deadline ends the stream with an error event", async () => {
-    const slow = await startTestApp(database, { env: world.env({ SEARCH_DEADLINE_MS: "1000", SEARCH_HEDGING: "false" }), resolver: world.resolver });
+    const slow = await startTestApp(database, {
+      env: world.env({ SEARCH_DEADLINE_MS: "1000", SEARCH_HEDGING: "false" }),
+      resolver: world.resolver,
+    });
     world.searxng.setLatency(2_500);
     world.brave.setLatency(2_500);
     try {
       const key = (await slow.account({ limit: 100_000 })).apiKey;
-      const response = await slow.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify({ prompt: "river bridge" }) });
+      const response = await slow.fetch("/v1/search", {
+        method: "POST",
+        headers: { "X-API-Key": key, "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({ prompt: "river bridge" }),
+      });
       const text = await response.text();
       expect(text).toContain("event: error");
       expect(text).toContain("did not finish within 1 second");
-      const run = await openSocket(`${slow.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": key }, send: JSON.stringify({ prompt: "river bridge" }) });
+      const run = await openSocket(`${slow.url.replace("http", "ws")}/v1/ws/search`, {
+        headers: { "X-API-Key": key },
+        send: JSON.stringify({ prompt: "river bridge" }),
+      });
       expect(run.messages.at(-1)).toEqual({ type: "error", content: "the search did not finish within 1 second (deadline_exceeded)" });
       expect(run.closeCode).toBe(1000);
     } finally {

@@ -29,7 +29,11 @@ afterAll(async () => {
 });
 
 const search = (body: unknown, headers: Record<string, string> = {}) =>
-  app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  app.fetch("/v1/search", {
+    method: "POST",
+    headers: { "X-API-Key": apiKey, "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe("the contract", () => {
   test('a body of only {"prompt": "test"} answers 200 (clients use it to check a key)', async () => {
@@ -43,11 +47,17 @@ describe("the contract", () => {
   });
 
   test("null optional fields mean absent", async () => {
-    const response = await search({ prompt: "When was the Eiffel Tower completed?", image: null, source_blacklist: null, source_whitelist: null, output_format: null });
+    const response = await search({
+      prompt: "When was the Eiffel Tower completed?",
+      image: null,
+      source_blacklist: null,
+      source_whitelist: null,
+      output_format: null,
+    });
     expect(response.status).toBe(200);
   });
 
-  test("empty optional fields ({}, [], \"\") mean absent: the same text answer as without them", async () => {
+  test('empty optional fields ({}, [], "") mean absent: the same text answer as without them', async () => {
     const prompt = "When was the Eiffel Tower completed?";
     const plain = await jsonOf(search({ prompt }));
     const empty = await search({ prompt, image: "", source_blacklist: [], source_whitelist: [], output_format: {} });
@@ -55,7 +65,9 @@ describe("the contract", () => {
     const body = await jsonOf(empty);
     expect(typeof body.response).toBe("string");
     expect(body.response).toBe(plain.response);
-    expect(body.context.map((c: { metadata: { url: string } }) => c.metadata.url)).toEqual(plain.context.map((c: { metadata: { url: string } }) => c.metadata.url));
+    expect(body.context.map((c: { metadata: { url: string } }) => c.metadata.url)).toEqual(
+      plain.context.map((c: { metadata: { url: string } }) => c.metadata.url),
+    );
     expect(body.info.image_analysed).toBe(false);
     expect(body.info.image_note).toBeUndefined();
   });
@@ -139,13 +151,20 @@ describe("failing providers degrade the answer, never fail it", () => {
 
 describe("the deadline", () => {
   test("a run past SEARCH_DEADLINE_MS is a 504 with a clean body", async () => {
-    const slow = await startTestApp(database, { env: world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }), resolver: world.resolver });
+    const slow = await startTestApp(database, {
+      env: world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }),
+      resolver: world.resolver,
+    });
     world.searxng.setLatency(3_000);
     world.brave.setLatency(3_000);
     try {
       const key = (await slow.account({ limit: 100_000 })).apiKey;
       const started = performance.now();
-      const response = await slow.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify({ prompt: "river bridge" }) });
+      const response = await slow.fetch("/v1/search", {
+        method: "POST",
+        headers: { "X-API-Key": key, "content-type": "application/json" },
+        body: JSON.stringify({ prompt: "river bridge" }),
+      });
       expect(response.status).toBe(504);
       expect(await jsonOf(response)).toEqual({ detail: "the search did not finish within 1 second", error: "deadline_exceeded" });
       expect(performance.now() - started).toBeLessThan(2_500);
@@ -160,7 +179,10 @@ describe("the deadline", () => {
 
 describe("images", () => {
   test("a valid base64 image without a vision model is accepted and reported as not analysed", async () => {
-    for (const image of [Buffer.from(minimalPng()).toString("base64"), `data:image/png;base64,${Buffer.from(minimalPng()).toString("base64")}`]) {
+    for (const image of [
+      Buffer.from(minimalPng()).toString("base64"),
+      `data:image/png;base64,${Buffer.from(minimalPng()).toString("base64")}`,
+    ]) {
       const response = await search({ prompt: "What is this bridge?", image });
       expect(response.status).toBe(200);
       const body = await jsonOf(response);
@@ -195,13 +217,25 @@ describe("422 for every rule", () => {
     ["an empty prompt", { prompt: "" }, ["body", "prompt"]],
     ["a blank prompt", { prompt: "   " }, ["body", "prompt"]],
     ["a prompt of the wrong type", { prompt: 42 }, ["body", "prompt"]],
-    ["both a whitelist and a blacklist", { prompt: "x", source_whitelist: ["a.com"], source_blacklist: ["b.com"] }, ["body", "source_whitelist"]],
+    [
+      "both a whitelist and a blacklist",
+      { prompt: "x", source_whitelist: ["a.com"], source_blacklist: ["b.com"] },
+      ["body", "source_whitelist"],
+    ],
     ["a list entry that is no domain", { prompt: "x", source_blacklist: ["ok.com", "not a domain"] }, ["body", "source_blacklist", 1]],
     ["a list that is not a list", { prompt: "x", source_whitelist: "a.com" }, ["body", "source_whitelist"]],
     ["an unknown type name", { prompt: "x", output_format: { a: "text" } }, ["body", "output_format", "a"]],
     ["an array of two shapes", { prompt: "x", output_format: { a: ["string", "number"] } }, ["body", "output_format", "a"]],
-    ["nesting deeper than 8", { prompt: "x", output_format: { a: { b: { c: { d: { e: { f: { g: { h: { i: "string" } } } } } } } } } }, ["body", "output_format", "a", "b", "c", "d", "e", "f", "g", "h"]],
-    ["more than 200 fields", { prompt: "x", output_format: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`f${i}`, "string"])) }, ["body", "output_format"]],
+    [
+      "nesting deeper than 8",
+      { prompt: "x", output_format: { a: { b: { c: { d: { e: { f: { g: { h: { i: "string" } } } } } } } } } },
+      ["body", "output_format", "a", "b", "c", "d", "e", "f", "g", "h"],
+    ],
+    [
+      "more than 200 fields",
+      { prompt: "x", output_format: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`f${i}`, "string"])) },
+      ["body", "output_format"],
+    ],
     ["an output_format that is not an object", { prompt: "x", output_format: "string" }, ["body", "output_format"]],
     ["an image that is not a string", { prompt: "x", image: 5 }, ["body", "image"]],
   ];

@@ -23,7 +23,27 @@ let key = "";
 
 beforeAll(async () => {
   if (!openssl) return;
-  const made = Bun.spawnSync([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", `${dir}/key.pem`, "-out", `${dir}/cert.pem`, "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"], { stderr: "ignore" });
+  const made = Bun.spawnSync(
+    [
+      openssl,
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      `${dir}/key.pem`,
+      "-out",
+      `${dir}/cert.pem`,
+      "-days",
+      "2",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=DNS:localhost",
+    ],
+    { stderr: "ignore" },
+  );
   if (made.exitCode !== 0) throw new Error("openssl could not make a certificate");
   tls = Bun.serve({
     port: 0,
@@ -33,7 +53,9 @@ beforeAll(async () => {
       const path = new URL(request.url).pathname;
       if (path === "/photo.png") return new Response(minimalPng(), { headers: { "content-type": "image/png" } });
       if (path === "/not-an-image.png") return new Response("<html>nope</html>", { headers: { "content-type": "text/html" } });
-      return new Response(article("Secure page", ["This page was served over TLS to a pinned address."]), { headers: { "content-type": "text/html; charset=utf-8" } });
+      return new Response(article("Secure page", ["This page was served over TLS to a pinned address."]), {
+        headers: { "content-type": "text/html; charset=utf-8" },
+      });
     },
   });
   const env = {
@@ -51,11 +73,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const post = (path: string, body: unknown) => fetch(`${server!.url}${path}`, { method: "POST", headers: { "X-API-Key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  fetch(`${server!.url}${path}`, {
+    method: "POST",
+    headers: { "X-API-Key": key, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe.skipIf(!openssl)("https through the SSRF guard", () => {
   test("an https image URL is fetched, checked, and reported as not analysed without a vision model", async () => {
-    const response = await post("/v1/search", { prompt: "What is in this picture?", image: `https://localhost:${tls!.port}/photo.png?size=large` });
+    const response = await post("/v1/search", {
+      prompt: "What is in this picture?",
+      image: `https://localhost:${tls!.port}/photo.png?size=large`,
+    });
     expect(response.status).toBe(200);
     const body = await jsonOf(response);
     expect(body.info.image_analysed).toBe(false);

@@ -42,7 +42,13 @@ const graphEndpoint = {
   output_format: { completed_year: "integer", designer: "string" },
   graph: {
     nodes: [
-      { id: "research", type: "search_agent", name: "Research", system_prompt: "Facts about {landmark}", output_format: { completed_year: "integer", designer: "string" } },
+      {
+        id: "research",
+        type: "search_agent",
+        name: "Research",
+        system_prompt: "Facts about {landmark}",
+        output_format: { completed_year: "integer", designer: "string" },
+      },
       { id: "combine", type: "general_agent", name: "Combine", system_prompt: "Combine the findings about {landmark}" },
     ],
     edges: [{ id: "e1", source: "research", target: "combine" }],
@@ -52,7 +58,13 @@ const graphEndpoint = {
 async function appFor(name: string, env: Record<string, string>, peer: ChatPeer | AnthropicPeer): Promise<Face> {
   const app = await startTestApp(database, { env: world.env({ ...env, LLM_VISION: "true" }), resolver: world.resolver });
   const apiKey = (await app.account({ name, limit: 100_000 })).apiKey;
-  const created = await jsonOf(app.fetch("/v1/design-api", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: JSON.stringify(graphEndpoint) }));
+  const created = await jsonOf(
+    app.fetch("/v1/design-api", {
+      method: "POST",
+      headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+      body: JSON.stringify(graphEndpoint),
+    }),
+  );
   return { name, app, apiKey, peer, stub: created.response.stub };
 }
 
@@ -61,8 +73,16 @@ beforeAll(async () => {
   chat = startChatPeer();
   anthropic = startAnthropicPeer();
   database = await freshDatabase();
-  faces.push(await appFor("openai-compatible", { OPENAI_BASE_URL: chat.url, OPENAI_API_KEY: chat.apiKey, LLM_MODEL: "loopback-model" }, chat));
-  faces.push(await appFor("anthropic", { LLM_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: anthropic.apiKey, LLM_MODEL: "claude-sonnet-4-5" }, anthropic));
+  faces.push(
+    await appFor("openai-compatible", { OPENAI_BASE_URL: chat.url, OPENAI_API_KEY: chat.apiKey, LLM_MODEL: "loopback-model" }, chat),
+  );
+  faces.push(
+    await appFor(
+      "anthropic",
+      { LLM_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: anthropic.apiKey, LLM_MODEL: "claude-sonnet-4-5" },
+      anthropic,
+    ),
+  );
 });
 afterAll(async () => {
   for (const face of faces) await face.app.stop();
@@ -85,7 +105,12 @@ interface Seen {
 
 async function everyFace(face: Face, options: { design: boolean }): Promise<Seen[]> {
   const { app, apiKey } = face;
-  const headers = (id: string, extra: Record<string, string> = {}) => ({ "X-API-Key": apiKey, "content-type": "application/json", "x-request-id": id, ...extra });
+  const headers = (id: string, extra: Record<string, string> = {}) => ({
+    "X-API-Key": apiKey,
+    "content-type": "application/json",
+    "x-request-id": id,
+    ...extra,
+  });
   const post = async (label: string, path: string, body: unknown, extra: Record<string, string> = {}): Promise<Seen> => {
     const id = requestId(label);
     const response = await app.fetch(path, { method: "POST", headers: headers(id, extra), body: JSON.stringify(body) });
@@ -93,7 +118,10 @@ async function everyFace(face: Face, options: { design: boolean }): Promise<Seen
   };
   const socket = async (): Promise<Seen> => {
     const id = requestId("ws");
-    const run = await openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": apiKey, "x-request-id": id }, send: JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }) });
+    const run = await openSocket(`${app.url.replace("http", "ws")}/v1/ws/search`, {
+      headers: { "X-API-Key": apiKey, "x-request-id": id },
+      send: JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }),
+    });
     const failed = run.messages.some((m) => m.type === "error");
     return { face: "ws", id, status: failed ? 0 : 200, text: `${run.raw.join("\n")}\n${run.closeReason}` };
   };
@@ -104,7 +132,10 @@ async function everyFace(face: Face, options: { design: boolean }): Promise<Seen
     socket(),
     ...(options.design
       ? [
-          post("structured", "/v1/search", { prompt: "Eiffel Tower facts", output_format: { completed_year: "integer", designer: "string" } }),
+          post("structured", "/v1/search", {
+            prompt: "Eiffel Tower facts",
+            output_format: { completed_year: "integer", designer: "string" },
+          }),
           post("endpoint", `/v1/user-defined-service/${face.stub}`, { landmark: "Eiffel Tower" }),
           post("design", "/v1/design-api", { original_prompt: "Given a city, find its population and mayor" }),
         ]
@@ -119,7 +150,8 @@ function expectInOurWords(face: Face, seen: Seen[]) {
   // The log has the provider's words, under the request id of every call that met them.
   for (const { face: name, id } of seen) {
     const lines = face.app.logs.filter((line) => line.includes(`"request_id":"${id}"`));
-    if (!lines.some(leaks)) throw new Error(`${face.name} ${name}: no log line under ${id} holds the provider's words:\n${lines.join("\n")}`);
+    if (!lines.some(leaks))
+      throw new Error(`${face.name} ${name}: no log line under ${id} holds the provider's words:\n${lines.join("\n")}`);
   }
 }
 
@@ -127,7 +159,10 @@ const MODEL_FAILURES: { name: string; failure: Omit<PeerFailure, "count"> }[] = 
   { name: "a refused key (401)", failure: { status: 401, message: `invalid x-api-key ${SECRET}` } },
   { name: "a rate limit (429)", failure: { status: 429, message: `rate limited: ${SECRET}`, retryAfterMs: 5 } },
   { name: "an outage (500)", failure: { status: 500, message: `${SECRET} internal failure`, retryAfterMs: 5 } },
-  { name: "garbage (a 200 that is not the wire format)", failure: { status: 200, garbage: `${SECRET} <html>this is not the wire format</html>` } },
+  {
+    name: "garbage (a 200 that is not the wire format)",
+    failure: { status: 200, garbage: `${SECRET} <html>this is not the wire format</html>` },
+  },
 ];
 
 describe("a failing model provider", () => {
@@ -155,16 +190,26 @@ describe("a failing model provider", () => {
 
     test(`${provider}, a stream that breaks mid-answer: a 503 in our words on every face, the provider's words in the log`, async () => {
       const face = faces.find((f) => f.name === provider)!;
-      const broken: StreamBreak = provider === "anthropic" ? { count: 10_000, type: "overloaded_error", message: `Overloaded ${SECRET}` } : { count: 10_000, type: "server_error", message: `${SECRET} went away` };
+      const broken: StreamBreak =
+        provider === "anthropic"
+          ? { count: 10_000, type: "overloaded_error", message: `Overloaded ${SECRET}` }
+          : { count: 10_000, type: "server_error", message: `${SECRET} went away` };
       face.peer.breakStream = broken;
       try {
         const seen = await everyFace(face, { design: false });
         expectInOurWords(face, seen);
         const json = seen.find((s) => s.face === "json")!;
         expect(json.status).toBe(503);
-        expect(JSON.parse(json.text)).toEqual({ detail: "the language model stopped answering mid-way: the model provider is unavailable", error: "service_unavailable" });
-        expect(seen.find((s) => s.face === "sse")!.text).toContain('"content":"the language model stopped answering mid-way: the model provider is unavailable (service_unavailable)"');
-        expect(seen.find((s) => s.face === "ws")!.text).toContain('"content":"the language model stopped answering mid-way: the model provider is unavailable (service_unavailable)"');
+        expect(JSON.parse(json.text)).toEqual({
+          detail: "the language model stopped answering mid-way: the model provider is unavailable",
+          error: "service_unavailable",
+        });
+        expect(seen.find((s) => s.face === "sse")!.text).toContain(
+          '"content":"the language model stopped answering mid-way: the model provider is unavailable (service_unavailable)"',
+        );
+        expect(seen.find((s) => s.face === "ws")!.text).toContain(
+          '"content":"the language model stopped answering mid-way: the model provider is unavailable (service_unavailable)"',
+        );
       } finally {
         face.peer.breakStream = null;
       }
@@ -179,14 +224,20 @@ describe("a failing search provider", () => {
     world.brave.setFault({ status: 500, contentType: "application/json", body: JSON.stringify({ error: SECRET }) });
     try {
       const id = requestId("providers");
-      const response = await face.app.fetch("/v1/search", { method: "POST", headers: { "X-API-Key": face.apiKey, "content-type": "application/json", "x-request-id": id }, body: JSON.stringify({ prompt: "river bridge" }) });
+      const response = await face.app.fetch("/v1/search", {
+        method: "POST",
+        headers: { "X-API-Key": face.apiKey, "content-type": "application/json", "x-request-id": id },
+        body: JSON.stringify({ prompt: "river bridge" }),
+      });
       expect(response.status).toBe(200);
       const text = await response.text();
       expect(leaks(text)).toBe(false);
       const providers = JSON.parse(text).info.providers as { name: string; errors: string[] }[];
       expect(providers.find((p) => p.name === "searxng")!.errors[0]).toBe("searxng: answered HTML instead of JSON");
       expect(providers.find((p) => p.name === "brave")!.errors[0]).toBe("brave: answered HTTP 500");
-      expect(face.app.logs.some((line) => line.includes(`"request_id":"${id}"`) && line.includes("search provider failed") && leaks(line))).toBe(true);
+      expect(
+        face.app.logs.some((line) => line.includes(`"request_id":"${id}"`) && line.includes("search provider failed") && leaks(line)),
+      ).toBe(true);
     } finally {
       world.searxng.setFault(null);
       world.brave.setFault(null);

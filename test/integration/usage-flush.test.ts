@@ -37,9 +37,22 @@ test("a refused debit writes no usage row; the retry writes every row and debit 
     end $$`);
   await db.execute(sql`create trigger refuse_first_debit before update on accounts for each row execute function refuse_first_debit()`);
 
-  const recorder = new UsageRecorder(db, silentLogger, { perMillionTokens: 1_000_000, publisherShare: 0 }, { flushIntervalMs: 60_000, batchSize: 500 });
-  const caller = { accountId: account.id, accountName: account.name, keyId: key.id, keyPrefix: null, balanceMicros: account.balanceMicros, customRateLimit: null };
-  for (let i = 0; i < 3; i++) recorder.record({ caller, route: "POST /v1/search", status: 200, tokens: 1, requestId: `req_${i}`, at: new Date() });
+  const recorder = new UsageRecorder(
+    db,
+    silentLogger,
+    { perMillionTokens: 1_000_000, publisherShare: 0 },
+    { flushIntervalMs: 60_000, batchSize: 500 },
+  );
+  const caller = {
+    accountId: account.id,
+    accountName: account.name,
+    keyId: key.id,
+    keyPrefix: null,
+    balanceMicros: account.balanceMicros,
+    customRateLimit: null,
+  };
+  for (let i = 0; i < 3; i++)
+    recorder.record({ caller, route: "POST /v1/search", status: 200, tokens: 1, requestId: `req_${i}`, at: new Date() });
 
   await recorder.flush(); // the trigger refuses the debit: the whole flush rolls back
   expect((await db.select().from(usageRecords)).length).toBe(0);

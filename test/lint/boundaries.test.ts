@@ -77,11 +77,20 @@ beforeAll(() => {
     writeFileSync(join(dir, path), source);
   }
   const run = Bun.spawnSync(
-    [process.execPath, join(root, "node_modules/@biomejs/biome/bin/biome"), "lint", "--reporter=json", "--max-diagnostics=none", "--vcs-enabled=false", "src"],
+    [
+      process.execPath,
+      join(root, "node_modules/@biomejs/biome/bin/biome"),
+      "lint",
+      "--reporter=json",
+      "--max-diagnostics=none",
+      "--vcs-enabled=false",
+      "src",
+    ],
     { cwd: dir, stdout: "pipe", stderr: "pipe" },
   );
   const out = run.stdout.toString();
-  if (!out.trim().startsWith("{")) throw new Error(`biome printed no report (exit ${run.exitCode}): ${run.stderr.toString().slice(0, 2000)}`);
+  if (!out.trim().startsWith("{"))
+    throw new Error(`biome printed no report (exit ${run.exitCode}): ${run.stderr.toString().slice(0, 2000)}`);
   const report = JSON.parse(out) as { diagnostics: Diagnostic[] };
   for (const d of report.diagnostics) {
     const path = d.location.path ?? "";
@@ -95,14 +104,18 @@ afterAll(() => {
 /** A probe's diagnostics as "category: message" lines, sorted by line. */
 function findings(path: string): string[] {
   expect(PROBES[path]).toBeDefined();
-  return (byFile.get(path) ?? []).sort((a, b) => (a.location.start?.line ?? 0) - (b.location.start?.line ?? 0)).map((d) => `${d.location.start?.line}: ${d.category}: ${d.message}`);
+  return (byFile.get(path) ?? [])
+    .sort((a, b) => (a.location.start?.line ?? 0) - (b.location.start?.line ?? 0))
+    .map((d) => `${d.location.start?.line}: ${d.category}: ${d.message}`);
 }
 
 const IMPORTS = "lint/style/noRestrictedImports";
 
 describe("import boundaries", () => {
   test("src/http/ importing a feature folder fails", () => {
-    expect(findings("src/http/cross-feature.ts")).toEqual([`1: ${IMPORTS}: src/http/ imports no feature folder: kernels (src/*.ts) and db/ only; a feature passes in what http/ needs.`]);
+    expect(findings("src/http/cross-feature.ts")).toEqual([
+      `1: ${IMPORTS}: src/http/ imports no feature folder: kernels (src/*.ts) and db/ only; a feature passes in what http/ needs.`,
+    ]);
   });
 
   test("src/http/ importing a kernel and db/ passes", () => {
@@ -117,7 +130,9 @@ describe("import boundaries", () => {
   });
 
   test("src/research/ importing a face fails; contents/ and limits/ below it pass", () => {
-    expect(findings("src/research/face.ts")).toEqual([`1: ${IMPORTS}: src/research/ imports no face or feature above it (of the features it may import contents/ and limits/ only).`]);
+    expect(findings("src/research/face.ts")).toEqual([
+      `1: ${IMPORTS}: src/research/ imports no face or feature above it (of the features it may import contents/ and limits/ only).`,
+    ]);
     expect(findings("src/research/below.ts")).toEqual([]);
   });
 
@@ -133,7 +148,9 @@ describe("import boundaries", () => {
   });
 
   test("browser code imports only preact and modules inside src/dashboard/web/", () => {
-    expect(findings("src/dashboard/web/pages/escapes.tsx")).toEqual([`1: ${IMPORTS}: Browser code imports only preact and modules inside src/dashboard/web/.`]);
+    expect(findings("src/dashboard/web/pages/escapes.tsx")).toEqual([
+      `1: ${IMPORTS}: Browser code imports only preact and modules inside src/dashboard/web/.`,
+    ]);
     expect(findings("src/dashboard/web/pages/inside.tsx")).toEqual([]);
   });
 

@@ -55,7 +55,9 @@ describe("the document", () => {
   test("names PUBLIC_BASE_URL as the server when it is set", async () => {
     const configured = await startTestApp(database, { env: { PUBLIC_BASE_URL: "https://search.example.com/" } });
     try {
-      expect((await jsonOf(configured.fetch("/openapi.json"))).servers).toEqual([{ url: "https://search.example.com", description: "This deployment" }]);
+      expect((await jsonOf(configured.fetch("/openapi.json"))).servers).toEqual([
+        { url: "https://search.example.com", description: "This deployment" },
+      ]);
     } finally {
       await configured.stop();
     }
@@ -84,7 +86,11 @@ describe("request bodies", () => {
   test("a body schema is the route's TypeBox schema", () => {
     const search = doc.paths["/v1/search"].post.requestBody;
     expect(search.required).toBe(true);
-    expect(search.content["application/json"].schema).toMatchObject({ type: "object", required: ["prompt"], properties: { prompt: { type: "string", minLength: 1 } } });
+    expect(search.content["application/json"].schema).toMatchObject({
+      type: "object",
+      required: ["prompt"],
+      properties: { prompt: { type: "string", minLength: 1 } },
+    });
     expect(doc.paths["/auth/signin"].post.requestBody.content["application/json"].schema.required).toEqual(["email", "password"]);
   });
 
@@ -104,7 +110,8 @@ describe("request bodies", () => {
 
 describe("security", () => {
   test("public operations say `security: []`", () => {
-    for (const name of PUBLIC) expect({ name, security: operations.find(([n]) => n === name)?.[1].security }).toEqual({ name, security: [] });
+    for (const name of PUBLIC)
+      expect({ name, security: operations.find(([n]) => n === name)?.[1].security }).toEqual({ name, security: [] });
   });
 
   test("every other operation names its scheme: the session cookie on the dashboard's own, X-API-Key on the rest", () => {
@@ -122,7 +129,9 @@ describe("security", () => {
       if (operation.security?.length) expect({ name, has: ["401", "429"].every((c) => codes.includes(c)) }).toEqual({ name, has: true });
       if (operation.requestBody || operation.parameters?.length) expect({ name, has: codes.includes("422") }).toEqual({ name, has: true });
     }
-    expect(doc.components.responses.ValidationFailed.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ValidationError" });
+    expect(doc.components.responses.ValidationFailed.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/ValidationError",
+    });
   });
 });
 

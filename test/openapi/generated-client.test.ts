@@ -119,7 +119,8 @@ describe("a client generated from /openapi.json", () => {
   test("type-checks one call per operation, and refuses wrong ones", () => {
     const calls: string[] = [];
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
-      for (const [method, operation] of Object.entries(item)) calls.push(`  await client.${method.toUpperCase()}(${JSON.stringify(path)}${init(operation)});`);
+      for (const [method, operation] of Object.entries(item))
+        calls.push(`  await client.${method.toUpperCase()}(${JSON.stringify(path)}${init(operation)});`);
     }
     expect(calls.length).toBeGreaterThanOrEqual(30);
     const source = `${HEADER}

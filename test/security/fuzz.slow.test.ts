@@ -39,13 +39,60 @@ const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
 
 /** JSON texts (not values): some hostile input cannot be built as a JS value and stringified. */
 const HOSTILE_VALUES = [
-  "null", "true", "0", "-1", "1e308", "-1e308", "9007199254740993", "1.5", '""', '" "', "[]", "{}",
-  '{"toString": 1}', '{"valueOf": 1, "toString": 2}', '{"__proto__": {"admin": true}}', '{"constructor": {"prototype": {"x": 1}}}',
-  '"a\\u0000b"', '"\\ud800"', '"\\udfff\\ud800"', `"${"x".repeat(100_000)}"`, '"../../etc/passwd"', "\"' OR 1=1 --\"",
-  '"\\u202e\\ud83d\\ude00"', '[[[[[[[[[[1]]]]]]]]]]', '"https://127.0.0.1/admin"', '"data:image/png;base64,AAAA"',
+  "null",
+  "true",
+  "0",
+  "-1",
+  "1e308",
+  "-1e308",
+  "9007199254740993",
+  "1.5",
+  '""',
+  '" "',
+  "[]",
+  "{}",
+  '{"toString": 1}',
+  '{"valueOf": 1, "toString": 2}',
+  '{"__proto__": {"admin": true}}',
+  '{"constructor": {"prototype": {"x": 1}}}',
+  '"a\\u0000b"',
+  '"\\ud800"',
+  '"\\udfff\\ud800"',
+  `"${"x".repeat(100_000)}"`,
+  '"../../etc/passwd"',
+  '"\' OR 1=1 --"',
+  '"\\u202e\\ud83d\\ude00"',
+  "[[[[[[[[[[1]]]]]]]]]]",
+  '"https://127.0.0.1/admin"',
+  '"data:image/png;base64,AAAA"',
 ];
-const HOSTILE_PATH = ["%00", "a%00b", "..%2F..%2Fetc%2Fpasswd", "..", "%2e%2e", "-1", "0", "1e3", "99999999999999999999", "a".repeat(3000), "%E0%A4%A", "%ED%A0%80", "%C0%AE", "toString", "__proto__", "' OR 1=1 --", " "];
-const CONTENT_TYPES = ["application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=latin1", "application/vnd.api+json"];
+const HOSTILE_PATH = [
+  "%00",
+  "a%00b",
+  "..%2F..%2Fetc%2Fpasswd",
+  "..",
+  "%2e%2e",
+  "-1",
+  "0",
+  "1e3",
+  "99999999999999999999",
+  "a".repeat(3000),
+  "%E0%A4%A",
+  "%ED%A0%80",
+  "%C0%AE",
+  "toString",
+  "__proto__",
+  "' OR 1=1 --",
+  " ",
+];
+const CONTENT_TYPES = [
+  "application/json",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/json; charset=latin1",
+  "application/vnd.api+json",
+];
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"];
 // Legitimate 5xx: a search or endpoint run past its deadline (504), and a page the contents route could not fetch (502/504).
 const LEGITIMATE_5XX = new Set(["504", "POST /v1/contents 502"]);
@@ -56,14 +103,22 @@ const LEAK = /\bSELECT\b|\bINSERT INTO\b|\bpostgres\b|pglite|syntax error at|dup
 function operationsOf(doc: Schema): Operation[] {
   const resolve = (schema: Schema | undefined): Schema => {
     if (!schema) return {};
-    if (typeof schema.$ref === "string") return resolve(schema.$ref.split("/").slice(1).reduce((at: Schema, part: string) => at[part], doc));
+    if (typeof schema.$ref === "string")
+      return resolve(
+        schema.$ref
+          .split("/")
+          .slice(1)
+          .reduce((at: Schema, part: string) => at[part], doc),
+      );
     return schema;
   };
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries<Schema>(doc.paths)) {
     for (const [method, op] of Object.entries<Schema>(item)) {
       if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
-      const params = ((op.parameters ?? []) as Schema[]).filter((p) => p.in === "path" || p.in === "query").map((p) => ({ name: p.name, in: p.in, schema: resolve(p.schema) }));
+      const params = ((op.parameters ?? []) as Schema[])
+        .filter((p) => p.in === "path" || p.in === "query")
+        .map((p) => ({ name: p.name, in: p.in, schema: resolve(p.schema) }));
       const body = op.requestBody ? resolve(op.requestBody.content?.["application/json"]?.schema) : null;
       operations.push({ method: method.toUpperCase(), path, params, body });
     }
@@ -94,7 +149,9 @@ function sample(schema: Schema, rand: () => number, depth = 0): unknown {
     case "boolean":
       return true;
     case "string":
-      return schema.format === "uri" ? "https://wiki.test/eiffel.html" : "When was the Eiffel Tower completed?".slice(0, schema.maxLength ?? 200);
+      return schema.format === "uri"
+        ? "https://wiki.test/eiffel.html"
+        : "When was the Eiffel Tower completed?".slice(0, schema.maxLength ?? 200);
     default:
       return "x";
   }
@@ -113,7 +170,8 @@ function hostileBody(op: Operation, rand: () => number): string {
     const { [pick(fields)]: _dropped, ...rest } = base as Record<string, unknown>;
     return JSON.stringify(rest);
   }
-  const target = fields.length && rand() < 0.8 ? pick(fields) : pick(["extra", "__proto__", "toString", "constructor", "a\\u0000b", "\\ud800"]);
+  const target =
+    fields.length && rand() < 0.8 ? pick(fields) : pick(["extra", "__proto__", "toString", "constructor", "a\\u0000b", "\\ud800"]);
   const stripped = JSON.stringify(Object.fromEntries(Object.entries(base ?? {}).filter(([k]) => k !== target)));
   const inner = stripped.slice(1, -1);
   return `{${inner}${inner ? ", " : ""}"${target}": ${pick(HOSTILE_VALUES)}}`.replace(/^\{\}$/, text);
@@ -132,82 +190,89 @@ function hostilePath(op: Operation, targets: Record<string, string>, rand: () =>
   return path;
 }
 
-test(
-  `${REQUESTS} seeded requests over every operation of /openapi.json: no 5xx, nothing leaked, /healthz answering, memory bounded`,
-  async () => {
-    const doc = await (await s.app.fetch("/openapi.json")).json();
-    const operations = operationsOf(doc);
-    expect(operations.length).toBeGreaterThan(20);
-    // Real targets beside garbage ones, so id and stub routes reach their lookups.
-    const created = await e.create();
-    const published = await e.publish(created.id);
-    const keyId = (await (await s.call("POST", "/v1/keys", { name: "fuzz" })).json()).id as string;
-    const targets: Record<string, string> = { api_id: String(created.id), api_stub: created.stub, public_stub: published.public_stub, key_id: keyId, version: "1" };
+test(`${REQUESTS} seeded requests over every operation of /openapi.json: no 5xx, nothing leaked, /healthz answering, memory bounded`, async () => {
+  const doc = await (await s.app.fetch("/openapi.json")).json();
+  const operations = operationsOf(doc);
+  expect(operations.length).toBeGreaterThan(20);
+  // Real targets beside garbage ones, so id and stub routes reach their lookups.
+  const created = await e.create();
+  const published = await e.publish(created.id);
+  const keyId = (await (await s.call("POST", "/v1/keys", { name: "fuzz" })).json()).id as string;
+  const targets: Record<string, string> = {
+    api_id: String(created.id),
+    api_stub: created.stub,
+    public_stub: published.public_stub,
+    key_id: keyId,
+    version: "1",
+  };
 
-    const rand = mulberry32(SEED);
-    const pick = <T>(items: T[]) => items[Math.floor(rand() * items.length)]!;
-    // Every request is drawn up front, so the sequence does not depend on the answers' timing.
-    const requests = Array.from({ length: REQUESTS }, (_, i) => {
-      const op = operations[i % operations.length]!;
-      const method = rand() < 0.93 ? op.method : pick(METHODS);
-      const headers: Record<string, string> = {};
-      if (rand() < 0.9) headers["X-API-Key"] = s.apiKey;
-      headers["content-type"] = rand() < 0.85 ? "application/json" : pick(CONTENT_TYPES);
-      const body = ["GET", "HEAD"].includes(method) ? undefined : rand() < 0.03 ? new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]) : hostileBody(op, rand);
-      return { method, path: hostilePath(op, targets, rand), headers, body };
-    });
+  const rand = mulberry32(SEED);
+  const pick = <T>(items: T[]) => items[Math.floor(rand() * items.length)]!;
+  // Every request is drawn up front, so the sequence does not depend on the answers' timing.
+  const requests = Array.from({ length: REQUESTS }, (_, i) => {
+    const op = operations[i % operations.length]!;
+    const method = rand() < 0.93 ? op.method : pick(METHODS);
+    const headers: Record<string, string> = {};
+    if (rand() < 0.9) headers["X-API-Key"] = s.apiKey;
+    headers["content-type"] = rand() < 0.85 ? "application/json" : pick(CONTENT_TYPES);
+    const body = ["GET", "HEAD"].includes(method)
+      ? undefined
+      : rand() < 0.03
+        ? new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])
+        : hostileBody(op, rand);
+    return { method, path: hostilePath(op, targets, rand), headers, body };
+  });
 
-    Bun.gc(true);
-    const rssBefore = process.memoryUsage().rss;
-    let done = false;
-    const health: number[] = [];
-    const prober = (async () => {
-      while (!done) {
-        const started = performance.now();
-        const response = await s.app.fetch("/healthz");
-        await response.arrayBuffer();
-        health.push(performance.now() - started);
-        await Bun.sleep(20);
+  Bun.gc(true);
+  const rssBefore = process.memoryUsage().rss;
+  let done = false;
+  const health: number[] = [];
+  const prober = (async () => {
+    while (!done) {
+      const started = performance.now();
+      const response = await s.app.fetch("/healthz");
+      await response.arrayBuffer();
+      health.push(performance.now() - started);
+      await Bun.sleep(20);
+    }
+  })();
+
+  const statuses = new Map<number, number>();
+  const failures: string[] = [];
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < requests.length) {
+        const request = requests[next++]!;
+        const response = await s.app.fetch(request.path, { method: request.method, headers: request.headers, body: request.body });
+        const text = await response.text();
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        const route = `${request.method} ${request.path.split("?")[0]!.replace(/^\/v1\/contents.*/, "/v1/contents")}`;
+        const legitimate = LEGITIMATE_5XX.has(String(response.status)) || LEGITIMATE_5XX.has(`${route} ${response.status}`);
+        const shown = `${request.method} ${request.path.slice(0, 120)} ${typeof request.body === "string" ? request.body.slice(0, 160) : request.body ? "<bytes>" : ""} -> ${response.status} ${text.slice(0, 200)}`;
+        if (response.status >= 500 && !legitimate) failures.push(shown);
+        else if ((STACK.test(text) || (response.status >= 400 && LEAK.test(text))) && !request.path.startsWith("/docs"))
+          failures.push(`leak: ${shown}`);
       }
-    })();
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  done = true;
+  await prober;
+  Bun.gc(true);
+  const rssGrowthMb = (process.memoryUsage().rss - rssBefore) / 1_048_576;
+  const sorted = health.toSorted((a, b) => a - b);
+  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
+  console.log(
+    `fuzz: ${REQUESTS} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}; /healthz p99 ${p99.toFixed(1)} ms over ${health.length} probes; RSS ${rssGrowthMb >= 0 ? "+" : ""}${rssGrowthMb.toFixed(0)} MB`,
+  );
 
-    const statuses = new Map<number, number>();
-    const failures: string[] = [];
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < requests.length) {
-          const request = requests[next++]!;
-          const response = await s.app.fetch(request.path, { method: request.method, headers: request.headers, body: request.body });
-          const text = await response.text();
-          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-          const route = `${request.method} ${request.path.split("?")[0]!.replace(/^\/v1\/contents.*/, "/v1/contents")}`;
-          const legitimate = LEGITIMATE_5XX.has(String(response.status)) || LEGITIMATE_5XX.has(`${route} ${response.status}`);
-          const shown = `${request.method} ${request.path.slice(0, 120)} ${typeof request.body === "string" ? request.body.slice(0, 160) : request.body ? "<bytes>" : ""} -> ${response.status} ${text.slice(0, 200)}`;
-          if (response.status >= 500 && !legitimate) failures.push(shown);
-          else if ((STACK.test(text) || (response.status >= 400 && LEAK.test(text))) && !request.path.startsWith("/docs")) failures.push(`leak: ${shown}`);
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    done = true;
-    await prober;
-    Bun.gc(true);
-    const rssGrowthMb = (process.memoryUsage().rss - rssBefore) / 1_048_576;
-    const sorted = health.toSorted((a, b) => a - b);
-    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
-    console.log(
-      `fuzz: ${REQUESTS} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}; /healthz p99 ${p99.toFixed(1)} ms over ${health.length} probes; RSS ${rssGrowthMb >= 0 ? "+" : ""}${rssGrowthMb.toFixed(0)} MB`,
-    );
-
-    expect(failures.slice(0, 20)).toEqual([]);
-    expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(REQUESTS);
-    // The mix reached validation, lookups and successes, not only one kind of refusal.
-    for (const status of [200, 401, 404, 422]) expect(statuses.get(status) ?? 0).toBeGreaterThan(0);
-    expect(health.length).toBeGreaterThan(5);
-    expect(p99).toBeLessThan(200);
-    expect(rssGrowthMb).toBeLessThan(300);
-  },
-  240_000,
-);
+  expect(failures.slice(0, 20)).toEqual([]);
+  expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(REQUESTS);
+  // The mix reached validation, lookups and successes, not only one kind of refusal.
+  for (const status of [200, 401, 404, 422]) expect(statuses.get(status) ?? 0).toBeGreaterThan(0);
+  expect(health.length).toBeGreaterThan(5);
+  expect(p99).toBeLessThan(200);
+  expect(rssGrowthMb).toBeLessThan(300);
+}, 240_000);

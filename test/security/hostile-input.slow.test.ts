@@ -36,7 +36,9 @@ test("U+0000 in a path parameter is a 422 at [path, name], before any query", as
 });
 
 test("U+0000 in query values is a 422 at [query, name]; bad escapes are literal text", async () => {
-  expect(await detailOf(await raw("GET", "/v1/marketplace?q=%00"))).toEqual([{ loc: ["query", "q"], msg: "String should not contain the NUL character (U+0000)", type: UNICODE }]);
+  expect(await detailOf(await raw("GET", "/v1/marketplace?q=%00"))).toEqual([
+    { loc: ["query", "q"], msg: "String should not contain the NUL character (U+0000)", type: UNICODE },
+  ]);
   expect((await detailOf(await raw("GET", "/v1/marketplace?tag=a%00b")))[0]!.loc).toEqual(["query", "tag"]);
   // A query escape that is not UTF-8 stays the literal text (storable); in a path it cannot name anything.
   expect((await raw("GET", "/v1/marketplace?q=%ED%A0%80")).status).toBe(200);
@@ -51,10 +53,26 @@ test("U+0000, lone surrogates and keys holding them, anywhere in a JSON body, ar
   expect(await detailOf(await raw("POST", "/v1/keys", '{"name": "\\ud800x"}'))).toEqual([
     { loc: ["body", "name"], msg: "Input should be a valid string, unable to parse raw data as a unicode string", type: UNICODE },
   ]);
-  expect((await detailOf(await raw("POST", "/v1/search", JSON.stringify({ prompt: "river", output_format: { "a\u0000": "string" } }))))[0]!.loc).toEqual(["body", "output_format"]);
-  expect((await detailOf(await raw("POST", "/v1/search", JSON.stringify({ prompt: "river", source_blacklist: ["ok.test", "x\u0000.test"] }))))[0]!.loc).toEqual(["body", "source_blacklist", 1]);
+  expect(
+    (await detailOf(await raw("POST", "/v1/search", JSON.stringify({ prompt: "river", output_format: { "a\u0000": "string" } }))))[0]!.loc,
+  ).toEqual(["body", "output_format"]);
+  expect(
+    (
+      await detailOf(await raw("POST", "/v1/search", JSON.stringify({ prompt: "river", source_blacklist: ["ok.test", "x\u0000.test"] })))
+    )[0]!.loc,
+  ).toEqual(["body", "source_blacklist", 1]);
   // Sign-in is public: the same rule before any lookup.
-  expect((await detailOf(await s.app.fetch("/auth/signin", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "a\u0000b", password: "password123" }) })))[0]!.loc).toEqual(["body", "email"]);
+  expect(
+    (
+      await detailOf(
+        await s.app.fetch("/auth/signin", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "a\u0000b", password: "password123" }),
+        }),
+      )
+    )[0]!.loc,
+  ).toEqual(["body", "email"]);
   // Nothing was stored: the key list has no key named with a NUL.
   const keys = await (await raw("GET", "/v1/keys")).text();
   expect(keys).not.toContain("\\u0000");
@@ -62,7 +80,9 @@ test("U+0000, lone surrogates and keys holding them, anywhere in a JSON body, ar
 
 test("a body that is not UTF-8 is a 422, not text with U+FFFD stored in it", async () => {
   const bytes = new Uint8Array([...new TextEncoder().encode('{"name": "a'), 0xff, 0xfe, ...new TextEncoder().encode('b"}')]);
-  expect(await detailOf(await raw("POST", "/v1/keys", bytes))).toEqual([{ loc: ["body"], msg: "Input should be a valid string, unable to parse raw data as a unicode string", type: UNICODE }]);
+  expect(await detailOf(await raw("POST", "/v1/keys", bytes))).toEqual([
+    { loc: ["body"], msg: "Input should be a valid string, unable to parse raw data as a unicode string", type: UNICODE },
+  ]);
 });
 
 test("an object with a toString key where a string belongs is a 422 string_type on every such field", async () => {

@@ -62,7 +62,15 @@ const BODIES = [
   "not json at all",
   '{"name": "a", "name": "b"}',
 ];
-const CONTENT_TYPES = ["application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=latin1", "", "application/vnd.api+json"];
+const CONTENT_TYPES = [
+  "application/json",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/json; charset=latin1",
+  "",
+  "application/vnd.api+json",
+];
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"];
 const KEYS = () => [apiKey, "", "sk_live_", `${apiKey}, ${apiKey}`, "x".repeat(5_000), "sk_live_\u00e9\u00e9", apiKey.toUpperCase()];
 
@@ -79,7 +87,12 @@ test("10,000 malformed requests get no 5xx", async () => {
     const contentType = pick(CONTENT_TYPES);
     if (contentType) headers["content-type"] = contentType;
     if (random() < 0.05) headers["X-Request-Id"] = "\u0007".repeat(10);
-    const path = random() < 0.1 ? `${route.path}/${encodeURIComponent(pick(["..", "%00", "é", "a".repeat(3000)]))}` : random() < 0.05 ? `${route.path}?${"q=1&".repeat(500)}` : route.path;
+    const path =
+      random() < 0.1
+        ? `${route.path}/${encodeURIComponent(pick(["..", "%00", "é", "a".repeat(3000)]))}`
+        : random() < 0.05
+          ? `${route.path}?${"q=1&".repeat(500)}`
+          : route.path;
     const hasBody = !["GET", "HEAD"].includes(method);
     const response = await app.fetch(path, { method, headers, body: hasBody ? pick(BODIES) : undefined });
     if (response.status >= 500) fives.push(`${i}: ${method} ${path.slice(0, 80)} -> ${response.status}`);
@@ -127,6 +140,9 @@ test("raw requests with hostile framing get no 5xx", async () => {
   for (const request of requests) {
     const response = await raw(request);
     const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1] ?? "0");
-    expect({ request: request.slice(0, 60), status: status >= 500 ? status : "ok" }).toEqual({ request: request.slice(0, 60), status: "ok" });
+    expect({ request: request.slice(0, 60), status: status >= 500 ? status : "ok" }).toEqual({
+      request: request.slice(0, 60),
+      status: "ok",
+    });
   }
 });

@@ -42,7 +42,11 @@ const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: T
 const PUBLIC = [/^\/v1\/marketplace\//, /^\/v1\/published-service\//];
 
 async function designed(app: TestApp, owner: TestAccount): Promise<{ id: number; stub: string }> {
-  const response = await app.fetch("/v1/design-api", { method: "POST", headers: { "X-API-Key": owner.apiKey, "content-type": "application/json" }, body: JSON.stringify({ original_prompt: "Given a company name, find its founding year" }) });
+  const response = await app.fetch("/v1/design-api", {
+    method: "POST",
+    headers: { "X-API-Key": owner.apiKey, "content-type": "application/json" },
+    body: JSON.stringify({ original_prompt: "Given a company name, find its founding year" }),
+  });
   return ((await response.json()) as { response: { id: number; stub: string } }).response;
 }
 
@@ -65,7 +69,8 @@ beforeAll(async () => {
   operations = [];
   // Operations keyed by X-API-Key; the dashboard's session-only ones are covered by dashboard-sessions.test.ts.
   for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, { security?: Record<string, unknown>[] }>][]) {
-    for (const [method, operation] of Object.entries(item)) if (operation.security?.some((scheme) => "ApiKeyAuth" in scheme)) operations.push({ method: method.toUpperCase(), path });
+    for (const [method, operation] of Object.entries(item))
+      if (operation.security?.some((scheme) => "ApiKeyAuth" in scheme)) operations.push({ method: method.toUpperCase(), path });
   }
 });
 afterAll(async () => {
@@ -73,7 +78,8 @@ afterAll(async () => {
   await database.drop();
 });
 
-const fill = (path: string, values: Record<string, string>) => path.replace(/\{([^}]+)\}/g, (_, name: string) => values[name] ?? `unknown_${name}`);
+const fill = (path: string, values: Record<string, string>) =>
+  path.replace(/\{([^}]+)\}/g, (_, name: string) => values[name] ?? `unknown_${name}`);
 /** A WebSocket operation is exercised as the upgrade it is; the rest as plain requests. */
 async function send(op: Operation, path: string, headers: Headers | Record<string, string>): Promise<Response> {
   const flat = Object.fromEntries(new Headers(headers));
@@ -81,7 +87,11 @@ async function send(op: Operation, path: string, headers: Headers | Record<strin
     const answer = await rawUpgrade(`${app.url.replace("http", "ws")}${path}`, flat);
     return new Response(answer.body || null, { status: answer.status === 101 ? 200 : answer.status });
   }
-  return app.fetch(path, { method: op.method, headers: { "content-type": "application/json", ...flat }, body: ["GET", "DELETE", "HEAD"].includes(op.method) ? undefined : "{}" });
+  return app.fetch(path, {
+    method: op.method,
+    headers: { "content-type": "application/json", ...flat },
+    body: ["GET", "DELETE", "HEAD"].includes(op.method) ? undefined : "{}",
+  });
 }
 
 describe("every authenticated operation", () => {
@@ -105,7 +115,11 @@ describe("every authenticated operation", () => {
       ];
       for (const [label, headers] of attempts) {
         const response = await send(op, path, headers);
-        expect({ op: `${op.method} ${op.path}`, label, status: response.status }).toEqual({ op: `${op.method} ${op.path}`, label, status: 401 });
+        expect({ op: `${op.method} ${op.path}`, label, status: response.status }).toEqual({
+          op: `${op.method} ${op.path}`,
+          label,
+          status: 401,
+        });
         expect((await jsonOf(response)).error).toBe("unauthorized");
       }
     }

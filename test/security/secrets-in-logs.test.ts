@@ -29,8 +29,20 @@ test("captured logs never contain a key, however the key was sent", async () => 
     answered.push(await app.fetch("/v1/account", { headers: { "X-API-Key": secret } }));
     answered.push(await app.fetch(`/v1/account?api_key=${secret}`));
     answered.push(await app.fetch(`/v1/keys/${secret}`, { headers: { "X-API-Key": apiKey } }));
-    answered.push(await app.fetch("/v1/keys", { method: "POST", headers: { "X-API-Key": secret, "content-type": "application/json" }, body: JSON.stringify({ name: secret }) }));
-    answered.push(await app.fetch("/v1/keys", { method: "POST", headers: { "X-API-Key": apiKey, "content-type": "application/json" }, body: `{"name": "${secret}` }));
+    answered.push(
+      await app.fetch("/v1/keys", {
+        method: "POST",
+        headers: { "X-API-Key": secret, "content-type": "application/json" },
+        body: JSON.stringify({ name: secret }),
+      }),
+    );
+    answered.push(
+      await app.fetch("/v1/keys", {
+        method: "POST",
+        headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+        body: `{"name": "${secret}`,
+      }),
+    );
     answered.push(await app.fetch("/v1/account", { headers: { Authorization: `Bearer ${secret}` } }));
   }
   // Each request's access-log line is written once its response has gone out: wait for every one of them.

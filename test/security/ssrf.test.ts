@@ -143,10 +143,18 @@ describe("FETCH_ALLOW_HOSTS exempts exactly its host:port pairs", () => {
   test("the listed pair is fetched; the same host on another port, or another loopback name, is not", async () => {
     const other = startCanary();
     try {
-      const fetcher = new SafeFetch({ ...settings, allowHosts: new Set([`127.0.0.1:${other.port}`]), allowedPorts: new Set([80, 443]) }, { resolver: new StaticResolver(answers), log: createLogger({ level: "silent" }) });
+      const fetcher = new SafeFetch(
+        { ...settings, allowHosts: new Set([`127.0.0.1:${other.port}`]), allowedPorts: new Set([80, 443]) },
+        { resolver: new StaticResolver(answers), log: createLogger({ level: "silent" }) },
+      );
       const ok = await fetcher.fetch(new URL(`http://127.0.0.1:${other.port}/`));
       expect(new TextDecoder().decode(ok.body)).toBe("internal secret");
-      for (const raw of [`http://127.0.0.1:${P}/`, `http://localhost:${other.port}/`, `http://[::1]:${other.port}/`, `http://loopback.test:${other.port}/`]) {
+      for (const raw of [
+        `http://127.0.0.1:${P}/`,
+        `http://localhost:${other.port}/`,
+        `http://[::1]:${other.port}/`,
+        `http://loopback.test:${other.port}/`,
+      ]) {
         const error = await fetcher.fetch(new URL(raw)).catch((e: unknown) => e);
         expect((error as ServiceError).code).toBe("fetch_blocked");
       }

@@ -34,11 +34,15 @@ export function parseIPv6(text: string): number[] | null {
   }
   const halves = input.split("::");
   if (halves.length > 2) return null;
-  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => (/^[0-9a-fA-F]{1,4}$/.test(g) ? parseInt(g, 16) : Number.NaN)));
+  const parse = (part: string) =>
+    part === "" ? [] : part.split(":").map((g) => (/^[0-9a-fA-F]{1,4}$/.test(g) ? parseInt(g, 16) : Number.NaN));
   const head = parse(halves[0]!);
   const rest = halves.length === 2 ? parse(halves[1]!) : [];
   if (tail.length) (halves.length === 2 ? rest : head).pop();
-  const groups = halves.length === 2 ? [...head, ...new Array(8 - head.length - rest.length - tail.length).fill(0), ...rest, ...tail] : [...head, ...tail];
+  const groups =
+    halves.length === 2
+      ? [...head, ...new Array(8 - head.length - rest.length - tail.length).fill(0), ...rest, ...tail]
+      : [...head, ...tail];
   if (groups.length !== 8 || groups.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return null;
   if (halves.length === 2 && head.length + rest.length + tail.length > 7) return null;
   return groups;
@@ -85,7 +89,8 @@ export function ipv6Refusal(g: number[]): string | null {
   // ::ffff:a.b.c.d (mapped) and 64:ff9b::a.b.c.d (well-known NAT64) reach the embedded IPv4 address.
   if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && f === 0xffff) return ipv4Refusal(embeddedV4(g6, h));
   if (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0) return ipv4Refusal(embeddedV4(g6, h));
-  if ((a & 0xe000) !== 0x2000) return "not global unicast (loopback, unspecified, IPv4-compatible, unique-local, link-local, multicast or reserved)";
+  if ((a & 0xe000) !== 0x2000)
+    return "not global unicast (loopback, unspecified, IPv4-compatible, unique-local, link-local, multicast or reserved)";
   if (a === 0x2002) return ipv4Refusal(embeddedV4(b, c)) ?? null; // 6to4 carries the relay's IPv4 address
   if (a === 0x2001 && b < 0x0200) return "IETF protocol assignments (Teredo, benchmarking, ORCHID)";
   if (a === 0x2001 && b === 0x0db8) return "documentation";

@@ -53,7 +53,6 @@ export interface FetchedResource {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-
 export class SafeFetch {
   private readonly global: Gate;
   private readonly perHost = new Map<string, Gate>();
@@ -97,13 +96,23 @@ export class SafeFetch {
   }
 
   /** A response to the fetched resource, or the URL a redirect points to. */
-  private async handle(start: URL, current: URL, response: Response, redirects: number, options: FetchOptions): Promise<FetchedResource | URL> {
+  private async handle(
+    start: URL,
+    current: URL,
+    response: Response,
+    redirects: number,
+    options: FetchOptions,
+  ): Promise<FetchedResource | URL> {
     const drop = () => response.body?.cancel().catch(() => {});
     if (REDIRECTS.has(response.status)) {
       await drop();
       const location = response.headers.get("location");
-      if (!location) throw new ServiceError("fetch_status", `the page answered ${response.status} without a location`, { body: { upstream_status: response.status } });
-      if (redirects >= this.settings.maxRedirects) throw new ServiceError("fetch_redirects", `more than ${this.settings.maxRedirects} redirects`);
+      if (!location)
+        throw new ServiceError("fetch_status", `the page answered ${response.status} without a location`, {
+          body: { upstream_status: response.status },
+        });
+      if (redirects >= this.settings.maxRedirects)
+        throw new ServiceError("fetch_redirects", `more than ${this.settings.maxRedirects} redirects`);
       const next = new URL(location, current);
       next.hash = "";
       if (current.protocol === "https:" && next.protocol === "http:") throw blocked(); // no downgrade
@@ -125,7 +134,9 @@ export class SafeFetch {
     }
     if (response.status < 200 || response.status >= 300) {
       await drop();
-      throw new ServiceError("fetch_status", `the page answered with status ${response.status}`, { body: { upstream_status: response.status } });
+      throw new ServiceError("fetch_status", `the page answered with status ${response.status}`, {
+        body: { upstream_status: response.status },
+      });
     }
     const mediaType = (common.contentType ?? "").split(";")[0]!.trim().toLowerCase();
     if (options.acceptType && !options.acceptType(mediaType)) {

@@ -14,7 +14,20 @@ import { type DomElement, tagOf, walkElements } from "./dom.ts";
 import { isCredit, isDateline, isFinePrint, isReadAlso } from "./boilerplate-phrases.ts";
 
 /** Tags that hold metadata or widgets, not prose. */
-const NON_PROSE_TAGS = new Set(["figcaption", "time", "form", "label", "fieldset", "address", "button", "nav", "aside", "footer", "small", "sub"]);
+const NON_PROSE_TAGS = new Set([
+  "figcaption",
+  "time",
+  "form",
+  "label",
+  "fieldset",
+  "address",
+  "button",
+  "nav",
+  "aside",
+  "footer",
+  "small",
+  "sub",
+]);
 
 /** Class/id fragments that name in-article boilerplate. */
 const IN_ARTICLE_BOILERPLATE =
@@ -65,7 +78,26 @@ function namedBoilerplate(element: DomElement): boolean {
 
 const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 /** Blocks whose whole text is judged by its words (boilerplate-phrases.ts). */
-const PHRASE_TAGS = new Set(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "div", "span", "strong", "b", "em", "i", "blockquote", "section"]);
+const PHRASE_TAGS = new Set([
+  "p",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "li",
+  "dt",
+  "dd",
+  "div",
+  "span",
+  "strong",
+  "b",
+  "em",
+  "i",
+  "blockquote",
+  "section",
+]);
 const LIST_TAGS = new Set(["ul", "ol", "div", "section", "p"]);
 const DATELINE_TAGS = new Set(["p", "div", "span", "strong", "b", "em", "i", "h2", "h3", "h4", "h5", "h6", "section", "header"]);
 
@@ -97,7 +129,11 @@ export function pruneArticle(root: DomElement): void {
       removals.push(element);
       return false;
     }
-    if (text.length <= 300 && PHRASE_TAGS.has(tag) && (isReadAlso(text, element.querySelector("a") !== null) || isCredit(text) || isFinePrint(text))) {
+    if (
+      text.length <= 300 &&
+      PHRASE_TAGS.has(tag) &&
+      (isReadAlso(text, element.querySelector("a") !== null) || isCredit(text) || isFinePrint(text))
+    ) {
       removals.push(element);
       // A "Read more" heading announces the link list after it.
       const next = element.nextElementSibling;

@@ -32,7 +32,13 @@ describe("the charset comes from the header, a BOM or the markup", () => {
   });
 
   test("a Shift_JIS body with the header charset decodes correctly", async () => {
-    const body = concat(ascii("<html><head><title>"), SHIFT_JIS_JAPANESE, ascii(`</title></head><body><article><p>`), SHIFT_JIS_JAPANESE, ascii(`</p>${PADDING}${PADDING}</article></body></html>`));
+    const body = concat(
+      ascii("<html><head><title>"),
+      SHIFT_JIS_JAPANESE,
+      ascii(`</title></head><body><article><p>`),
+      SHIFT_JIS_JAPANESE,
+      ascii(`</p>${PADDING}${PADDING}</article></body></html>`),
+    );
     const doc = await extractDocument({ body, contentType: "text/html; charset=Shift_JIS", url: "https://example.jp/" });
     expect(doc.title).toBe("日本語のテキスト");
     expect(doc.text).toContain("日本語のテキスト");
@@ -52,7 +58,9 @@ describe("the charset comes from the header, a BOM or the markup", () => {
   });
 
   test("UTF-8 bytes under a legacy label are read as UTF-8 (a mislabel, not Latin-1 text)", () => {
-    expect(decodeBody(new TextEncoder().encode("<meta charset=iso-8859-1>\u00e9t\u00e9"), "text/html", true).text).toContain("\u00e9t\u00e9");
+    expect(decodeBody(new TextEncoder().encode("<meta charset=iso-8859-1>\u00e9t\u00e9"), "text/html", true).text).toContain(
+      "\u00e9t\u00e9",
+    );
   });
 
   test("undeclared bytes are UTF-8 when valid, else windows-1252; unknown labels are ignored", () => {

@@ -23,23 +23,51 @@ const TIERS: ((names: string, element: DomElement) => boolean)[] = [
   (names, element) =>
     element.getAttribute("itemprop") === "articleBody" ||
     /^(?:post|entry)$/.test((element.getAttribute("class") ?? "").trim()) ||
-    /post[-_]?(?:text|body|entry|content|inner[-_]wrapper)|article[-_]{0,2}(?:text|content|body|container)|entry[-_]content|articlebody|page[-_]content|text[-_]content|body[-_]text|art[-_]content/.test(names),
+    /post[-_]?(?:text|body|entry|content|inner[-_]wrapper)|article[-_]{0,2}(?:text|content|body|container)|entry[-_]content|articlebody|page[-_]content|text[-_]content|body[-_]text|art[-_]content/.test(
+      names,
+    ),
   (_names, element) => tagOf(element) === "article",
   (names, element) =>
     element.getAttribute("role") === "article" ||
-    /post[-_]bodycopy|story[-_]?content|postarea|theme[-_]content|blog[-_]content|section[-_]content|single[-_](?:content|post)|main[-_]column|wpb_text_column|story[-_]body|field[-_]body|fulltext/.test(names) ||
+    /post[-_]bodycopy|story[-_]?content|postarea|theme[-_]content|blog[-_]content|section[-_]content|single[-_](?:content|post)|main[-_]column|wpb_text_column|story[-_]body|field[-_]body|fulltext/.test(
+      names,
+    ) ||
     /^(?:text|cell|story)$/.test((element.getAttribute("class") ?? "").trim()) ||
     /^(?:article|story)$/.test(element.getAttribute("id") ?? "") ||
     (element.getAttribute("id") ?? "").startsWith("primary") ||
     (element.getAttribute("class") ?? "").startsWith("article "),
   (names, element) =>
-    /content[-_]{1,2}(?:main|body)|contentbody|main[-_]content/.test(names) || element.getAttribute("id") === "content" || (element.getAttribute("class") ?? "").trim() === "content",
+    /content[-_]{1,2}(?:main|body)|contentbody|main[-_]content/.test(names) ||
+    element.getAttribute("id") === "content" ||
+    (element.getAttribute("class") ?? "").trim() === "content",
   (_names, element) =>
-    tagOf(element) === "main" || element.getAttribute("role") === "main" || (element.getAttribute("class") ?? "").startsWith("main") || (element.getAttribute("id") ?? "").startsWith("main"),
+    tagOf(element) === "main" ||
+    element.getAttribute("role") === "main" ||
+    (element.getAttribute("class") ?? "").startsWith("main") ||
+    (element.getAttribute("id") ?? "").startsWith("main"),
 ];
 
 /** Elements whose text is prose; text outside all of them is debris (dates, labels, button text). */
-const PROSE = new Set(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "td", "th", "blockquote", "pre", "code", "q", "caption", "math"]);
+const PROSE = new Set([
+  "p",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "li",
+  "dt",
+  "dd",
+  "td",
+  "th",
+  "blockquote",
+  "pre",
+  "code",
+  "q",
+  "caption",
+  "math",
+]);
 
 /** Below this much text an extraction counts as having found nothing (trafilatura's default is 250). */
 export const MIN_EXTRACTED_CHARS = 250;
@@ -100,7 +128,10 @@ function prune(container: DomElement): void {
     const dense: DomElement[] = [];
     walkElements(container, (element) => {
       const tag = tagOf(element);
-      if ((tag === "div" || tag === "ul" || tag === "ol" || tag === "p" || tag === "dl") && isLinkDense(element, (element.textContent ?? "").replace(/\s+/g, " ").trim())) {
+      if (
+        (tag === "div" || tag === "ul" || tag === "ol" || tag === "p" || tag === "dl") &&
+        isLinkDense(element, (element.textContent ?? "").replace(/\s+/g, " ").trim())
+      ) {
         dense.push(element);
         return false;
       }

@@ -13,7 +13,8 @@ const MIN_YEAR = 1990;
 const MAX_YEAR = 2100;
 
 function build(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millis = 0, offset?: string): string | null {
-  if (year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
+  if (year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60)
+    return null;
   let time = Date.UTC(year, month - 1, day, hour, minute, second, millis);
   if (offset && offset.toUpperCase() !== "Z") {
     const sign = offset.startsWith("-") ? -1 : 1;

@@ -99,7 +99,8 @@ function isBodyContent(node: DomNode): boolean {
 export function parseDocument(html: string): DomDocument {
   let document = parseHTML(html).document as unknown as DomDocument;
   // Fragments, and pages that open with <head> or <body> (or with junk), get no <html> root of their own.
-  if (document.documentElement?.localName !== "html") document = parseHTML(`<!DOCTYPE html><html>${html}</html>`).document as unknown as DomDocument;
+  if (document.documentElement?.localName !== "html")
+    document = parseHTML(`<!DOCTYPE html><html>${html}</html>`).document as unknown as DomDocument;
   ensureBody(document);
   unwrapNestedRoots(document.body);
   capDepth(document.documentElement);

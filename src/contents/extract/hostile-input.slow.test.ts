@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { extractDocument } from "./index.ts";
 
-const extract = (html: string) => extractDocument({ body: new TextEncoder().encode(html), contentType: "text/html", url: "https://example.com/page" });
+const extract = (html: string) =>
+  extractDocument({ body: new TextEncoder().encode(html), contentType: "text/html", url: "https://example.com/page" });
 
 async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
   const started = performance.now();
@@ -39,14 +40,27 @@ describe("hostile input completes without throwing, in bounded time", () => {
     while (table.length < 2_000_000) table += "<tr><td>cell a</td><td>cell b</td><td>cell c</td></tr>";
     let list = "<html><body><ol>";
     while (list.length < 2_000_000) list += "<li>an item of the list</li>";
-    const { result, ms } = await timed(async () => [await extract(`${table}</table></body></html>`), await extract(`${list}</ol></body></html>`)]);
+    const { result, ms } = await timed(async () => [
+      await extract(`${table}</table></body></html>`),
+      await extract(`${list}</ol></body></html>`),
+    ]);
     expect(result[0]!.markdown).toStartWith("| cell a | cell b | cell c |\n| --- | --- | --- |");
     expect(result[1]!.markdown).toStartWith("1. an item of the list\n2. an item of the list");
     expect(ms).toBeLessThan(20_000);
   });
 
   test("malformed markup, stray closers and empty documents", async () => {
-    for (const html of ["", " ", "<", "<<<>>><!--<div <p =>>></script><style>", "</div></div></body></html>", "<html><body></body></html>", "<p>unclosed <b>bold <i>both", `<p>${"stray control bytes in a page: \u0000\u0001\u0002 ".repeat(3)}${"padding words ".repeat(60)}</p>`, "<svg><script>alert(1)</script></svg>text"]) {
+    for (const html of [
+      "",
+      " ",
+      "<",
+      "<<<>>><!--<div <p =>>></script><style>",
+      "</div></div></body></html>",
+      "<html><body></body></html>",
+      "<p>unclosed <b>bold <i>both",
+      `<p>${"stray control bytes in a page: \u0000\u0001\u0002 ".repeat(3)}${"padding words ".repeat(60)}</p>`,
+      "<svg><script>alert(1)</script></svg>text",
+    ]) {
       const result = await extract(html);
       expect(typeof result.text).toBe("string");
       expect(result.html).not.toContain("<script");

@@ -21,7 +21,9 @@ function page(article: string, extra = ""): string {
 describe("markdown keeps the structure of the article", () => {
   test("headings, nested lists and links made absolute", async () => {
     const doc = await extractHtml(
-      page(`${PROSE[0]}<h2>What was decided</h2><ul><li>First point<ul><li>Detail A</li><li>Detail B</li></ul></li><li>Second point with <a href="../../docs/plan.pdf">the plan</a></li></ul>${PROSE[1]}<h3>Next steps</h3><ol><li>Draft</li><li>Vote</li></ol>${PROSE[2]}`),
+      page(
+        `${PROSE[0]}<h2>What was decided</h2><ul><li>First point<ul><li>Detail A</li><li>Detail B</li></ul></li><li>Second point with <a href="../../docs/plan.pdf">the plan</a></li></ul>${PROSE[1]}<h3>Next steps</h3><ol><li>Draft</li><li>Vote</li></ol>${PROSE[2]}`,
+      ),
     );
     expect(doc.markdown).toContain("## What was decided");
     expect(doc.markdown).toContain("### Next steps");
@@ -33,15 +35,23 @@ describe("markdown keeps the structure of the article", () => {
 
   test("a data table becomes a GFM table", async () => {
     const doc = await extractHtml(
-      page(`${PROSE[0]}<table><thead><tr><th>Year</th><th>Cost</th></tr></thead><tbody><tr><td>2021</td><td>1.2 M</td></tr><tr><td>2022</td><td>0.8 M</td></tr></tbody></table>${PROSE[1]}${PROSE[2]}`),
+      page(
+        `${PROSE[0]}<table><thead><tr><th>Year</th><th>Cost</th></tr></thead><tbody><tr><td>2021</td><td>1.2 M</td></tr><tr><td>2022</td><td>0.8 M</td></tr></tbody></table>${PROSE[1]}${PROSE[2]}`,
+      ),
     );
     expect(doc.markdown).toContain("| Year | Cost |\n| --- | --- |\n| 2021 | 1.2 M |\n| 2022 | 0.8 M |");
     expect(doc.text).toContain("Year\tCost\n2021\t1.2 M");
   });
 
   test("a code block is fenced with its language", async () => {
-    const doc = await extractHtml(page(`${PROSE[0]}<pre><code class="language-typescript">const total = items.reduce((sum, item) =&gt; sum + item.cost, 0);\nconsole.log(total);</code></pre>${PROSE[1]}${PROSE[2]}`));
-    expect(doc.markdown).toContain("```typescript\nconst total = items.reduce((sum, item) => sum + item.cost, 0);\nconsole.log(total);\n```");
+    const doc = await extractHtml(
+      page(
+        `${PROSE[0]}<pre><code class="language-typescript">const total = items.reduce((sum, item) =&gt; sum + item.cost, 0);\nconsole.log(total);</code></pre>${PROSE[1]}${PROSE[2]}`,
+      ),
+    );
+    expect(doc.markdown).toContain(
+      "```typescript\nconst total = items.reduce((sum, item) => sum + item.cost, 0);\nconsole.log(total);\n```",
+    );
     expect(doc.html).toContain('<pre><code class="language-typescript">');
   });
 
@@ -64,13 +74,16 @@ describe("boilerplate is removed", () => {
     </body></html>`);
     expect(doc.text).toContain("The committee met on Tuesday");
     expect(doc.text).toContain("answer the questions raised during the session.");
-    for (const boilerplate of ["Home", "cookies", "Share on", "First!", "comments", "Copyright", "Imprint"]) expect(doc.text).not.toContain(boilerplate);
+    for (const boilerplate of ["Home", "cookies", "Share on", "First!", "comments", "Copyright", "Imprint"])
+      expect(doc.text).not.toContain(boilerplate);
     expect(doc.links).toEqual([]);
   });
 
   test("related links and photo credits inside the article", async () => {
     const doc = await extractHtml(
-      page(`${PROSE[0]}<figure><img src="/photo.jpg" alt="The council chamber"><figcaption>Photo: Jane Roe / Example Agency</figcaption></figure>${PROSE[1]}<p>Read also: <a href="/other">Budget passes after long night</a></p>${PROSE[2]}<div class="related-posts"><h3>Related</h3><ul><li><a href="/a">One</a></li><li><a href="/b">Two</a></li></ul></div>`),
+      page(
+        `${PROSE[0]}<figure><img src="/photo.jpg" alt="The council chamber"><figcaption>Photo: Jane Roe / Example Agency</figcaption></figure>${PROSE[1]}<p>Read also: <a href="/other">Budget passes after long night</a></p>${PROSE[2]}<div class="related-posts"><h3>Related</h3><ul><li><a href="/a">One</a></li><li><a href="/b">Two</a></li></ul></div>`,
+      ),
     );
     expect(doc.text).not.toContain("Jane Roe");
     expect(doc.text).not.toContain("Budget passes");
@@ -80,7 +93,9 @@ describe("boilerplate is removed", () => {
 
   test("the HTML output carries no script, style, handler or iframe", async () => {
     const doc = await extractHtml(
-      page(`${PROSE[0]}<p onclick="steal()" style="color:red">Clickable <a href="javascript:alert(1)">link</a> and <img src="x.png" onerror="alert(2)"></p><script>alert(3)</script><iframe src="https://evil.example"></iframe>${PROSE[1]}${PROSE[2]}`),
+      page(
+        `${PROSE[0]}<p onclick="steal()" style="color:red">Clickable <a href="javascript:alert(1)">link</a> and <img src="x.png" onerror="alert(2)"></p><script>alert(3)</script><iframe src="https://evil.example"></iframe>${PROSE[1]}${PROSE[2]}`,
+      ),
     );
     expect(doc.html).not.toMatch(/<script|<style|<iframe|onclick|onerror|javascript:|style=/i);
     expect(doc.html).toContain('<img src="https://example.com/blog/2021/x.png">');
@@ -93,13 +108,33 @@ describe("metadata", () => {
       <meta property="og:site_name" content="Example News"><meta name="author" content="By Jane Doe">
       <meta property="article:published_time" content="2021-03-04T05:06:07+02:00"></head>
       <body><article><h1>Council review</h1>${PROSE.join("")}</article></body></html>`);
-    expect(doc).toMatchObject({ contentType: "text/html", title: "Council review", byline: "Jane Doe", siteName: "Example News", publishedAt: "2021-03-04T03:06:07.000Z", language: "en-GB" });
+    expect(doc).toMatchObject({
+      contentType: "text/html",
+      title: "Council review",
+      byline: "Jane Doe",
+      siteName: "Example News",
+      publishedAt: "2021-03-04T03:06:07.000Z",
+      language: "en-GB",
+    });
   });
 
   test("JSON-LD wins over meta tags, and <time> is the last resort for the date", async () => {
-    const ld = { "@context": "https://schema.org", "@type": "NewsArticle", headline: "The real headline", author: [{ "@type": "Person", name: "Ann Smith" }, { name: "Bo Li" }], publisher: { name: "The Daily" } };
-    const doc = await extractHtml(`<html><head><title>Other | Site</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head>
+    const ld = {
+      "@context": "https://schema.org",
+      "@type": "NewsArticle",
+      headline: "The real headline",
+      author: [{ "@type": "Person", name: "Ann Smith" }, { name: "Bo Li" }],
+      publisher: { name: "The Daily" },
+    };
+    const doc =
+      await extractHtml(`<html><head><title>Other | Site</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head>
       <body><article><h1>The real headline</h1><time datetime="2020-12-31">New Year's Eve</time>${PROSE.join("")}</article></body></html>`);
-    expect(doc).toMatchObject({ title: "The real headline", byline: "Ann Smith, Bo Li", siteName: "The Daily", publishedAt: "2020-12-31T00:00:00.000Z", language: null });
+    expect(doc).toMatchObject({
+      title: "The real headline",
+      byline: "Ann Smith, Bo Li",
+      siteName: "The Daily",
+      publishedAt: "2020-12-31T00:00:00.000Z",
+      language: null,
+    });
   });
 });

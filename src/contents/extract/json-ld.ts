@@ -37,7 +37,9 @@ function names(value: Json | undefined): string | null {
   if (typeof value === "string") return value.trim() || null;
   const list = Array.isArray(value) ? value : value && typeof value === "object" ? [value] : [];
   const found = list
-    .map((item) => (typeof item === "string" ? item.trim() : item && typeof item === "object" && !Array.isArray(item) ? asString(item.name) : null))
+    .map((item) =>
+      typeof item === "string" ? item.trim() : item && typeof item === "object" && !Array.isArray(item) ? asString(item.name) : null,
+    )
     .filter((name): name is string => !!name && !/^https?:\/\//.test(name));
   return found.length > 0 ? found.join(", ") : null;
 }
@@ -88,7 +90,12 @@ export function readJsonLd(document: DomDocument): JsonLdFacts {
     let parsed: Json;
     try {
       // CDATA wrappers and trailing semicolons are common; strip them before parsing.
-      parsed = JSON.parse((script.textContent ?? "").replace(/^\s*<!\[CDATA\[|\]\]>\s*$/g, "").trim().replace(/;\s*$/, "")) as Json;
+      parsed = JSON.parse(
+        (script.textContent ?? "")
+          .replace(/^\s*<!\[CDATA\[|\]\]>\s*$/g, "")
+          .trim()
+          .replace(/;\s*$/, ""),
+      ) as Json;
     } catch {
       continue;
     }

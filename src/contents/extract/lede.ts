@@ -6,7 +6,8 @@
  */
 import { type DomDocument, type DomElement, tagOf, walkElements } from "./dom.ts";
 
-const LEDE_NAMES = /(?:^|[\s_-])(?:lead|lede|leadtext|intro|introduction|teaser|teasertext|standfirst|subtitle|subheadline|sub-headline|summary|excerpt|dek|deck|abstract|chapeau|description|kurztext|vorspann)(?:$|[\s_-])/i;
+const LEDE_NAMES =
+  /(?:^|[\s_-])(?:lead|lede|leadtext|intro|introduction|teaser|teasertext|standfirst|subtitle|subheadline|sub-headline|summary|excerpt|dek|deck|abstract|chapeau|description|kurztext|vorspann)(?:$|[\s_-])/i;
 const LEDE_TAGS = new Set(["p", "div", "h2", "h3", "span", "section"]);
 /** How many elements after the headline the lede may be. */
 const LOOKAHEAD = 40;

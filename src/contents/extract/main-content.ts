@@ -103,7 +103,8 @@ function dropTitleHeading(root: DomElement, title: string | null): void {
 /** No text comes before `element` in `root`. */
 function startsContent(root: DomElement, element: DomElement): boolean {
   for (let node: DomElement | null = element; node && node !== root; node = node.parentElement) {
-    for (let sibling = node.previousSibling; sibling; sibling = sibling.previousSibling) if ((sibling.textContent ?? "").trim() !== "") return false;
+    for (let sibling = node.previousSibling; sibling; sibling = sibling.previousSibling)
+      if ((sibling.textContent ?? "").trim() !== "") return false;
   }
   return true;
 }

@@ -6,7 +6,8 @@ import { detectMediaType } from "./media-type.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
-const onePagePdf = (sentence: string, info: { title: string; author: string }) => minimalPdf([sentence], { ...info, creationDate: "D:20200102030405Z" });
+const onePagePdf = (sentence: string, info: { title: string; author: string }) =>
+  minimalPdf([sentence], { ...info, creationDate: "D:20200102030405Z" });
 
 const SENTENCE = "Extraction reads this sentence from a tiny PDF.";
 const ARTICLE = `<!doctype html><html><head><title>Not a PDF</title></head><body><article><h1>Not a PDF</h1><p>${"This page is HTML even though the server called it a PDF. ".repeat(6)}</p><p>${"A second paragraph keeps the article long enough. ".repeat(6)}</p></article></body></html>`;
@@ -22,7 +23,12 @@ describe("the body's bytes decide its type, not the header alone", () => {
   test("a PDF served as application/octet-stream is extracted as PDF, with its metadata", async () => {
     const body = onePagePdf(SENTENCE, { title: "Tiny Report", author: "Ada Lovelace" });
     const doc = await extractDocument({ body, contentType: "application/octet-stream", url: "https://example.com/download?id=7" });
-    expect(doc).toMatchObject({ contentType: "application/pdf", title: "Tiny Report", byline: "Ada Lovelace", publishedAt: "2020-01-02T03:04:05.000Z" });
+    expect(doc).toMatchObject({
+      contentType: "application/pdf",
+      title: "Tiny Report",
+      byline: "Ada Lovelace",
+      publishedAt: "2020-01-02T03:04:05.000Z",
+    });
     expect(doc.text).toBe(SENTENCE);
     expect(doc.markdown).toBe(SENTENCE);
     expect(doc.html).toContain(SENTENCE);
@@ -31,7 +37,11 @@ describe("the body's bytes decide its type, not the header alone", () => {
   });
 
   test("a PDF served as text/html is still a PDF (magic bytes win)", async () => {
-    const doc = await extractDocument({ body: onePagePdf(SENTENCE, { title: "T", author: "A" }), contentType: "text/html", url: "https://example.com/" });
+    const doc = await extractDocument({
+      body: onePagePdf(SENTENCE, { title: "T", author: "A" }),
+      contentType: "text/html",
+      url: "https://example.com/",
+    });
     expect(doc.contentType).toBe("application/pdf");
   });
 
@@ -44,19 +54,31 @@ describe("the body's bytes decide its type, not the header alone", () => {
 
   test("PNG bytes behind a text/html header, and opaque binary, are refused too", async () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    await expect(extractDocument({ body: png, contentType: "text/html", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
+    await expect(extractDocument({ body: png, contentType: "text/html", url: "https://example.com/" })).rejects.toMatchObject({
+      code: "unsupported_content_type",
+    });
     const binary = new Uint8Array(256).map((_, i) => i);
-    await expect(extractDocument({ body: binary, contentType: "application/octet-stream", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
-    await expect(extractDocument({ body: encode("PK\u0003\u0004zip"), contentType: "application/zip", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
+    await expect(
+      extractDocument({ body: binary, contentType: "application/octet-stream", url: "https://example.com/" }),
+    ).rejects.toMatchObject({ code: "unsupported_content_type" });
+    await expect(
+      extractDocument({ body: encode("PK\u0003\u0004zip"), contentType: "application/zip", url: "https://example.com/" }),
+    ).rejects.toMatchObject({ code: "unsupported_content_type" });
     // A body whose Content-Encoding was not undone is binary, whatever its type says.
     const compressed = Bun.gzipSync(encode("<html><body><p>hello</p></body></html>")).subarray(10);
-    await expect(extractDocument({ body: compressed, contentType: "text/html", url: "https://example.com/" })).rejects.toMatchObject({ code: "unsupported_content_type" });
+    await expect(extractDocument({ body: compressed, contentType: "text/html", url: "https://example.com/" })).rejects.toMatchObject({
+      code: "unsupported_content_type",
+    });
   });
 });
 
 describe("text and JSON pass through", () => {
   test("JSON is pretty-printed, fenced in markdown and escaped in HTML", async () => {
-    const doc = await extractDocument({ body: encode('{"name":"<b>x</b>","see":"https://example.org/a"}'), contentType: "application/json; charset=utf-8", url: "https://api.example.com/x" });
+    const doc = await extractDocument({
+      body: encode('{"name":"<b>x</b>","see":"https://example.org/a"}'),
+      contentType: "application/json; charset=utf-8",
+      url: "https://api.example.com/x",
+    });
     expect(doc.contentType).toBe("application/json");
     expect(doc.text).toBe('{\n  "name": "<b>x</b>",\n  "see": "https://example.org/a"\n}');
     expect(doc.markdown).toBe("```json\n" + doc.text + "\n```");
@@ -65,15 +87,31 @@ describe("text and JSON pass through", () => {
   });
 
   test("JSON behind an opaque type is recognised; broken JSON stays text", async () => {
-    expect((await extractDocument({ body: encode('[1, 2]'), contentType: null, url: "https://x.example/" })).contentType).toBe("application/json");
+    expect((await extractDocument({ body: encode("[1, 2]"), contentType: null, url: "https://x.example/" })).contentType).toBe(
+      "application/json",
+    );
     const broken = await extractDocument({ body: encode('{"a": '), contentType: "application/json", url: "https://x.example/" });
     expect(broken).toMatchObject({ contentType: "text/plain", text: '{"a":' });
   });
 
   test("plain text stays text, markdown stays markdown", async () => {
-    const text = await extractDocument({ body: encode("Line one.\r\n\r\nLine <two> & more.\n"), contentType: "text/plain", url: "https://x.example/a.txt" });
-    expect(text).toMatchObject({ contentType: "text/plain", text: "Line one.\n\nLine <two> & more.", markdown: "Line one.\n\nLine <two> & more.", html: "<pre>Line one.\n\nLine &lt;two&gt; &amp; more.</pre>", title: null });
-    const markdown = await extractDocument({ body: encode("# Read me\n\nSome *text*."), contentType: "text/markdown", url: "https://x.example/README.md" });
+    const text = await extractDocument({
+      body: encode("Line one.\r\n\r\nLine <two> & more.\n"),
+      contentType: "text/plain",
+      url: "https://x.example/a.txt",
+    });
+    expect(text).toMatchObject({
+      contentType: "text/plain",
+      text: "Line one.\n\nLine <two> & more.",
+      markdown: "Line one.\n\nLine <two> & more.",
+      html: "<pre>Line one.\n\nLine &lt;two&gt; &amp; more.</pre>",
+      title: null,
+    });
+    const markdown = await extractDocument({
+      body: encode("# Read me\n\nSome *text*."),
+      contentType: "text/markdown",
+      url: "https://x.example/README.md",
+    });
     expect(markdown).toMatchObject({ contentType: "text/markdown", title: "Read me", markdown: "# Read me\n\nSome *text*." });
   });
 

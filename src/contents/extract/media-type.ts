@@ -68,7 +68,8 @@ function looksLikeText(body: Uint8Array): boolean {
 }
 
 /** The WHATWG sniffing table's HTML openers, after whitespace, a BOM or a comment. */
-const HTML_START = /^(?:\ufeff)?\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|meta|link|!--)[\s>/]/i;
+const HTML_START =
+  /^(?:\ufeff)?\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|meta|link|!--)[\s>/]/i;
 
 function looksLikeHtml(body: Uint8Array): boolean {
   const head = new TextDecoder("latin1").decode(body.subarray(0, SNIFF_BYTES));
@@ -76,16 +77,28 @@ function looksLikeHtml(body: Uint8Array): boolean {
 }
 
 function looksLikeJson(body: Uint8Array): boolean {
-  const head = new TextDecoder("latin1").decode(body.subarray(0, 64)).replace(/^\ufeff|^\xef\xbb\xbf/, "").trimStart();
+  const head = new TextDecoder("latin1")
+    .decode(body.subarray(0, 64))
+    .replace(/^\ufeff|^\xef\xbb\xbf/, "")
+    .trimStart();
   return head.startsWith("{") || head.startsWith("[");
 }
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml"]);
 const JSON_TYPE = /^(application\/(?:[\w.+-]+\+)?json|text\/json|application\/json-seq)$/;
 /** application/* types that are text in all but name. */
-const TEXTUAL_APPLICATION = /^application\/(?:(?:[\w.+-]+\+)?xml|javascript|ecmascript|x-javascript|x-yaml|yaml|toml|x-sh|x-httpd-php|sql|graphql|x-tex|rtf|csv|x-ndjson|ld\+json)$/;
+const TEXTUAL_APPLICATION =
+  /^application\/(?:(?:[\w.+-]+\+)?xml|javascript|ecmascript|x-javascript|x-yaml|yaml|toml|x-sh|x-httpd-php|sql|graphql|x-tex|rtf|csv|x-ndjson|ld\+json)$/;
 /** Labels that promise nothing about the bytes. */
-const OPAQUE = new Set(["", "application/octet-stream", "binary/octet-stream", "application/unknown", "unknown/unknown", "application/x-download", "application/force-download"]);
+const OPAQUE = new Set([
+  "",
+  "application/octet-stream",
+  "binary/octet-stream",
+  "application/unknown",
+  "unknown/unknown",
+  "application/x-download",
+  "application/force-download",
+]);
 
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/;
 
@@ -96,7 +109,10 @@ export function shownMediaType(declared: string): string {
 }
 
 function unsupported(name: string): ServiceError {
-  return new ServiceError("unsupported_content_type", `cannot extract text from ${name} content; supported: HTML, PDF, plain text and JSON`);
+  return new ServiceError(
+    "unsupported_content_type",
+    `cannot extract text from ${name} content; supported: HTML, PDF, plain text and JSON`,
+  );
 }
 
 /** Classifies a body, or throws `unsupported_content_type` naming what it found. */
@@ -119,7 +135,8 @@ export function detectMediaType(body: Uint8Array, contentType: string | null): M
   if (declared === "application/pdf" || OPAQUE.has(declared)) {
     if (body.length === 0) return { kind: "text", mediaType: "text/plain" };
     if (looksLikeHtml(body)) return { kind: "html", mediaType: "text/html" };
-    if (looksLikeText(body)) return looksLikeJson(body) ? { kind: "json", mediaType: "application/json" } : { kind: "text", mediaType: "text/plain" };
+    if (looksLikeText(body))
+      return looksLikeJson(body) ? { kind: "json", mediaType: "application/json" } : { kind: "text", mediaType: "text/plain" };
     // pdf.js can recover files whose header is late or damaged; it reports its own failure if not.
     if (declared === "application/pdf") return { kind: "pdf", mediaType: "application/pdf" };
     throw unsupported(`binary ${declared ? shown : "untyped"}`);

@@ -57,7 +57,8 @@ const firstName = (values: Map<string, string>, keys: string[]): string | null =
 };
 
 /** A date or time glued to a byline in the markup ("By Jane Doe March 3, 2020 10:00 AM"). */
-const TRAILING_DATE = /\s+(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b).*$/i;
+const TRAILING_DATE =
+  /\s+(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b).*$/i;
 
 /** Trims what bylines are laid out with ("By Jane Doe —", "| Jane Doe", a trailing date); drops implausible ones. */
 function cleanByline(value: string | null): string | null {
@@ -107,7 +108,8 @@ export function cleanDocumentTitle(raw: string, siteName: string | null, heading
   const candidate = wordCount(withoutLast) >= 3 ? withoutLast : withoutFirst;
   // Trimming to four words or fewer usually cut a headline, not a site name.
   const hierarchical = /[\\/>»]/.test(title.replace(/https?:\/\//g, ""));
-  if (wordCount(candidate) <= 4 && (!hierarchical || wordCount(candidate) !== wordCount(title.replace(/[|\-–—\\/>»·•]+/g, "")) - 1)) return title;
+  if (wordCount(candidate) <= 4 && (!hierarchical || wordCount(candidate) !== wordCount(title.replace(/[|\-–—\\/>»·•]+/g, "")) - 1))
+    return title;
   return candidate;
 }
 
@@ -120,7 +122,9 @@ function markupByline(document: DomDocument): string | null {
   const explicit = document.querySelector("[rel=author], [itemprop~=author] [itemprop=name], [itemprop~=author]");
   const text = textOf(explicit);
   if (text && text.length < 100) return text;
-  for (const element of Array.from(document.querySelectorAll(".byline, .author, .by-author, .article-author, .post-author, .entry-author"))) {
+  for (const element of Array.from(
+    document.querySelectorAll(".byline, .author, .by-author, .article-author, .post-author, .entry-author"),
+  )) {
     const value = textOf(element);
     if (value && value.length < 100) return value;
   }
@@ -150,19 +154,61 @@ export function readMetadata(document: DomDocument): PageMetadata {
   const ld = readJsonLd(document);
   const siteName = clean(ld.siteName) ?? first(meta, ["og:site_name", "application-name", "al:android:app_name"]);
   const headings = Array.from(document.querySelectorAll("h1, h2")).map((h) => textOf(h) ?? "");
-  const metaTitle = clean(ld.title) ?? first(meta, ["dc:title", "dcterm:title", "dc.title", "dcterms.title", "og:title", "title", "twitter:title", "parsely-title", "sailthru.title"]);
+  const metaTitle =
+    clean(ld.title) ??
+    first(meta, [
+      "dc:title",
+      "dcterm:title",
+      "dc.title",
+      "dcterms.title",
+      "og:title",
+      "title",
+      "twitter:title",
+      "parsely-title",
+      "sailthru.title",
+    ]);
   const documentTitle = clean(document.title);
   let title = metaTitle ?? (documentTitle ? cleanDocumentTitle(documentTitle, siteName, headings) : null);
   if (!title) title = textOf(document.querySelector("h1"));
 
   const byline = cleanByline(
     clean(ld.byline) ??
-      firstName(meta, ["dc:creator", "dcterm:creator", "dc.creator", "dcterms.creator", "author", "article:author", "parsely-author", "sailthru.author", "byl"]) ??
+      firstName(meta, [
+        "dc:creator",
+        "dcterm:creator",
+        "dc.creator",
+        "dcterms.creator",
+        "author",
+        "article:author",
+        "parsely-author",
+        "sailthru.author",
+        "byl",
+      ]) ??
       markupByline(document),
   );
   const publishedAt =
     normaliseDate(ld.datePublished) ??
-    normaliseDate(first(meta, ["article:published_time", "og:published_time", "parsely-pub-date", "sailthru.date", "datepublished", "date", "dc.date", "dc.date.issued", "dcterms.date", "dcterms.created", "pubdate", "publishdate", "publish-date", "citation_publication_date", "citation_date", "article.published", "published_time"])) ??
+    normaliseDate(
+      first(meta, [
+        "article:published_time",
+        "og:published_time",
+        "parsely-pub-date",
+        "sailthru.date",
+        "datepublished",
+        "date",
+        "dc.date",
+        "dc.date.issued",
+        "dcterms.date",
+        "dcterms.created",
+        "pubdate",
+        "publishdate",
+        "publish-date",
+        "citation_publication_date",
+        "citation_date",
+        "article.published",
+        "published_time",
+      ]),
+    ) ??
     markupDate(document);
   const language =
     normaliseLanguage(document.documentElement.getAttribute("lang")) ??

@@ -54,7 +54,13 @@ export async function extractPdf(body: Uint8Array): Promise<ExtractedPage> {
         text += item.str ?? "";
         if (item.hasEOL) text += "\n";
       }
-      pages.push(text.replace(/[ \t]+/g, " ").replace(/ *\n */g, "\n").replace(/\n{3,}/g, "\n\n").trim());
+      pages.push(
+        text
+          .replace(/[ \t]+/g, " ")
+          .replace(/ *\n */g, "\n")
+          .replace(/\n{3,}/g, "\n\n")
+          .trim(),
+      );
       page.cleanup();
     }
     const { info: rawInfo, metadata } = await getMeta(pdf).catch(() => ({ info: {}, metadata: null }));
@@ -79,7 +85,13 @@ export async function extractPdf(body: Uint8Array): Promise<ExtractedPage> {
       markdown: textToMarkdown(text),
       html: pages
         .filter(Boolean)
-        .map((page) => `<section>${page.split(/\n{2,}/).map((block) => `<p>${block.split("\n").map(escapeHtml).join("<br>")}</p>`).join("")}</section>`)
+        .map(
+          (page) =>
+            `<section>${page
+              .split(/\n{2,}/)
+              .map((block) => `<p>${block.split("\n").map(escapeHtml).join("<br>")}</p>`)
+              .join("")}</section>`,
+        )
         .join("\n"),
       links: linksInText(text),
     };

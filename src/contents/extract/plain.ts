@@ -11,7 +11,10 @@ export const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(
 
 /** Plain text is already readable markdown; only line endings and trailing blanks are tidied. */
 export function textToMarkdown(text: string): string {
-  return text.replace(/\r\n?/g, "\n").replace(/[ \t]+$/gm, "").trim();
+  return text
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t]+$/gm, "")
+    .trim();
 }
 
 function fenceFor(code: string): string {

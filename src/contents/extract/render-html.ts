@@ -9,14 +9,90 @@
 import { type DomElement, type DomNode, isElement, isText, tagOf } from "./dom.ts";
 
 const ALLOWED_TAGS = new Set([
-  "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd", "blockquote", "pre",
-  "code", "em", "strong", "b", "i", "u", "s", "del", "ins", "sub", "sup", "mark", "small", "a", "img", "figure",
-  "figcaption", "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "q", "cite", "abbr", "time",
-  "details", "summary", "kbd", "samp", "var", "div", "section", "article",
+  "p",
+  "br",
+  "hr",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "li",
+  "dl",
+  "dt",
+  "dd",
+  "blockquote",
+  "pre",
+  "code",
+  "em",
+  "strong",
+  "b",
+  "i",
+  "u",
+  "s",
+  "del",
+  "ins",
+  "sub",
+  "sup",
+  "mark",
+  "small",
+  "a",
+  "img",
+  "figure",
+  "figcaption",
+  "table",
+  "thead",
+  "tbody",
+  "tfoot",
+  "tr",
+  "th",
+  "td",
+  "caption",
+  "q",
+  "cite",
+  "abbr",
+  "time",
+  "details",
+  "summary",
+  "kbd",
+  "samp",
+  "var",
+  "div",
+  "section",
+  "article",
 ]);
 
 /** Dropped with everything inside; anything else not allowed (span, font, custom elements) is unwrapped: its children are kept. */
-const DROPPED_TAGS = new Set(["script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "input", "button", "select", "textarea", "svg", "math", "template", "noscript", "link", "meta", "base", "head", "title", "canvas", "video", "audio"]);
+const DROPPED_TAGS = new Set([
+  "script",
+  "style",
+  "iframe",
+  "frame",
+  "frameset",
+  "object",
+  "embed",
+  "applet",
+  "form",
+  "input",
+  "button",
+  "select",
+  "textarea",
+  "svg",
+  "math",
+  "template",
+  "noscript",
+  "link",
+  "meta",
+  "base",
+  "head",
+  "title",
+  "canvas",
+  "video",
+  "audio",
+]);
 
 const VOID_TAGS = new Set(["br", "hr", "img"]);
 
@@ -90,5 +166,8 @@ export function renderHtml(root: DomElement): string {
     }
     node = node?.nextSibling ?? null;
   }
-  return out.join("").replace(/\n{3,}/g, "\n\n").trim();
+  return out
+    .join("")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }

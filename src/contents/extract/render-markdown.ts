@@ -96,7 +96,9 @@ export function escapeMarkdownText(text: string): string {
   return text
     .replace(/\\(?=[!-/:-@[-`{-~])/g, "\\\\")
     .replace(/\*/g, (star, at: number) => (/\s/.test(text[at - 1] ?? " ") && /\s/.test(text[at + 1] ?? " ") ? star : "\\*"))
-    .replace(/_/g, (underscore, at: number) => (/[\p{L}\p{N}]/u.test(text[at - 1] ?? "") && /[\p{L}\p{N}]/u.test(text[at + 1] ?? "") ? underscore : "\\_"))
+    .replace(/_/g, (underscore, at: number) =>
+      /[\p{L}\p{N}]/u.test(text[at - 1] ?? "") && /[\p{L}\p{N}]/u.test(text[at + 1] ?? "") ? underscore : "\\_",
+    )
     .replace(/`/g, "\\`")
     .replace(/\](?=[([:])/g, "\\]")
     .replace(/<(?=[a-z/!?])/gi, "\\<")
@@ -106,7 +108,15 @@ export function escapeMarkdownText(text: string): string {
 }
 
 function createService(): TurndownService {
-  const service = new TurndownService({ headingStyle: "atx", bulletListMarker: "-", codeBlockStyle: "fenced", fence: "```", emDelimiter: "_", strongDelimiter: "**", hr: "---" });
+  const service = new TurndownService({
+    headingStyle: "atx",
+    bulletListMarker: "-",
+    codeBlockStyle: "fenced",
+    fence: "```",
+    emDelimiter: "_",
+    strongDelimiter: "**",
+    hr: "---",
+  });
   service.use([strikethrough, taskListItems]);
   service.escape = escapeMarkdownText;
   // "- item" and "1. item", nested content indented to the marker's width (turndown pads markers to four).
@@ -116,7 +126,10 @@ function createService(): TurndownService {
       const item = asElement(node);
       const parent = item.parentElement;
       const marker = parent && tagOf(parent) === "ol" ? `${itemNumber(parent, item)}. ` : "- ";
-      const body = content.replace(/^\n+/, "").replace(/\n+$/, "\n").replace(/\n(?=.)/g, `\n${" ".repeat(marker.length)}`);
+      const body = content
+        .replace(/^\n+/, "")
+        .replace(/\n+$/, "\n")
+        .replace(/\n(?=.)/g, `\n${" ".repeat(marker.length)}`);
       return `${marker}${body.trimEnd()}${item.nextSibling ? "\n" : ""}`;
     },
   });
@@ -173,7 +186,20 @@ function createService(): TurndownService {
       return `![${alt}](${src.replace(/[()\s]/g, encodeURIComponent)})`;
     },
   });
-  service.remove(["script", "style", "noscript", "template", "iframe", "object", "embed", "button", "input", "select", "textarea", "svg"] as TurndownService.TagName[]);
+  service.remove([
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "iframe",
+    "object",
+    "embed",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    "svg",
+  ] as TurndownService.TagName[]);
   return service;
 }
 

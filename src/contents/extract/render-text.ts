@@ -8,9 +8,41 @@ import { type DomElement, type DomNode, isElement, isText, tagOf } from "./dom.t
 
 /** Blocks that stand as paragraphs. */
 const PARAGRAPH_BLOCKS = new Set([
-  "p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "h1", "h2", "h3", "h4", "h5", "h6",
-  "ul", "ol", "dl", "table", "blockquote", "pre", "figure", "figcaption", "hr", "address", "details", "center",
-  "form", "fieldset", "caption", "body", "html", "hgroup", "menu", "dialog",
+  "p",
+  "div",
+  "section",
+  "article",
+  "main",
+  "header",
+  "footer",
+  "aside",
+  "nav",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "dl",
+  "table",
+  "blockquote",
+  "pre",
+  "figure",
+  "figcaption",
+  "hr",
+  "address",
+  "details",
+  "center",
+  "form",
+  "fieldset",
+  "caption",
+  "body",
+  "html",
+  "hgroup",
+  "menu",
+  "dialog",
 ]);
 /** Blocks that take a line of their own inside a paragraph-level block. */
 const LINE_BLOCKS = new Set(["li", "dt", "dd", "tr", "summary", "legend", "option"]);
@@ -56,7 +88,8 @@ export function renderText(root: DomElement): string {
   // Iterative walk with enter/leave, so depth costs no stack.
   let node: DomNode | null = root.firstChild;
   while (node) {
-    if (isText(node)) parts.push(preDepth > 0 ? node.data.replace(/\r?\n/g, LINE).replace(/[ \t]/g, HARD_SPACE) : node.data.replace(/\s+/g, " "));
+    if (isText(node))
+      parts.push(preDepth > 0 ? node.data.replace(/\r?\n/g, LINE).replace(/[ \t]/g, HARD_SPACE) : node.data.replace(/\s+/g, " "));
     else if (isElement(node)) {
       enter(node);
       if (node.firstChild) {

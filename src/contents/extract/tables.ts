@@ -9,7 +9,32 @@ import { type DomElement, isElement, isText, tagOf } from "./dom.ts";
 const TABLE_STRUCTURE = new Set(["table", "thead", "tbody", "tfoot", "tr"]);
 const CELL = new Set(["td", "th"]);
 /** Blocks that cannot live in a GFM cell; their content is kept, separated by line breaks. */
-const CELL_BLOCKS = new Set(["p", "div", "ul", "ol", "li", "dl", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "section", "article", "header", "footer", "figure", "figcaption", "center", "form"]);
+const CELL_BLOCKS = new Set([
+  "p",
+  "div",
+  "ul",
+  "ol",
+  "li",
+  "dl",
+  "dt",
+  "dd",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "blockquote",
+  "pre",
+  "section",
+  "article",
+  "header",
+  "footer",
+  "figure",
+  "figcaption",
+  "center",
+  "form",
+]);
 
 /** The rows that belong to `table` itself, not to a table nested in it. */
 export function ownRows(table: DomElement): DomElement[] {
@@ -34,7 +59,11 @@ export function isDataTable(table: DomElement): boolean {
   if (Array.from(table.getElementsByTagName("table")).length > 0) return false;
   const rows = ownRows(table);
   let columns = 0;
-  for (const row of rows) columns = Math.max(columns, ownCells(row).reduce((n, cell) => n + Math.max(1, Number(cell.getAttribute("colspan")) || 1), 0));
+  for (const row of rows)
+    columns = Math.max(
+      columns,
+      ownCells(row).reduce((n, cell) => n + Math.max(1, Number(cell.getAttribute("colspan")) || 1), 0),
+    );
   if (rows.length === 0 || columns === 0) return false;
   if (table.getAttribute("summary") || table.querySelector("caption, thead, th, colgroup")) return columns > 1 || rows.length > 1;
   if (rows.length === 1 || columns === 1) return false;
@@ -101,7 +130,11 @@ export function normaliseTables(root: DomElement): void {
     // Stray non-structural children of table parts (text, divs between rows) cannot be rendered in GFM.
     for (const part of [table, ...Array.from(table.querySelectorAll("thead, tbody, tfoot, tr"))]) {
       for (const child of Array.from(part.childNodes)) {
-        if (isElement(child) && (TABLE_STRUCTURE.has(tagOf(child)) || CELL.has(tagOf(child)) || ["caption", "colgroup", "col"].includes(tagOf(child)))) continue;
+        if (
+          isElement(child) &&
+          (TABLE_STRUCTURE.has(tagOf(child)) || CELL.has(tagOf(child)) || ["caption", "colgroup", "col"].includes(tagOf(child)))
+        )
+          continue;
         if (isText(child) || isElement(child)) child.remove();
       }
     }

@@ -42,7 +42,19 @@ export function resolveUrl(raw: string | null | undefined, base: URL | null): st
 }
 
 /** Attributes lazy loaders put the real image address in, most specific first. */
-const LAZY_SOURCES = ["data-src", "data-lazy-src", "data-original", "data-lazy", "data-url", "data-hi-res-src", "data-full-src", "data-orig-file", "data-large-file", "data-srcset", "data-lazy-srcset"];
+const LAZY_SOURCES = [
+  "data-src",
+  "data-lazy-src",
+  "data-original",
+  "data-lazy",
+  "data-url",
+  "data-hi-res-src",
+  "data-full-src",
+  "data-orig-file",
+  "data-large-file",
+  "data-srcset",
+  "data-lazy-srcset",
+];
 
 /** A placeholder src: a data: URI (tiny GIF/SVG), or a blank/spacer/loading image. */
 const PLACEHOLDER = /^data:|blank\.|spacer\.|pixel\.|placeholder|transparent\.|loading\.|lazy[-_]?load/i;

@@ -69,7 +69,10 @@ async function toError(response: Response): Promise<ApiError> {
   const detail = (body as { detail?: unknown } | null)?.detail;
   const code = String((body as { error?: unknown } | null)?.error ?? (response.status === 422 ? "validation_error" : "http_error"));
   if (Array.isArray(detail)) {
-    const issues = detail.map((d: { loc?: unknown[]; msg?: unknown }) => ({ path: issuePath(d.loc ?? []), msg: String(d.msg ?? "invalid") }));
+    const issues = detail.map((d: { loc?: unknown[]; msg?: unknown }) => ({
+      path: issuePath(d.loc ?? []),
+      msg: String(d.msg ?? "invalid"),
+    }));
     return new ApiError(response.status, "Some fields need attention.", code, issues, retryAfter);
   }
   const message = typeof detail === "string" ? detail : `${response.status} ${response.statusText || "error"}`;

@@ -54,7 +54,7 @@ function Page({ place, session }: { place: Place; session: Session | null }) {
     return isSignIn ? <SignInPage next={safeNext(place.search)} /> : <SignUpPage next={safeNext(place.search)} />;
   }
   if (!session) {
-    const here = place.path + ((place.search.toString() ? `?${place.search}` : ""));
+    const here = place.path + (place.search.toString() ? `?${place.search}` : "");
     return <Redirect to={place.path === BASE ? `${BASE}/signin` : `${BASE}/signin?next=${encodeURIComponent(here)}`} />;
   }
   return signedInPage(place);

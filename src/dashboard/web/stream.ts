@@ -61,8 +61,16 @@ export function streamSearch(body: unknown, handlers: StreamHandlers): () => voi
   socket.onclose = (event) => {
     if (!stopped && !failed) {
       // A refused upgrade (401 signed out, 429 rate limited) reaches a browser only as a close before open.
-      if (!opened) handlers.onError(new ApiError(0, "The search stream could not be opened: you may be signed out or over your rate limit. Wait a few seconds and try again.", "stream_refused"));
-      else if (event.code !== 1000) handlers.onError(new ApiError(0, `The stream ended early (code ${event.code}). The answer may be incomplete.`, "stream_closed"));
+      if (!opened)
+        handlers.onError(
+          new ApiError(
+            0,
+            "The search stream could not be opened: you may be signed out or over your rate limit. Wait a few seconds and try again.",
+            "stream_refused",
+          ),
+        );
+      else if (event.code !== 1000)
+        handlers.onError(new ApiError(0, `The stream ended early (code ${event.code}). The answer may be incomplete.`, "stream_closed"));
     }
     handlers.onEnd(stopped);
   };

@@ -18,7 +18,9 @@ const MAX_SEGMENTS = 7;
 const MAX_INSTRUCTION = 12_000;
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
 // Type names models write instead of the schema's.
-const INPUT_ALIASES = new Map(Object.entries({ integer: "number", int: "number", float: "number", bool: "boolean", text: "string", str: "string" }));
+const INPUT_ALIASES = new Map(
+  Object.entries({ integer: "number", int: "number", float: "number", bool: "boolean", text: "string", str: "string" }),
+);
 
 type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -34,7 +36,14 @@ function coerceDefault(value: unknown, type: EndpointInput["type"]): string | nu
     const n = typeof value === "number" ? value : Number(String(value).replace(/[$€£,\s]/g, ""));
     return Number.isFinite(n) ? n : undefined;
   }
-  if (type === "boolean") return typeof value === "boolean" ? value : /^(true|yes)$/i.test(String(value)) ? true : /^(false|no)$/i.test(String(value)) ? false : undefined;
+  if (type === "boolean")
+    return typeof value === "boolean"
+      ? value
+      : /^(true|yes)$/i.test(String(value))
+        ? true
+        : /^(false|no)$/i.test(String(value))
+          ? false
+          : undefined;
   return typeof value === "object" ? undefined : String(value).slice(0, 2_000);
 }
 
@@ -48,7 +57,10 @@ function repairInputs(raw: unknown): EndpointInput[] | null {
     const said = typeof item.type === "string" ? (INPUT_ALIASES.get(item.type.toLowerCase()) ?? item.type.toLowerCase()) : "";
     const type = (INPUT_TYPES as readonly string[]).includes(said) ? (said as EndpointInput["type"]) : inputType(name);
     const fallback = coerceDefault(item.default, type);
-    const description = typeof item.description === "string" && item.description.trim() ? item.description.trim().slice(0, 500) : `The ${name.replace(/_/g, " ")}.`;
+    const description =
+      typeof item.description === "string" && item.description.trim()
+        ? item.description.trim().slice(0, 500)
+        : `The ${name.replace(/_/g, " ")}.`;
     const input: EndpointInput = { name, type, required: fallback === undefined && item.required !== false, description };
     if (fallback !== undefined) input.default = fallback;
     inputs.push(input);
@@ -60,7 +72,17 @@ function leafShape(type: unknown, list: boolean): OutputShape {
   const text = typeof type === "string" ? type.trim().toLowerCase() : "";
   const base = text.replace(/\[\]$/, "");
   // A made-up type ("text", "date", "url") is text: the value is still worth having.
-  const scalar = (SCALARS.has(base) ? base : base === "float" || base === "double" ? "number" : base === "int" ? "integer" : base === "bool" ? "boolean" : "string") as OutputShape;
+  const scalar = (
+    SCALARS.has(base)
+      ? base
+      : base === "float" || base === "double"
+        ? "number"
+        : base === "int"
+          ? "integer"
+          : base === "bool"
+            ? "boolean"
+            : "string"
+  ) as OutputShape;
   return list || text.endsWith("[]") || text === "array" ? [scalar] : scalar;
 }
 
@@ -113,11 +135,14 @@ function assembleFormat(raw: unknown): Format | null {
 function instructionFor(raw: unknown, inputs: EndpointInput[], format: Format): string | null {
   if (typeof raw !== "string" || !raw.trim()) return null;
   const names = new Set(inputs.map((i) => i.name));
-  const text = raw.trim().slice(0, MAX_INSTRUCTION).replace(/\{\{?\s*([^{}\n]{0,60}?)\s*\}\}?|[{}]/g, (whole, inner: string | undefined) => {
-    if (inner === undefined) return whole === "{" ? "(" : ")";
-    const name = names.has(inner) ? inner : placeholderName(inner);
-    return names.has(name) ? `{${name}}` : `(${inner})`;
-  });
+  const text = raw
+    .trim()
+    .slice(0, MAX_INSTRUCTION)
+    .replace(/\{\{?\s*([^{}\n]{0,60}?)\s*\}\}?|[{}]/g, (whole, inner: string | undefined) => {
+      if (inner === undefined) return whole === "{" ? "(" : ")";
+      const name = names.has(inner) ? inner : placeholderName(inner);
+      return names.has(name) ? `{${name}}` : `(${inner})`;
+    });
   const about = inputs.some((i) => text.includes(`{${i.name}}`)) ? "" : `\nThis call is about: ${aboutLine(inputs)}.`;
   return `${text}${about}\nFill these fields: ${describeFormat(format)}.`;
 }
@@ -127,7 +152,8 @@ export function fromLlmDesign(raw: unknown, prompt: string): Design {
   if (!isRecord(raw)) return rules;
   const inputs = repairInputs(raw.inputs) ?? rules.inputs;
   const format = assembleFormat(raw.output_fields) ?? (rules.output_format as Format);
-  const api_name = typeof raw.api_name === "string" && raw.api_name.trim() ? shortTitle(raw.api_name.replace(/["“”]/g, "")) : rules.api_name;
+  const api_name =
+    typeof raw.api_name === "string" && raw.api_name.trim() ? shortTitle(raw.api_name.replace(/["“”]/g, "")) : rules.api_name;
   const instruction = instructionFor(raw.search_instruction, inputs, format);
   // The rules' graph (perhaps a comparison) fits only the rules' own inputs and format.
   const graph = instruction

@@ -5,14 +5,20 @@ import { DESIGN_SYSTEM_PROMPT, designSchema, fromLlmDesign } from "./llm-prompt.
 import { designByRules } from "./rule-designer.ts";
 
 const PROMPT = "For a city, list the top tourist attractions with their ticket prices and opening hours";
-const valid = (design: Design) => expect(() => checkContent({ original_prompt: "x", ...design, version_notes: null }, { allowMaxResults: false })).not.toThrow();
+const valid = (design: Design) =>
+  expect(() => checkContent({ original_prompt: "x", ...design, version_notes: null }, { allowMaxResults: false })).not.toThrow();
 
 /** Every object schema inside `schema`, with its path. */
 function objects(schema: unknown, path = "$"): [string, Record<string, unknown>][] {
   if (!schema || typeof schema !== "object") return [];
   const node = schema as Record<string, unknown>;
   const own: [string, Record<string, unknown>][] = node.type === "object" ? [[path, node]] : [];
-  return [...own, ...Object.entries(node).flatMap(([k, v]) => (Array.isArray(v) ? v.flatMap((x, i) => objects(x, `${path}.${k}[${i}]`)) : objects(v, `${path}.${k}`)))];
+  return [
+    ...own,
+    ...Object.entries(node).flatMap(([k, v]) =>
+      Array.isArray(v) ? v.flatMap((x, i) => objects(x, `${path}.${k}[${i}]`)) : objects(v, `${path}.${k}`),
+    ),
+  ];
 }
 
 describe("the design schema suits strict structured output", () => {
@@ -26,9 +32,19 @@ describe("the design schema suits strict structured output", () => {
   });
 
   test("output fields are flat paths with a type, which a model can fill reliably", () => {
-    const fields = (designSchema().properties as Record<string, { items: { properties: Record<string, { enum?: string[] }> } }>).output_fields;
+    const fields = (designSchema().properties as Record<string, { items: { properties: Record<string, { enum?: string[] }> } }>)
+      .output_fields;
     expect(Object.keys(fields!.items.properties)).toEqual(["path", "type"]);
-    expect(fields!.items.properties.type!.enum).toEqual(["string", "number", "integer", "boolean", "string[]", "number[]", "integer[]", "boolean[]"]);
+    expect(fields!.items.properties.type!.enum).toEqual([
+      "string",
+      "number",
+      "integer",
+      "boolean",
+      "string[]",
+      "number[]",
+      "integer[]",
+      "boolean[]",
+    ]);
     expect(DESIGN_SYSTEM_PROMPT).toContain("attractions[].ticket_price");
     expect(DESIGN_SYSTEM_PROMPT).toContain("{input_name}");
   });
@@ -65,9 +81,18 @@ describe("fromLlmDesign turns a filled schema into a valid design", () => {
     });
     expect(design.graph.edges).toEqual([]);
     expect(design.graph.nodes).toHaveLength(1);
-    expect(design.graph.nodes[0]).toMatchObject({ id: "research", type: "search_agent", output_format: design.output_format, configuration: {} });
-    expect(design.graph.nodes[0]!.system_prompt).toStartWith("List the top tourist attractions of {city} with ticket prices in {currency}.");
-    expect(design.graph.nodes[0]!.system_prompt).toContain("Fill these fields: attractions (a list, each item with name (string), ticket_price (number), tags (a list of string values))");
+    expect(design.graph.nodes[0]).toMatchObject({
+      id: "research",
+      type: "search_agent",
+      output_format: design.output_format,
+      configuration: {},
+    });
+    expect(design.graph.nodes[0]!.system_prompt).toStartWith(
+      "List the top tourist attractions of {city} with ticket prices in {currency}.",
+    );
+    expect(design.graph.nodes[0]!.system_prompt).toContain(
+      "Fill these fields: attractions (a list, each item with name (string), ticket_price (number), tags (a list of string values))",
+    );
     valid(design);
   });
 
@@ -112,16 +137,34 @@ describe("fromLlmDesign turns a filled schema into a valid design", () => {
   });
 
   test("paths named like Object.prototype's properties are fields like any other", () => {
-    const design = fromLlmDesign({ api_name: "x", inputs: [], output_fields: [{ path: "constructor", type: "string" }, { path: "__proto__.x", type: "string" }, { path: "toString[].a", type: "number" }], search_instruction: "" }, PROMPT);
+    const design = fromLlmDesign(
+      {
+        api_name: "x",
+        inputs: [],
+        output_fields: [
+          { path: "constructor", type: "string" },
+          { path: "__proto__.x", type: "string" },
+          { path: "toString[].a", type: "number" },
+        ],
+        search_instruction: "",
+      },
+      PROMPT,
+    );
     expect(design.output_format).toEqual({ constructor: "string", proto: { x: "string" }, tostring: [{ a: "number" }] });
     expect(Object.getPrototypeOf(design.output_format)).toBe(Object.prototype);
   });
 
   test("unusable parts fall back to the rules' parts", () => {
     const rules = designByRules(PROMPT);
-    const design = fromLlmDesign({ api_name: "", inputs: [], output_fields: [{ path: "", type: "string" }], search_instruction: "" }, PROMPT);
+    const design = fromLlmDesign(
+      { api_name: "", inputs: [], output_fields: [{ path: "", type: "string" }], search_instruction: "" },
+      PROMPT,
+    );
     expect(design).toEqual(rules);
-    const mixed = fromLlmDesign({ api_name: "Sights", inputs: "city", output_fields: [{ path: "sights", type: "string[]" }], search_instruction: null }, PROMPT);
+    const mixed = fromLlmDesign(
+      { api_name: "Sights", inputs: "city", output_fields: [{ path: "sights", type: "string[]" }], search_instruction: null },
+      PROMPT,
+    );
     expect(mixed.inputs).toEqual(rules.inputs);
     expect(mixed.output_format).toEqual({ sights: ["string"] });
     expect(mixed.graph.nodes[0]!.system_prompt).toContain("{city}");

@@ -32,7 +32,7 @@ export function designSchema(): Record<string, unknown> {
       name: { type: "string", description: "snake_case, e.g. company_name" },
       type: { type: "string", enum: ["string", "number", "boolean"] },
       required: { type: "boolean" },
-      default: nullable({ type: "string", description: "The default as text, e.g. \"2024\" or \"USD\"" }),
+      default: nullable({ type: "string", description: 'The default as text, e.g. "2024" or "USD"' }),
       description: nullable({ type: "string" }),
     },
     required: ["name", "type", "required", "default", "description"],

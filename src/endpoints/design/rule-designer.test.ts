@@ -44,7 +44,14 @@ const CASES: Case[] = [
     prompt: "Given the DOI of a research paper, return its title, authors, publication year, journal, citation count and abstract summary",
     api_name: "Research paper profile",
     inputs: [req("doi")],
-    output_format: { title: "string", authors: ["string"], publication_year: "integer", journal: "string", citation_count: "integer", abstract_summary: "string" },
+    output_format: {
+      title: "string",
+      authors: ["string"],
+      publication_year: "integer",
+      journal: "string",
+      citation_count: "integer",
+      abstract_summary: "string",
+    },
   },
   {
     prompt: "What is the capital, population, official languages and currency of a country?",
@@ -62,7 +69,15 @@ const CASES: Case[] = [
     prompt: "Given a dish name, find a recipe with its ingredients, preparation steps, cooking time in minutes and number of servings",
     api_name: "Dish recipe",
     inputs: [req("dish_name")],
-    output_format: { recipe: { name: "string", ingredients: ["string"], preparation_steps: ["string"], cooking_time_minutes: "number", number_of_servings: "integer" } },
+    output_format: {
+      recipe: {
+        name: "string",
+        ingredients: ["string"],
+        preparation_steps: ["string"],
+        cooking_time_minutes: "number",
+        number_of_servings: "integer",
+      },
+    },
   },
   {
     prompt: "List major tech events between two dates, with their location and date",
@@ -81,13 +96,15 @@ const CASES: Case[] = [
     },
   },
   {
-    prompt: "What was the revenue of {company} in {year}? Also give the net income and the number of employees, counting subsidiaries only if {include_subsidiaries} is true.",
+    prompt:
+      "What was the revenue of {company} in {year}? Also give the net income and the number of employees, counting subsidiaries only if {include_subsidiaries} is true.",
     api_name: "Company profile",
     inputs: [req("company"), req("year", "number"), req("include_subsidiaries", "boolean")],
     output_format: { revenue: "number", net_income: "number", number_of_employees: "integer" },
   },
   {
-    prompt: "Given a city, optionally a country, and a currency (default: USD), find the average monthly rent and the cost of living index for a given year, defaulting to 2024.",
+    prompt:
+      "Given a city, optionally a country, and a currency (default: USD), find the average monthly rent and the cost of living index for a given year, defaulting to 2024.",
     api_name: "City average monthly rent and cost of living index",
     inputs: [
       req("city"),
@@ -173,10 +190,17 @@ const CASES: Case[] = [
     prompt: "For a movie, get the director, release year, box office revenue, runtime in minutes and the main cast",
     api_name: "Movie profile",
     inputs: [req("movie")],
-    output_format: { director: "string", release_year: "integer", box_office_revenue: "number", runtime_minutes: "number", main_cast: ["string"] },
+    output_format: {
+      director: "string",
+      release_year: "integer",
+      box_office_revenue: "number",
+      runtime_minutes: "number",
+      main_cast: ["string"],
+    },
   },
   {
-    prompt: "Given a company, tell me who the CEO is, when it was founded, how many people work there, whether it has a free tier and does it offer an API?",
+    prompt:
+      "Given a company, tell me who the CEO is, when it was founded, how many people work there, whether it has a free tier and does it offer an API?",
     api_name: "Company profile",
     inputs: [req("company")],
     output_format: { ceo: "string", year_founded: "integer", number_of_people: "integer", has_free_tier: "boolean", offers_api: "boolean" },
@@ -213,7 +237,9 @@ function expectValidDesign(design: Design, prompt: string): void {
   }
   for (const edge of design.graph.edges) expect(ids.has(edge.source) && ids.has(edge.target)).toBe(true);
   // The service's own gate: inputs, output format, node types, placeholders, a DAG.
-  expect(() => checkContent({ original_prompt: prompt.trim() || "x", ...design, version_notes: null }, { allowMaxResults: false })).not.toThrow();
+  expect(() =>
+    checkContent({ original_prompt: prompt.trim() || "x", ...design, version_notes: null }, { allowMaxResults: false }),
+  ).not.toThrow();
 }
 
 describe("everyday prompts give the designs a person would write", () => {
@@ -238,10 +264,31 @@ const RAMBLING =
   "I don't need a long essay, just the facts. Thanks so much, you're a lifesaver!";
 
 // Prompts no rule was written for: each must still give a valid design.
-const ODD = ["", "   ", "!!!", "{", "}{", "{{}}", "{max_results}", "{1abc} and {ok}", "Given a", "for a", "compare two", "between two", "中文提示：给定一个城市，列出旅游景点", "Привет, найди всё о компании", "a".repeat(20_000), RAMBLING.repeat(40),
+const ODD = [
+  "",
+  "   ",
+  "!!!",
+  "{",
+  "}{",
+  "{{}}",
+  "{max_results}",
+  "{1abc} and {ok}",
+  "Given a",
+  "for a",
+  "compare two",
+  "between two",
+  "中文提示：给定一个城市，列出旅游景点",
+  "Привет, найди всё о компании",
+  "a".repeat(20_000),
+  RAMBLING.repeat(40),
   // Words that are also Object.prototype's names, and a word longer than a field name may be.
-  "For a constructor, find its toString, __proto__ and whether it is hasOwnProperty", "para un constructor", "Find " + "x".repeat(500),
-  "Compare two e-books", "Look up a 3d model by name", "Given a 東京, find it"];
+  "For a constructor, find its toString, __proto__ and whether it is hasOwnProperty",
+  "para un constructor",
+  "Find " + "x".repeat(500),
+  "Compare two e-books",
+  "Look up a 3d model by name",
+  "Given a 東京, find it",
+];
 
 describe("a long rambling prompt still gives the facts it asks for", () => {
   test("the subject and the asks are found among the chatter", () => {

@@ -15,20 +15,23 @@ import { nameParts, sentenceCase, shortTitle } from "./rule-words.ts";
 // Long prompts are read up to here: the subject and the asks come early, and the rules stay fast.
 const MAX_TEXT = 6_000;
 const DEFAULT_FORMAT: Format = { summary: "string", key_facts: ["string"] };
-const COMPARE = /(?<![\p{L}])(?:compare|comparing|comparison|versus|vs\.?|differences? between|contrast|vergleiche|comparer|compara|comparar)(?![\p{L}])/u;
+const COMPARE =
+  /(?<![\p{L}])(?:compare|comparing|comparison|versus|vs\.?|differences? between|contrast|vergleiche|comparer|compara|comparar)(?![\p{L}])/u;
 // Words of input names that say how the subject is identified, not what it is.
 const NOT_SUBJECT = new Set("name id code symbol url title first second start end".split(" "));
 const ACRONYMS = new Set("ceo cfo cto coo gdp url isbn doi pe usd eur gbp api ipo id uk us eu ai ev".split(" "));
 
 function normalize(prompt: string): string {
-  return String(prompt ?? "")
-    .slice(0, MAX_TEXT * 2)
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
-    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ")
-    .replace(/[ \t\f\v\r\u00a0]+/g, " ")
-    .replace(/ ?\n[\s]*/g, "\n")
-    .trim()
-    .slice(0, MAX_TEXT);
+  return (
+    String(prompt ?? "")
+      .slice(0, MAX_TEXT * 2)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
+      .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ")
+      .replace(/[ \t\f\v\r\u00a0]+/g, " ")
+      .replace(/ ?\n[\s]*/g, "\n")
+      .trim()
+      .slice(0, MAX_TEXT)
+  );
 }
 
 function plural(word: string): string {
@@ -53,7 +56,9 @@ function titleWords(text: string): string {
 
 /** "Company profile", "City tourist attractions", "Company comparison": subject first, then what is asked. */
 function apiName(reading: InputReading, format: Format, topic: string, pair: [string, string] | null, prompt: string): string {
-  const index = pair ? reading.inputs.findIndex((i) => i.name === pair[0]) : reading.inputs.findIndex((i, k) => i.type === "string" && !/^(start|end)_/.test(i.name) && reading.titles[k]!.length > 0);
+  const index = pair
+    ? reading.inputs.findIndex((i) => i.name === pair[0])
+    : reading.inputs.findIndex((i, k) => i.type === "string" && !/^(start|end)_/.test(i.name) && reading.titles[k]!.length > 0);
   const subject = index >= 0 ? titleWords(reading.titles[index]!.join(" ")) : "";
   const fields = format === DEFAULT_FORMAT ? [] : Object.keys(format).map(titleWords);
   let name: string;
@@ -88,7 +93,8 @@ export function designByRules(prompt: string): Design {
   const pair = comparedPair(lower, reading);
   let format: Format = Object.keys(asked.fields).length ? { ...asked.fields } : DEFAULT_FORMAT;
   const rows = rowsOf(lower);
-  if (rows && format !== DEFAULT_FORMAT && !Object.values(format).some(Array.isArray)) format = { [plural(rows)]: [{ name: "string", ...format }] };
+  if (rows && format !== DEFAULT_FORMAT && !Object.values(format).some(Array.isArray))
+    format = { [plural(rows)]: [{ name: "string", ...format }] };
   if (asked.summary && format !== DEFAULT_FORMAT && !("summary" in format)) format = { summary: "string", ...format };
   if (pair) {
     const each: Record<string, OutputShape> = { name: "string", ...(format === DEFAULT_FORMAT ? DEFAULT_FORMAT : format) };

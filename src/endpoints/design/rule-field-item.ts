@@ -29,22 +29,72 @@ const DROP = new Set(
   ).split(" "),
 );
 // A prepositional phrase after the fact narrows it; the name stops before it.
-const CUT = new Set("in on at for from near during since within across around among over under between after before about located that which who whose where because using via according based with than like".split(" "));
+const CUT = new Set(
+  "in on at for from near during since within across around among over under between after before about located that which who whose where because using via according based with than like".split(
+    " ",
+  ),
+);
 // Participles that start a filter after a plural: "articles published after 2020".
 const FILTERING = new Set("published released posted written issued sold made listed".split(" "));
 const QUALIFIERS =
   /\b(?:if (?:available|any|known|possible|applicable|relevant)|where (?:available|applicable)|when available|as (?:json|a list|a table|text|a string|a number|well)|in (?:json|a table|a list|detail|details|short)|e\.g\..*$|etc\.?|respectively|or not)\b|\([^)]*\)|\[[^\]]*\]|["“”‘`]/gu;
-const UNITS = new Map(Object.entries({
-  minutes: "minutes", hours: "hours", seconds: "seconds", days: "days", km: "km", kilometers: "km", kilometres: "km", miles: "miles", meters: "meters", metres: "meters", kg: "kg", kilograms: "kg",
-  usd: "usd", dollars: "usd", eur: "eur", euros: "eur", gbp: "gbp", percent: "percent", "%": "percent", celsius: "celsius", fahrenheit: "fahrenheit", millions: "millions", billions: "billions",
-}));
+const UNITS = new Map(
+  Object.entries({
+    minutes: "minutes",
+    hours: "hours",
+    seconds: "seconds",
+    days: "days",
+    km: "km",
+    kilometers: "km",
+    kilometres: "km",
+    miles: "miles",
+    meters: "meters",
+    metres: "meters",
+    kg: "kg",
+    kilograms: "kg",
+    usd: "usd",
+    dollars: "usd",
+    eur: "eur",
+    euros: "eur",
+    gbp: "gbp",
+    percent: "percent",
+    "%": "percent",
+    celsius: "celsius",
+    fahrenheit: "fahrenheit",
+    millions: "millions",
+    billions: "billions",
+  }),
+);
 const UNIT = new RegExp(`\\b(?:in|per) (?:us )?(${[...UNITS.keys()].join("|")})(?![\\p{L}])`, "u");
 // Words that say nothing about which fact is wanted.
-const GENERIC = new Set("info information details detail data result results answer json output everything anything something stuff topic subject thing things sources source citations references more other overview thoroughly carefully briefly concisely accurately".split(" "));
+const GENERIC = new Set(
+  "info information details detail data result results answer json output everything anything something stuff topic subject thing things sources source citations references more other overview thoroughly carefully briefly concisely accurately".split(
+    " ",
+  ),
+);
 // Plurals that stay lists inside a row: a paper has several authors, a recipe several steps.
-const MANY_PER_ROW = new Set("authors ingredients steps features members genres skills amenities products languages tags keywords categories awards ingredients instructions services brands".split(" "));
+const MANY_PER_ROW = new Set(
+  "authors ingredients steps features members genres skills amenities products languages tags keywords categories awards ingredients instructions services brands".split(
+    " ",
+  ),
+);
 // Maps, not objects: a prompt's words must never reach Object.prototype ("constructor", "toString").
-const WHO_VERBS = new Map(Object.entries({ founded: "founder", wrote: "author", written: "author", directed: "director", invented: "inventor", owns: "owner", leads: "leader", runs: "leader", created: "creator", designed: "designer", won: "winner", wins: "winner" }));
+const WHO_VERBS = new Map(
+  Object.entries({
+    founded: "founder",
+    wrote: "author",
+    written: "author",
+    directed: "director",
+    invented: "inventor",
+    owns: "owner",
+    leads: "leader",
+    runs: "leader",
+    created: "creator",
+    designed: "designer",
+    won: "winner",
+    wins: "winner",
+  }),
+);
 // Prepositions that open an item without being part of the fact: "by revenue", "on battery life".
 const LEADING = new Set("by on regarding across concerning like versus vs against".split(" "));
 // The speaker, not a fact: "I give you", "we mostly look at", "my manager keeps…", "so the list changes…".
@@ -54,14 +104,46 @@ const GROUPS = new Set("cast crew lineup roster".split(" "));
 // An item that starts with these asks for nothing in particular: "something interesting".
 const VAGUE = new Set("something anything everything stuff things more one two three four five ten".split(" "));
 // Words that open an instruction, not a fact: "counting subsidiaries only if…", "up to 10 rows", "sorted by name".
-const INSTRUCTIONS = new Set("up only limited sorted sort ordered order ranked counting using excluding ignoring focusing considering taking making assuming keeping avoiding preferring prioritizing prioritising treating following".split(" "));
-const VERBS = new Set("work works worked live lives lived visit visits use uses used exist exists attend attended get gets play plays".split(" "));
+const INSTRUCTIONS = new Set(
+  "up only limited sorted sort ordered order ranked counting using excluding ignoring focusing considering taking making assuming keeping avoiding preferring prioritizing prioritising treating following".split(
+    " ",
+  ),
+);
+const VERBS = new Set(
+  "work works worked live lives lived visit visits use uses used exist exists attend attended get gets play plays".split(" "),
+);
 
 type Mode = "plain" | "boolean" | "count" | "amount" | "who" | "when" | "where";
 
 const ARTICLES = new Set("it they he she the a an this that these those its their".split(" "));
-const AUX = new Map(Object.entries({ is: "is", are: "is", was: "is", were: "is", has: "has", have: "has", had: "has", can: "can", could: "can", does: "", do: "", did: "" }));
-const QUESTION_WORDS = new Map<string, Mode>(Object.entries({ whether: "boolean", if: "boolean", who: "who", when: "when", where: "where", what: "plain", which: "plain", whats: "plain" }) as [string, Mode][]);
+const AUX = new Map(
+  Object.entries({
+    is: "is",
+    are: "is",
+    was: "is",
+    were: "is",
+    has: "has",
+    have: "has",
+    had: "has",
+    can: "can",
+    could: "can",
+    does: "",
+    do: "",
+    did: "",
+  }),
+);
+const QUESTION_WORDS = new Map<string, Mode>(
+  Object.entries({
+    whether: "boolean",
+    if: "boolean",
+    who: "who",
+    when: "when",
+    where: "where",
+    what: "plain",
+    which: "plain",
+    whats: "plain",
+  }) as [string, Mode][],
+);
 const LIST_OF = /^\s*(?:(?:the|a|an)\s+)?(?:list|lists|names)\s+of\s+(?:(?:the|all)\s+)?/u;
 
 const ofSubjects = new WeakMap<Set<string>, RegExp>();
@@ -92,7 +174,10 @@ export function readItem(raw: string, subject: Set<string>, place: Place): Field
   text = text.replace(/([\p{L}\p{N}]+)['’]s?(?![\p{L}])/gu, (_, w: string) => (subject.has(w) || DROP.has(w) ? " " : `${w} `));
   text = text.replace(ofSubject(subject), " ");
   // "X of the Y" names X in the context of Y; "number of employees" keeps its "of".
-  text = text.replace(/\bof (?:the|a|an|its|their|it|them)\b.*$/u, " ").replace(/\bof\b/g, "of_").replace(/\bknown for\b/g, "known_for");
+  text = text
+    .replace(/\bof (?:the|a|an|its|their|it|them)\b.*$/u, " ")
+    .replace(/\bof\b/g, "of_")
+    .replace(/\bknown for\b/g, "known_for");
   let words = text.split(/[^\p{L}\p{N}_%/-]+/u).filter(Boolean);
 
   let mode: Mode = "plain";
@@ -124,13 +209,17 @@ export function readItem(raw: string, subject: Set<string>, place: Place): Field
     verb = aux >= 0 ? AUX.get(words[aux]!)! : /s$/.test(content[0] ?? "") ? "" : "is";
     if (aux >= 0) words = content;
     // "does it have a free tier" → has_free_tier; "does it offer an API" → offers_api.
-    if (verb === "" && aux >= 0 && words[0]) [verb, words] = [words[0] === "have" ? "has" : words[0].endsWith("s") ? words[0] : `${words[0]}s`, words.slice(1)];
+    if (verb === "" && aux >= 0 && words[0])
+      [verb, words] = [words[0] === "have" ? "has" : words[0].endsWith("s") ? words[0] : `${words[0]}s`, words.slice(1)];
   } else {
-    const cut = words.findIndex((w, i) => i > 0 && (CUT.has(w) || (mode !== "plain" && VERBS.has(w)) || (FILTERING.has(w) && isPlural(words[i - 1]!))));
+    const cut = words.findIndex(
+      (w, i) => i > 0 && (CUT.has(w) || (mode !== "plain" && VERBS.has(w)) || (FILTERING.has(w) && isPlural(words[i - 1]!))),
+    );
     if (cut > 0) words = words.slice(0, cut);
   }
   words = words.filter((w) => !DROP.has(w) && !(mode !== "plain" && subject.has(w))).map((w) => (w === "of_" ? "of" : w));
-  while (words.length && (words[0] === "of" || words[words.length - 1] === "of" || CUT.has(words[words.length - 1]!))) words = words[0] === "of" ? words.slice(1) : words.slice(0, -1);
+  while (words.length && (words[0] === "of" || words[words.length - 1] === "of" || CUT.has(words[words.length - 1]!)))
+    words = words[0] === "of" ? words.slice(1) : words.slice(0, -1);
   const parts = words.flatMap(nameParts);
   if (!parts.length || parts.every((w) => GENERIC.has(w) || isStopword(w) || /^\d+$/.test(w)) || VAGUE.has(parts[0]!)) return null;
   return shape(verb ? [verb, ...parts] : parts, mode, collection, unit, place);
@@ -146,8 +235,17 @@ function shape(parts: string[], mode: Mode, collection: boolean, unit: string, p
   } else if (mode === "amount") type = "number";
   // "who won the World Cup" asks for the winner; "who the CEO is" for the CEO.
   else if (mode === "who") words = WHO_VERBS.has(words[0]!) ? [WHO_VERBS.get(words[0]!)!] : words;
-  else if (mode === "when") words = words.some((w) => ["founded", "established", "incorporated", "year"].includes(w)) ? ["year", ...words.filter((w) => w !== "year")] : [...words, "date"];
-  else if (mode === "where") words = words.join(" ") === "born" ? ["place", "of", "birth"] : /(location|address|place|city|country)$/.test(words.join(" ")) ? words : [...words, "location"];
+  else if (mode === "when")
+    words = words.some((w) => ["founded", "established", "incorporated", "year"].includes(w))
+      ? ["year", ...words.filter((w) => w !== "year")]
+      : [...words, "date"];
+  else if (mode === "where")
+    words =
+      words.join(" ") === "born"
+        ? ["place", "of", "birth"]
+        : /(location|address|place|city|country)$/.test(words.join(" "))
+          ? words
+          : [...words, "location"];
   // A bare "founded" asks for the year; a bare "employees" for how many.
   if (mode === "plain" && words.length === 1 && ["founded", "established", "incorporated"].includes(words[0]!)) words = ["year", words[0]!];
   if (mode === "plain" && words.join(" ") === "employees") words = ["number", "of", "employees"];
@@ -157,7 +255,12 @@ function shape(parts: string[], mode: Mode, collection: boolean, unit: string, p
   }
   words = words.slice(0, 6);
   const last = words[words.length - 1]!;
-  const field = (value: OutputShape, list: boolean, name = words): Field => ({ name: name.join("_").slice(0, 64), shape: value, collection: list, head: singular(name[name.length - 1]!) });
+  const field = (value: OutputShape, list: boolean, name = words): Field => ({
+    name: name.join("_").slice(0, 64),
+    shape: value,
+    collection: list,
+    head: singular(name[name.length - 1]!),
+  });
   if (type) return field(type, false);
   if (words[0] === "number" && words[1] === "of") return field("integer", false);
   if (LIST_WORDS.has(last) || GROUPS.has(last)) return field(["string"], true);

@@ -24,7 +24,10 @@ const ASK_VERBS =
   "compare|comparing|find out|find|get(?: me)?|return|(?<!(?:a|the) )list|extract|give(?: me| us)?|tell(?: me| us)?|include|provide|show(?: me)?|identify|determine|collect|gather|retrieve|fetch|look up|report|compile|output|know|i need|we need|i want|i'd like|i would like|" +
   "finde|finden|gib|nenne|liste|ermittle|suche|zeige|trouve|trouver|donne|donner|indique|retourne|renvoie|encuentra|encontrar|busca|dame|lista|indica|devuelve|obtener";
 // "I give you" is not an ask: a verb right after a pronoun is the speaker talking. Nor is "Context: …".
-const TRIGGER = new RegExp(`${L}(?<!(?:^|\\s)(?:i|you|we|they|it) )(?:(${SUMMARY_VERBS})|(?:${ASK_VERBS}))${R}|(?<!(?:context|notes?|background|examples?|fyi|ps|edit|update)):(?=\\s)`, "gu");
+const TRIGGER = new RegExp(
+  `${L}(?<!(?:^|\\s)(?:i|you|we|they|it) )(?:(${SUMMARY_VERBS})|(?:${ASK_VERBS}))${R}|(?<!(?:context|notes?|background|examples?|fyi|ps|edit|update)):(?=\\s)`,
+  "gu",
+);
 // A sentence that is a question asks from its first word; "What I'd love is…" is not one.
 const QUESTION = new RegExp(
   `^\\s*(?:(?:what|who|when|where|which|quel(?:le)?s?|qui|wer|welche[rsn]?|cu[aá]l(?:es)?|qui[eé]n)(?=['’]s|\\s+(?:is|are|was|were|does|do|did|can|has|have|est|sont|ist|sind|es|son)${R}|.*\\?\\s*$)|how many|how much|wie viele|combien|cu[aá]nt[oa]s|(?:is|are|does|do|can|was|were)(?=.*\\?\\s*$))${R}`,
@@ -32,7 +35,8 @@ const QUESTION = new RegExp(
 );
 const ITEM_SPLIT = /\s*(?:[,;&]|(?<![\p{L}])(?:and|as well as|plus|also|und|sowie|et|y)(?![\p{L}]))\s*/u;
 // "with their prices" always describes the thing before it; a bare "with" or "and their" only after a list.
-const ROWS = /(?<![\p{L}])(?:(?:along |together )?with (?:their|its|his|her|the)|including (?:their|its|his|her)|and their|including|with)(?![\p{L}])/gu;
+const ROWS =
+  /(?<![\p{L}])(?:(?:along |together )?with (?:their|its|his|her|the)|including (?:their|its|his|her)|and their|including|with)(?![\p{L}])/gu;
 const FILTER_AFTER_WITH = /^\s*(?:more|less|fewer|over|under|at|a|an|no|than|\d)/;
 // Rows that are works are known by their title; everything else by its name.
 const TITLED = new Set("paper article book movie film song album episode video post headline publication show podcast study".split(" "));
@@ -57,7 +61,9 @@ function addRows(reading: Reading, texts: string[], subject: Set<string>): boole
   const list = reading.list;
   const current = list && reading.out.get(list.name);
   if (!list || !Array.isArray(current)) return false;
-  const row = new Map<string, OutputShape>(typeof current[0] === "object" && !Array.isArray(current[0]) ? Object.entries(current[0]) : [[list.identity, "string"]]);
+  const row = new Map<string, OutputShape>(
+    typeof current[0] === "object" && !Array.isArray(current[0]) ? Object.entries(current[0]) : [[list.identity, "string"]],
+  );
   for (const text of texts) if (row.size < MAX_ROW_FIELDS) add(row, readItem(text, subject, "row"));
   reading.out.set(list.name, [Object.fromEntries(row) as Record<string, OutputShape>]);
   return true;
@@ -79,7 +85,8 @@ function readEnumeration(text: string, subject: Set<string>, reading: Reading): 
     // ", and the main competitors" ends the rows; ", and whether they are open" still speaks of each row.
     const end = /,\s*and\s+(?!(?:whether|if|their|its|each|they|how)\b)/.exec(after);
     const row = new Map<string, OutputShape>();
-    for (const item of items(end ? after.slice(0, end.index) : after)) if (row.size < MAX_ROW_FIELDS) add(row, readItem(item, subject, owner.collection ? "row" : "top"));
+    for (const item of items(end ? after.slice(0, end.index) : after))
+      if (row.size < MAX_ROW_FIELDS) add(row, readItem(item, subject, owner.collection ? "row" : "top"));
     const identity = TITLED.has(owner.head) ? "title" : "name";
     const shape = Object.fromEntries([...(row.has(identity) ? [] : [[identity, "string"]]), ...row]) as Record<string, OutputShape>;
     add(out, row.size ? { ...owner, shape: owner.collection ? [shape] : shape } : owner, reading);
@@ -92,7 +99,8 @@ function readEnumeration(text: string, subject: Set<string>, reading: Reading): 
 function add(out: Map<string, OutputShape>, field: Field | null, reading?: Reading): void {
   if (!field || out.has(field.name) || out.size >= MAX_FIELDS) return;
   out.set(field.name, field.shape);
-  if (reading && field.collection && field.shape !== "string") reading.list = { name: field.name, identity: TITLED.has(field.head) ? "title" : "name" };
+  if (reading && field.collection && field.shape !== "string")
+    reading.list = { name: field.name, identity: TITLED.has(field.head) ? "title" : "name" };
 }
 
 /** The fields a prompt asks for; `text` is lowercased, with subjects and defaults blanked. */
@@ -105,8 +113,11 @@ export function readFields(text: string, subject: Set<string>): FieldReading {
     const regions: { text: string; summary: boolean }[] = [];
     // A question may follow the (blanked) subject: "Given a company, when was it founded?"
     const lead = /^[\s,;:]*/.exec(sentence)![0].length;
-    if (QUESTION.test(sentence.slice(lead))) regions.push({ text: sentence.slice(lead, marks[0]?.index ?? sentence.length), summary: false });
-    marks.forEach((m, i) => regions.push({ text: sentence.slice(m.index + m[0].length, marks[i + 1]?.index ?? sentence.length), summary: Boolean(m[1]) }));
+    if (QUESTION.test(sentence.slice(lead)))
+      regions.push({ text: sentence.slice(lead, marks[0]?.index ?? sentence.length), summary: false });
+    marks.forEach((m, i) =>
+      regions.push({ text: sentence.slice(m.index + m[0].length, marks[i + 1]?.index ?? sentence.length), summary: Boolean(m[1]) }),
+    );
     for (const region of regions) {
       const body = region.text.replace(/[.!?]+\s*$/, "").trim();
       // "summarize the latest developments" names a topic; "describe its history and culture" names fields.

@@ -8,20 +8,25 @@ const inputsOf = (design: Design) => design.inputs.map(({ description: _, ...res
 
 describe("the graph researches the task", () => {
   test("one search node restates the task with the inputs as placeholders and names the fields", () => {
-    const design = designByRules("Given a company name, find its CEO, founding year, number of employees and whether it is publicly traded");
+    const design = designByRules(
+      "Given a company name, find its CEO, founding year, number of employees and whether it is publicly traded",
+    );
     expect(design.graph.edges).toEqual([]);
     const [node] = design.graph.nodes;
     expect(node).toMatchObject({ id: "research", type: "search_agent", output_format: design.output_format, configuration: {} });
     expect(node!.system_prompt).toContain("{company_name}");
     expect(node!.system_prompt).toContain("Given a company name, find its CEO");
-    for (const field of ["ceo (string)", "founding_year (integer)", "number_of_employees (integer)", "is_publicly_traded (boolean)"]) expect(node!.system_prompt).toContain(field);
+    for (const field of ["ceo (string)", "founding_year (integer)", "number_of_employees (integer)", "is_publicly_traded (boolean)"])
+      expect(node!.system_prompt).toContain(field);
   });
 
   test("placeholders written in the prompt stay placeholders; braces that name no input do not", () => {
     const design = designByRules('For a given {Company Name}, find the CEO. Output like {"ceo": "..."}. A stray { brace.');
     expect(inputsOf(design)).toEqual([req("company_name")]);
     expect(design.output_format).toEqual({ ceo: "string" });
-    expect(design.graph.nodes[0]!.system_prompt).toContain('For a given {company_name}, find the CEO. Output like ("ceo": "..."). A stray ( brace.');
+    expect(design.graph.nodes[0]!.system_prompt).toContain(
+      'For a given {company_name}, find the CEO. Output like ("ceo": "..."). A stray ( brace.',
+    );
     expect(() => checkContent({ original_prompt: "x", ...design, version_notes: null }, { allowMaxResults: false })).not.toThrow();
   });
 

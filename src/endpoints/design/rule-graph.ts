@@ -18,7 +18,8 @@ const CAREFUL =
 
 function describeShape(shape: OutputShape): string {
   if (typeof shape === "string") return shape;
-  if (Array.isArray(shape)) return typeof shape[0] === "string" ? `a list of ${shape[0]} values` : `a list, each item with ${describeShape(shape[0]!)}`;
+  if (Array.isArray(shape))
+    return typeof shape[0] === "string" ? `a list of ${shape[0]} values` : `a list, each item with ${describeShape(shape[0]!)}`;
   return Object.entries(shape)
     .map(([name, inner]) => (typeof inner === "string" ? `${name} (${inner})` : `${name} (${describeShape(inner)})`))
     .join(", ");

@@ -94,7 +94,8 @@ export function readInputs(text: string, lower: string): InputReading {
   const titles: string[][] = [];
   const pairNames: string[] = [];
   for (const c of candidates) {
-    if (!INPUT_NAME_RE.test(c.name) || RESERVED_INPUTS.has(c.name) || inputs.some((i) => i.name === c.name) || inputs.length >= MAX_INPUTS) continue;
+    if (!INPUT_NAME_RE.test(c.name) || RESERVED_INPUTS.has(c.name) || inputs.some((i) => i.name === c.name) || inputs.length >= MAX_INPUTS)
+      continue;
     const type = inputType(c.name);
     const input: EndpointInput = { name: c.name, type, required: !c.optional && c.default === undefined, description: describe(c, type) };
     if (c.default !== undefined) input.default = c.default;

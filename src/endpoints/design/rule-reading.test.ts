@@ -4,7 +4,8 @@ import { checkContent } from "../rules.ts";
 import { designByRules } from "./rule-designer.ts";
 
 const inputsOf = (design: Design) => design.inputs.map(({ description: _, ...rest }) => rest);
-const valid = (design: Design) => expect(() => checkContent({ original_prompt: "x", ...design, version_notes: null }, { allowMaxResults: false })).not.toThrow();
+const valid = (design: Design) =>
+  expect(() => checkContent({ original_prompt: "x", ...design, version_notes: null }, { allowMaxResults: false })).not.toThrow();
 
 describe("inputs come from the prompt's subjects", () => {
   const subjects: [string, [string, string][]][] = [
@@ -12,8 +13,20 @@ describe("inputs come from the prompt's subjects", () => {
     ["Given the name of a company, find the CEO", [["company_name", "string"]]],
     ["Look up a person by name and sort them by name", [["person_name", "string"]]],
     ["Find the winners in a given year", [["year", "number"]]],
-    ["Find the biggest movies between two years", [["start_year", "number"], ["end_year", "number"]]],
-    ["Given a city and an optional country, find the mayor", [["city", "string"], ["country", "string"]]],
+    [
+      "Find the biggest movies between two years",
+      [
+        ["start_year", "number"],
+        ["end_year", "number"],
+      ],
+    ],
+    [
+      "Given a city and an optional country, find the mayor",
+      [
+        ["city", "string"],
+        ["country", "string"],
+      ],
+    ],
     ["Étant donné une entreprise, trouve le PDG", [["company", "string"]]],
     ["Trouve la capitale d'un pays", [["country", "string"]]],
     ["Para un país, busca la capital", [["country", "string"]]],
@@ -28,7 +41,9 @@ describe("inputs come from the prompt's subjects", () => {
   }
 
   test("{placeholders} become inputs typed by their names; max_results never does", () => {
-    const design = designByRules("Find {company} revenue from {start_year} to {end_year}, up to {max_count} rows, only if {is_public}; {{include_reviews}} {whether_listed} {max_results}");
+    const design = designByRules(
+      "Find {company} revenue from {start_year} to {end_year}, up to {max_count} rows, only if {is_public}; {{include_reviews}} {whether_listed} {max_results}",
+    );
     expect(inputsOf(design)).toEqual([
       { name: "company", type: "string", required: true },
       { name: "start_year", type: "number", required: true },
@@ -69,7 +84,9 @@ describe("inputs come from the prompt's subjects", () => {
   });
 
   test("a default that does not fit the input's type is left out", () => {
-    expect(inputsOf(designByRules("For a given year (default: last year), find the winner"))).toEqual([{ name: "year", type: "number", required: true }]);
+    expect(inputsOf(designByRules("For a given year (default: last year), find the winner"))).toEqual([
+      { name: "year", type: "number", required: true },
+    ]);
   });
 });
 
@@ -100,26 +117,39 @@ describe("output field types come from the words", () => {
     // A plural of a measured thing is one value per subject.
     ticket_price: "number",
   };
-  for (const [name, type] of Object.entries(expected)) test(`${name} is ${JSON.stringify(type)}`, () => expect(design.output_format[name]).toEqual(type));
+  for (const [name, type] of Object.entries(expected))
+    test(`${name} is ${JSON.stringify(type)}`, () => expect(design.output_format[name]).toEqual(type));
   test("and nothing else", () => expect(design.output_format).toEqual(expected));
 
   test("'with their …' after a list makes its rows objects; a later 'whether they …' stays in the row", () => {
-    const rows = designByRules("List the restaurants in a given city with their cuisine, average price and rating, and whether they are open now");
-    expect(rows.output_format).toEqual({ restaurants: [{ name: "string", cuisine: "string", average_price: "number", rating: "number", is_open_now: "boolean" }] });
+    const rows = designByRules(
+      "List the restaurants in a given city with their cuisine, average price and rating, and whether they are open now",
+    );
+    expect(rows.output_format).toEqual({
+      restaurants: [{ name: "string", cuisine: "string", average_price: "number", rating: "number", is_open_now: "boolean" }],
+    });
   });
 
   test("works in a list are known by their title", () => {
-    expect(designByRules("For an author, list their books with their publication year").output_format).toEqual({ books: [{ title: "string", publication_year: "integer" }] });
+    expect(designByRules("For an author, list their books with their publication year").output_format).toEqual({
+      books: [{ title: "string", publication_year: "integer" }],
+    });
   });
 
   test("nothing specific asked gives a summary and key facts", () => {
     expect(designByRules("Tell me about a company").output_format).toEqual({ summary: "string", key_facts: ["string"] });
-    expect(designByRules("Given a city, summarize it and list its museums").output_format).toEqual({ summary: "string", museums: ["string"] });
+    expect(designByRules("Given a city, summarize it and list its museums").output_format).toEqual({
+      summary: "string",
+      museums: ["string"],
+    });
   });
 
   test("a question after the subject asks for its answer", () => {
     expect(designByRules("Given a company, when was it founded?").output_format).toEqual({ year_founded: "integer" });
-    expect(designByRules("Who won the World Cup in a given year, and what was the final score?").output_format).toEqual({ winner: "string", final_score: "number" });
+    expect(designByRules("Who won the World Cup in a given year, and what was the final score?").output_format).toEqual({
+      winner: "string",
+      final_score: "number",
+    });
   });
 });
 
@@ -135,7 +165,9 @@ describe("deterministic, pure and fast", () => {
     first.inputs[0]!.name = "changed";
     (first.output_format.tourist_attractions as Record<string, unknown>[])[0]!.name = "number";
     expect(designByRules(prompt).inputs[0]!.name).toBe("city");
-    expect(designByRules(prompt).output_format.tourist_attractions).toEqual([{ name: "string", ticket_price: "number", opening_hours: "string" }]);
+    expect(designByRules(prompt).output_format.tourist_attractions).toEqual([
+      { name: "string", ticket_price: "number", opening_hours: "string" },
+    ]);
   });
 
   test("an everyday prompt takes well under a millisecond, a 100 KB one a few", () => {

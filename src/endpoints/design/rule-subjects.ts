@@ -31,21 +31,56 @@ const STOP = new Set(
 // Adjectives that only say "the one you are given"; "optional" also makes the input optional.
 const MODIFIERS = new Set("given specific particular certain single specified chosen selected provided user optional".split(" "));
 // Heads that follow "for a", "of a" without being a subject: "for a while", "a list of".
-const NOT_SUBJECT = new Set("few lot number list couple total bit variety range maximum minimum summary description set table way time while moment result results short brief detailed json response answer new good better more dozen half quarter".split(" "));
+const NOT_SUBJECT = new Set(
+  "few lot number list couple total bit variety range maximum minimum summary description set table way time while moment result results short brief detailed json response answer new good better more dozen half quarter".split(
+    " ",
+  ),
+);
 // What "in a X" names as a parameter: places and periods, and the units an answer is given in.
-const PLACES = new Set("city country region state province town neighborhood neighbourhood area location place year month week market industry sector language county district currency unit".split(" "));
+const PLACES = new Set(
+  "city country region state province town neighborhood neighbourhood area location place year month week market industry sector language county district currency unit".split(
+    " ",
+  ),
+);
 // Identifiers that say what the subject is better than the word left after "symbol" goes: a ticker names a stock.
 const TITLE_ALIASES = new Map(Object.entries({ ticker: "stock", isbn: "book", doi: "paper" }));
-const IDENTIFIERS = new Set("name id identifier doi isbn url link ticker symbol code domain email username handle sku upc barcode website title".split(" "));
+const IDENTIFIERS = new Set(
+  "name id identifier doi isbn url link ticker symbol code domain email username handle sku upc barcode website title".split(" "),
+);
 // Identifiers that name their subject alone: "by ISBN" needs no "book_" in front.
 const SPECIFIC_IDS = new Set("doi isbn ticker url domain email username handle sku upc barcode website".split(" "));
 // The subjects of the foreign-language forms, named in English so inputs read the same everywhere.
 // (A Map: a prompt's words must never reach Object.prototype's "constructor".)
-const FOREIGN = new Map(Object.entries({
-  unternehmen: "company", unternehmens: "company", firma: "company", stadt: "city", land: "country", landes: "country", produkt: "product", produkts: "product", jahr: "year", buch: "book",
-  entreprise: "company", societe: "company", ville: "city", pays: "country", personne: "person", produit: "product", annee: "year", livre: "book",
-  empresa: "company", compania: "company", ciudad: "city", pais: "country", persona: "person", producto: "product", ano: "year", libro: "book",
-}));
+const FOREIGN = new Map(
+  Object.entries({
+    unternehmen: "company",
+    unternehmens: "company",
+    firma: "company",
+    stadt: "city",
+    land: "country",
+    landes: "country",
+    produkt: "product",
+    produkts: "product",
+    jahr: "year",
+    buch: "book",
+    entreprise: "company",
+    societe: "company",
+    ville: "city",
+    pays: "country",
+    personne: "person",
+    produit: "product",
+    annee: "year",
+    livre: "book",
+    empresa: "company",
+    compania: "company",
+    ciudad: "city",
+    pais: "country",
+    persona: "person",
+    producto: "product",
+    ano: "year",
+    libro: "book",
+  }),
+);
 
 interface Phrase {
   words: string[];
@@ -100,7 +135,8 @@ class SubjectReader {
     const before = this.text.slice(Math.max(0, subject.start - 24), subject.start);
     const after = this.text.slice(subject.end, subject.end + 24);
     // "optionally a country" marks the country; "a city, optionally a country" leaves the city required.
-    const optional = subject.optional || /optional(ly)?\s*,?\s*$/.test(before) || /^\s*(\(\s*optional|,?\s*optional\b(?!\s+(a|an|the)\b))/.test(after);
+    const optional =
+      subject.optional || /optional(ly)?\s*,?\s*$/.test(before) || /^\s*(\(\s*optional|,?\s*optional\b(?!\s+(a|an|the)\b))/.test(after);
     this.found.push({ pair: false, ...subject, optional });
     return true;
   }
@@ -127,13 +163,20 @@ class SubjectReader {
 
   /** ", optionally a country, and a currency": more subjects listed after the first. */
   private continuation(from: number, max: number): void {
-    const more = /\s*(?:,\s*)?(?:(?:and|or|und|oder|et|ou|y|o)\s+)?(?:(optionally|optional|optionnellement|opcionalmente)\s+)?(?:a|an|one|ein|eine|einen|un|une|una)\s+/uy;
+    const more =
+      /\s*(?:,\s*)?(?:(?:and|or|und|oder|et|ou|y|o)\s+)?(?:(optionally|optional|optionnellement|opcionalmente)\s+)?(?:a|an|one|ein|eine|einen|un|une|una)\s+/uy;
     more.lastIndex = from;
     const m = more.exec(this.text);
     if (!m) return;
     const phrase = nounPhrase(this.text, more.lastIndex, max);
     if (!phrase) return;
-    const subject = { name: snakeName(phrase.words, 4), title: titleOf(phrase.words), start: from, end: phrase.end, optional: phrase.optional || Boolean(m[1]) };
+    const subject = {
+      name: snakeName(phrase.words, 4),
+      title: titleOf(phrase.words),
+      start: from,
+      end: phrase.end,
+      optional: phrase.optional || Boolean(m[1]),
+    };
     if (this.add(subject)) this.continuation(phrase.end, max);
   }
 
@@ -157,12 +200,20 @@ export function findSubjects(text: string): Subject[] {
   const reader = new SubjectReader(text);
   // "Company profile: CEO, revenue": a heading names the subject.
   const heading = /^\s*(\p{L}+) (?:profile|overview|lookup|report|info|information|details|facts|fact sheet|card|data)(?=\s*:)/u.exec(text);
-  if (heading && !isStopword(heading[1]!) && !STOP.has(heading[1]!)) reader.add({ name: snakeName([heading[1]!]), title: [heading[1]!], start: heading.index, end: heading[0].length });
-  for (const m of matches(text, `${L}between (?:a|the) start date and (?:an|the) end date`)) reader.pair(m.index, m.index + m[0].length, "date", []);
+  if (heading && !isStopword(heading[1]!) && !STOP.has(heading[1]!))
+    reader.add({ name: snakeName([heading[1]!]), title: [heading[1]!], start: heading.index, end: heading[0].length });
+  for (const m of matches(text, `${L}between (?:a|the) start date and (?:an|the) end date`))
+    reader.pair(m.index, m.index + m[0].length, "date", []);
   // The span starts at "two": "compare" stays in the text, as the verb that asks for the facts.
   for (const m of matches(text, `${L}(?:compare|comparing|between|of|for|about|versus) two `)) {
     const phrase = nounPhrase(text, m.index + m[0].length);
-    if (phrase) reader.pair(m.index + m[0].length - 4, phrase.end, singular(phrase.words[phrase.words.length - 1]!), phrase.words.slice(0, -1).concat(singular(phrase.words[phrase.words.length - 1]!)));
+    if (phrase)
+      reader.pair(
+        m.index + m[0].length - 4,
+        phrase.end,
+        singular(phrase.words[phrase.words.length - 1]!),
+        phrase.words.slice(0, -1).concat(singular(phrase.words[phrase.words.length - 1]!)),
+      );
   }
   for (const m of matches(text, `${L}compare (?:a|an) `)) {
     const x = nounPhrase(text, m.index + m[0].length);
@@ -174,14 +225,17 @@ export function findSubjects(text: string): Subject[] {
     const [nx, ny] = [snakeName(x.words, 3), y ? snakeName(y.words, 3) : ""];
     const start = m.index + "compare ".length;
     if (!y || nx === ny) reader.pair(start, y?.end ?? link.lastIndex, nx, x.words);
-    else if (reader.add({ name: nx, title: x.words, start, end: x.end, pair: true })) reader.add({ name: ny, title: y.words, start: x.end, end: y.end, pair: true });
+    else if (reader.add({ name: nx, title: x.words, start, end: x.end, pair: true }))
+      reader.add({ name: ny, title: y.words, start: x.end, end: y.end, pair: true });
   }
   // "a stock by ticker symbol", "by ISBN": the identifier is the input, the thing before it the title.
   for (const m of matches(text, `${L}by (?:(?:its|their|the|a|an) )?`)) {
     const id = nounPhrase(text, m.index + m[0].length);
     const last = id?.words[id.words.length - 1];
     if (!id || !last || !IDENTIFIERS.has(last)) continue;
-    const owner = /(?:^|\s)(?:(?:a|an|any)\s+([\p{L}\p{N}-]+(?:\s+[\p{L}\p{N}-]+)?)|(\p{L}+s))\s+$/u.exec(text.slice(Math.max(0, m.index - 40), m.index));
+    const owner = /(?:^|\s)(?:(?:a|an|any)\s+([\p{L}\p{N}-]+(?:\s+[\p{L}\p{N}-]+)?)|(\p{L}+s))\s+$/u.exec(
+      text.slice(Math.max(0, m.index - 40), m.index),
+    );
     // "a stock by ticker symbol", or a plural without an article: "books by ISBN".
     const ownerWords = owner ? (owner[1] ?? singular(owner[2]!)).split(/\s+/).filter((w) => !isStopword(w) && !STOP.has(w)) : [];
     const specific = SPECIFIC_IDS.has(last) || id.words.length > 1;
@@ -191,18 +245,29 @@ export function findSubjects(text: string): Subject[] {
     const start = ownerWords.length ? m.index - owner![0].trimStart().length : m.index;
     reader.add({ name: snakeName(words, 4), title: ownerWords.length ? ownerWords : titleOf(id.words), start, end: id.end });
   }
-  for (const m of matches(text, `${L}(?:given|étant donnée?|etant donnee?|gegeben|dado|dada)(?: (?:a|an|the|any|one|some|un|une|ein|eine|einen|una))? `)) reader.phrase(m.index, m.index + m[0].length);
+  for (const m of matches(
+    text,
+    `${L}(?:given|étant donnée?|etant donnee?|gegeben|dado|dada)(?: (?:a|an|the|any|one|some|un|une|ein|eine|einen|una))? `,
+  ))
+    reader.phrase(m.index, m.index + m[0].length);
   for (const m of matches(text, `${L}(?:for|about|of|regarding|concerning) (?:a|an|any|each|every|one|some|the given|the specified) `)) {
     const phrase = nounPhrase(text, m.index + m[0].length);
     // "for each attraction" after "list the attractions" describes the list's items, not an input.
-    if (phrase && /(?:each|every) $/.test(m[0]) && new RegExp(`${L}${phrase.words[0]}(?:s|es)?(?![\\p{L}])`, "u").test(text.slice(0, m.index))) continue;
+    if (
+      phrase &&
+      /(?:each|every) $/.test(m[0]) &&
+      new RegExp(`${L}${phrase.words[0]}(?:s|es)?(?![\\p{L}])`, "u").test(text.slice(0, m.index))
+    )
+      continue;
     // "for each country in a region": the region is the input, the countries are rows of the answer.
-    if (phrase && /(?:each|every) $/.test(m[0]) && /^\s+in\s+(?:a|an|any|the given|each)\s/.test(text.slice(phrase.end, phrase.end + 20))) continue;
+    if (phrase && /(?:each|every) $/.test(m[0]) && /^\s+in\s+(?:a|an|any|the given|each)\s/.test(text.slice(phrase.end, phrase.end + 20)))
+      continue;
     reader.phrase(m.index, m.index + m[0].length);
   }
   for (const m of matches(text, `${L}in (a given|any|a specific|a particular|each|every|a|an) `)) {
     const phrase = nounPhrase(text, m.index + m[0].length);
-    if (phrase && (m[1] !== "a" && m[1] !== "an" ? true : PLACES.has(phrase.words[phrase.words.length - 1]!))) reader.phrase(m.index, m.index + m[0].length);
+    if (phrase && (m[1] !== "a" && m[1] !== "an" ? true : PLACES.has(phrase.words[phrase.words.length - 1]!)))
+      reader.phrase(m.index, m.index + m[0].length);
   }
   const foreign = [
     `${L}(?:für|fuer|über|ueber|zu) (?:ein|eine|einen|einem|einer|jede|jedes|jeden|jedem) `,

@@ -35,7 +35,9 @@ export const RESERVED_INPUTS = new Set(["max_results"]);
 
 // Words that end in s without being plurals of a countable thing.
 const NOT_PLURAL = new Set(
-  "news series species status address business headquarters hours analysis basis thesis physics economics politics ethics mathematics gas bus campus canvas atlas lens its this his has was is yes bias alias diagnosis process success access class glass boss loss sales earnings revenues details specs contents coordinates surroundings whereabouts".split(" "),
+  "news series species status address business headquarters hours analysis basis thesis physics economics politics ethics mathematics gas bus campus canvas atlas lens its this his has was is yes bias alias diagnosis process success access class glass boss loss sales earnings revenues details specs contents coordinates surroundings whereabouts".split(
+    " ",
+  ),
 );
 
 export function isPlural(word: string): boolean {
@@ -52,7 +54,9 @@ export function singular(word: string): string {
 
 // Values that are counted, so whole numbers.
 export const COUNT_WORDS = new Set(
-  "year years founded founding established incorporated count population employees employee headcount age inhabitants residents citations followers subscribers downloads visitors seats rooms pages episodes seasons stars".split(" "),
+  "year years founded founding established incorporated count population employees employee headcount age inhabitants residents citations followers subscribers downloads visitors seats rooms pages episodes seasons stars".split(
+    " ",
+  ),
 );
 // Values that are measured, so any number.
 export const MEASURE_WORDS = new Set(
@@ -70,7 +74,9 @@ const MEASURE_SUFFIXES = ["preis", "kosten"];
 const TEXT_HEADS = new Set("date day time period range season name names title code id symbol url description list text month".split(" "));
 export const LIST_WORDS = new Set("tags keywords categories".split(" "));
 // A "number" that identifies rather than counts.
-const IDENTIFIER_NUMBERS = new Set("phone serial account order tracking model part registration license licence vat tax flight id isbn reference".split(" "));
+const IDENTIFIER_NUMBERS = new Set(
+  "phone serial account order tracking model part registration license licence vat tax flight id isbn reference".split(" "),
+);
 
 export type Scalar = "string" | "number" | "integer" | "boolean";
 

@@ -41,7 +41,9 @@ export function describeMissing(inputs: EndpointInput[], missing: EndpointInput[
 export function resolveCall(inputs: EndpointInput[], body: unknown): ResolvedCall {
   if (body === null || body === undefined) body = {};
   if (typeof body !== "object" || Array.isArray(body)) {
-    throw new InvalidInput([{ loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" }]);
+    throw new InvalidInput([
+      { loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type" },
+    ]);
   }
   const record = body as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
@@ -69,7 +71,8 @@ export function resolveCall(inputs: EndpointInput[], body: unknown): ResolvedCal
   const limit = values[MAX_RESULTS];
   if (typeof limit === "number") {
     maxResults = Math.floor(limit);
-    if (maxResults < 1) issues.push({ loc: ["body", MAX_RESULTS], msg: "Input should be greater than or equal to 1", type: "greater_than_equal" });
+    if (maxResults < 1)
+      issues.push({ loc: ["body", MAX_RESULTS], msg: "Input should be greater than or equal to 1", type: "greater_than_equal" });
     values[MAX_RESULTS] = maxResults;
   }
   const scopes: Record<"include_domains" | "exclude_domains", SourceScope | null> = { include_domains: null, exclude_domains: null };
@@ -81,11 +84,16 @@ export function resolveCall(inputs: EndpointInput[], body: unknown): ResolvedCal
       continue;
     }
     const { scope, invalid } = scopeOf(list as string[]);
-    for (const index of invalid) issues.push({ loc: ["body", name, index], msg: "expected a domain (example.com) or an http(s) URL prefix", type: "value_error" });
+    for (const index of invalid)
+      issues.push({ loc: ["body", name, index], msg: "expected a domain (example.com) or an http(s) URL prefix", type: "value_error" });
     if (!isEmptyScope(scope)) scopes[name] = scope;
   }
   if (scopes.include_domains && scopes.exclude_domains) {
-    issues.push({ loc: ["body", "include_domains"], msg: "include_domains and exclude_domains cannot both be given: send one of them", type: "value_error" });
+    issues.push({
+      loc: ["body", "include_domains"],
+      msg: "include_domains and exclude_domains cannot both be given: send one of them",
+      type: "value_error",
+    });
   }
   // Missing required inputs are the 400 of spec 4.1, whatever else is wrong; type problems are the 422 after that.
   if (missing.length) throw new ServiceError("missing_inputs", describeMissing(inputs, missing));

@@ -11,8 +11,18 @@ import { resolveCall } from "./call-inputs.ts";
 import { runEndpoint, type EndpointRunResult, type RunnableEndpoint } from "./graph-run.ts";
 
 /** A stored version or published snapshot, as the runtime reads it (its JSON columns typed). */
-export function runnable(row: { apiName: string; inputs: unknown[]; outputFormat: Record<string, unknown>; graph: Record<string, unknown> }): RunnableEndpoint {
-  return { apiName: row.apiName, inputs: row.inputs as EndpointInput[], outputFormat: row.outputFormat as OutputFormat, graph: row.graph as unknown as Graph };
+export function runnable(row: {
+  apiName: string;
+  inputs: unknown[];
+  outputFormat: Record<string, unknown>;
+  graph: Record<string, unknown>;
+}): RunnableEndpoint {
+  return {
+    apiName: row.apiName,
+    inputs: row.inputs as EndpointInput[],
+    outputFormat: row.outputFormat as OutputFormat,
+    graph: row.graph as unknown as Graph,
+  };
 }
 
 /** Runs one call to the search response's shape, `{response, context, info}`. */

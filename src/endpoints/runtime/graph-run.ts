@@ -50,7 +50,9 @@ function fill(template: string, values: ResolvedCall["values"]): string {
 
 function inputsBlock(call: ResolvedCall): string {
   const lines = Object.entries(call.values).map(([name, value]) => `- ${name}: ${value === null ? "not provided" : JSON.stringify(value)}`);
-  const missing = call.notProvided.length ? `\nThe caller did not provide: ${call.notProvided.join(", ")}. Do not assume values for them.` : "";
+  const missing = call.notProvided.length
+    ? `\nThe caller did not provide: ${call.notProvided.join(", ")}. Do not assume values for them.`
+    : "";
   const limit = call.maxResults ? `\nReturn at most ${call.maxResults} items in each list.` : "";
   return `Inputs:\n${lines.join("\n")}${missing}${limit}`;
 }
@@ -67,11 +69,17 @@ export function matchFields(shape: OutputFormat, upstream: Record<string, unknow
   return out;
 }
 
-export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint, call: ResolvedCall, signal: AbortSignal): Promise<EndpointRunResult> {
+export async function runEndpoint(
+  engine: EngineDeps,
+  endpoint: RunnableEndpoint,
+  call: ResolvedCall,
+  signal: AbortSignal,
+): Promise<EndpointRunResult> {
   const order = topologicalOrder(endpoint.graph);
   if (!order) throw new ServiceError("node_not_runnable", "the endpoint's graph has a cycle and cannot run");
   for (const node of endpoint.graph.nodes) {
-    if (!RUNNABLE_NODES.has(node.type)) throw new ServiceError("node_not_runnable", `node "${node.id}" (${node.name}) is a ${node.type}, which this deployment cannot run`);
+    if (!RUNNABLE_NODES.has(node.type))
+      throw new ServiceError("node_not_runnable", `node "${node.id}" (${node.name}) is a ${node.type}, which this deployment cannot run`);
   }
   const sinks = new Set(endpoint.graph.nodes.map((n) => n.id).filter((id) => !endpoint.graph.edges.some((e) => e.source === id)));
   const byId = new Map(endpoint.graph.nodes.map((n) => [n.id, n]));
@@ -81,7 +89,8 @@ export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint
   const notes: string[] = [];
   let usage = NO_USAGE;
 
-  const formatOf = (node: GraphNode): OutputFormat => (node.output_format as OutputFormat | null | undefined) ?? (sinks.has(node.id) ? endpoint.outputFormat : { result: "string" });
+  const formatOf = (node: GraphNode): OutputFormat =>
+    (node.output_format as OutputFormat | null | undefined) ?? (sinks.has(node.id) ? endpoint.outputFormat : { result: "string" });
 
   const runNode = async (node: GraphNode): Promise<void> => {
     const started = performance.now();
@@ -92,14 +101,30 @@ export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint
     if (node.type === "search_agent") {
       const events = runResearch(
         engine,
-        { request: { prompt: task, image: null, whitelist: call.whitelist, blacklist: call.blacklist, outputFormat: { shape, schema: toJsonSchema(shape) }, ...(call.maxResults ? { maxResults: call.maxResults } : {}) }, image: null },
+        {
+          request: {
+            prompt: task,
+            image: null,
+            whitelist: call.whitelist,
+            blacklist: call.blacklist,
+            outputFormat: { shape, schema: toJsonSchema(shape) },
+            ...(call.maxResults ? { maxResults: call.maxResults } : {}),
+          },
+          image: null,
+        },
         signal,
       );
       const result = await collect(events);
       outputs.set(node.id, typeof result.response === "string" ? { result: result.response } : result.response);
       contexts.push(result.context);
       usage = addUsage(usage, usageOf(result.info));
-      reports.push({ id: node.id, type: node.type, ms: Math.round(performance.now() - started), queries: result.info.queries, sources: result.context.length });
+      reports.push({
+        id: node.id,
+        type: node.type,
+        ms: Math.round(performance.now() - started),
+        queries: result.info.queries,
+        sources: result.context.length,
+      });
       return;
     }
     // general_agent: combine what the upstream nodes found.
@@ -107,13 +132,23 @@ export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint
     if (engine.llm && upstream.length) {
       try {
         const schema = toJsonSchema(shape);
-        const answer = await engine.llm.structured({ system: "You combine research findings into a JSON object that follows the schema. Use only the findings; null where they do not say.", prompt: task, schema }, signal);
+        const answer = await engine.llm.structured(
+          {
+            system:
+              "You combine research findings into a JSON object that follows the schema. Use only the findings; null where they do not say.",
+            prompt: task,
+            schema,
+          },
+          signal,
+        );
         usage = addUsage(usage, answer.usage);
         if (conforms(schema, answer.value)) value = answer.value as Record<string, unknown>;
         else notes.push(`node "${node.id}": the model's answer did not match its format; fields were matched instead`);
       } catch (error) {
         signal.throwIfAborted();
-        notes.push(`node "${node.id}": the model failed (${modelFailureNote(error, engine.log, `graph node ${node.id}`)}); fields were matched instead`);
+        notes.push(
+          `node "${node.id}": the model failed (${modelFailureNote(error, engine.log, `graph node ${node.id}`)}); fields were matched instead`,
+        );
       }
     }
     outputs.set(node.id, value ?? matchFields(shape, upstream));
@@ -122,14 +157,20 @@ export async function runEndpoint(engine: EngineDeps, endpoint: RunnableEndpoint
 
   const done = new Set<string>();
   while (done.size < order.length) {
-    const wave = order.filter((id) => !done.has(id) && endpoint.graph.edges.filter((e) => e.target === id).every((e) => done.has(e.source)));
+    const wave = order.filter(
+      (id) => !done.has(id) && endpoint.graph.edges.filter((e) => e.target === id).every((e) => done.has(e.source)),
+    );
     await Promise.all(wave.map((id) => runNode(byId.get(id)!)));
     for (const id of wave) done.add(id);
   }
 
   const merged = Object.assign({}, ...[...sinks].map((id) => outputs.get(id)));
   const response = truncateLists(matchFields(endpoint.outputFormat, [merged]), call.maxResults);
-  return { response, context: mergeContexts(contexts), info: { ...tokenReport(usage), model: engine.llm?.model ?? "extractive", nodes: reports, notes } };
+  return {
+    response,
+    context: mergeContexts(contexts),
+    info: { ...tokenReport(usage), model: engine.llm?.model ?? "extractive", nodes: reports, notes },
+  };
 }
 
 /** Context entries of several runs as one list: one entry per URL, numbered from 1. */

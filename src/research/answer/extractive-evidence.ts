@@ -142,9 +142,11 @@ export class SentenceIndex {
     const scores: number[] = new Array(n).fill(0);
     for (const q of query) {
       const tf = new Map<number, number>();
-      for (const word of this.wordsMatching(q)) for (const p of this.postings.get(word) ?? []) tf.set(p.sentence, (tf.get(p.sentence) ?? 0) + p.count);
+      for (const word of this.wordsMatching(q))
+        for (const p of this.postings.get(word) ?? []) tf.set(p.sentence, (tf.get(p.sentence) ?? 0) + p.count);
       const idf = Math.log(1 + (n - tf.size + 0.5) / (tf.size + 0.5));
-      for (const [i, f] of tf) scores[i]! += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * this.sentences[i]!.terms.length) / this.averageLength));
+      for (const [i, f] of tf)
+        scores[i]! += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * this.sentences[i]!.terms.length) / this.averageLength));
     }
     return scores;
   }

@@ -13,17 +13,32 @@ import { dateSpans, hasDate, nameSpans, numberMentions, type Span } from "./type
 export type AnswerKind = "number" | "measure" | "date" | "person" | "place" | "yesno" | "definition" | "list";
 
 const ASKS: [AnswerKind, RegExp][] = [
-  ["number", /(?<![\p{L}])(?:how (?:many|much)|number of|wie viele?|combien|cu[aá]nt[oa]s?|quant[oa]s?|population|price|cost)(?![\p{L}])/iu],
+  [
+    "number",
+    /(?<![\p{L}])(?:how (?:many|much)|number of|wie viele?|combien|cu[aá]nt[oa]s?|quant[oa]s?|population|price|cost)(?![\p{L}])/iu,
+  ],
   [
     "measure",
     /(?<![\p{L}])(?:how (?:tall|high|big|large|long|far|old|heavy|deep|wide)|wie (?:hoch|groß|gross|lang|weit|alt|schwer|tief|breit)|quelle (?:est la )?(?:hauteur|taille|longueur)|combien mesure|qué (?:altura|tamaño)|height|length|altitude|höhe|hauteur|altura)(?![\p{L}])/iu,
   ],
-  ["date", /(?<![\p{L}])(?:when|what (?:year|date)|which year|since when|wann|welchem jahr|seit wann|quand|quelle année|en quelle année|cuándo|qué año)(?![\p{L}])/iu],
+  [
+    "date",
+    /(?<![\p{L}])(?:when|what (?:year|date)|which year|since when|wann|welchem jahr|seit wann|quand|quelle année|en quelle année|cuándo|qué año)(?![\p{L}])/iu,
+  ],
   ["person", /(?:^|[^\p{L}])(?:who|whom|whose|wer|wem|wen|qui|quién|quiénes)(?![\p{L}])/iu],
   ["place", /(?:^|[^\p{L}])(?:where|wo|woher|où|dónde)(?![\p{L}])/iu],
-  ["yesno", /^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|should|ist|sind|war|hat|haben|kann|gibt|est-ce|es|son|puede)(?![\p{L}])/iu],
-  ["definition", /^\s*(?:(?:what|who) (?:is|are|was|were)|was (?:ist|sind)|qu['’]est-ce que|que sont|qué (?:es|son)|quién es)(?![\p{L}])/iu],
-  ["list", /^\s*(?:which \p{L}+ (?:are|were)|what are the|list|name the|welche \p{L}+ (?:sind|waren)|quels sont|quelles sont|cuáles son)(?![\p{L}])/iu],
+  [
+    "yesno",
+    /^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|should|ist|sind|war|hat|haben|kann|gibt|est-ce|es|son|puede)(?![\p{L}])/iu,
+  ],
+  [
+    "definition",
+    /^\s*(?:(?:what|who) (?:is|are|was|were)|was (?:ist|sind)|qu['’]est-ce que|que sont|qué (?:es|son)|quién es)(?![\p{L}])/iu,
+  ],
+  [
+    "list",
+    /^\s*(?:which \p{L}+ (?:are|were)|what are the|list|name the|welche \p{L}+ (?:sind|waren)|quels sont|quelles sont|cuáles son)(?![\p{L}])/iu,
+  ],
 ];
 
 /** What the question asks, as the answerer uses it. */
@@ -54,7 +69,12 @@ function answerKinds(prompt: string): Set<AnswerKind> {
   const kinds = new Set<AnswerKind>();
   for (const [kind, pattern] of ASKS) if (pattern.test(prompt)) kinds.add(kind);
   // "Who is the CEO" asks for a person even without "who": role words do it too.
-  if (/(?<![\p{L}])(?:founder|ceo|president|author|inventor|architect|designer|creator|director|chairman|gründer|fondateur|fundador)(?![\p{L}])/iu.test(prompt)) kinds.add("person");
+  if (
+    /(?<![\p{L}])(?:founder|ceo|president|author|inventor|architect|designer|creator|director|chairman|gründer|fondateur|fundador)(?![\p{L}])/iu.test(
+      prompt,
+    )
+  )
+    kinds.add("person");
   if (kinds.has("measure")) kinds.add("number");
   return kinds;
 }
@@ -99,7 +119,10 @@ export function kindFit(question: Question, sentence: string): number {
   if (kinds.has("person") && answerNames(sentence, question.subject).length) fit++;
   if (kinds.has("place") && PLACE_CUE.test(sentence)) fit++;
   if (kinds.has("definition") && definesTerm(sentence, question.terms)) fit += 1.5;
-  if (kinds.has("list") && (enumerates(sentence) || nameSpans(sentence, 1).filter((n) => !question.subject.includes(n.text.toLowerCase())).length >= 2)) {
+  if (
+    kinds.has("list") &&
+    (enumerates(sentence) || nameSpans(sentence, 1).filter((n) => !question.subject.includes(n.text.toLowerCase())).length >= 2)
+  ) {
     fit += statesDirectly(sentence, question.terms) ? 1.5 : 1;
   }
   return fit;
@@ -115,12 +138,16 @@ function definesTerm(sentence: string, terms: string[]): boolean {
 /** "The gas giants are Jupiter and Saturn", "Jupiter and Saturn are gas giants": a question term right beside a copula. */
 function statesDirectly(sentence: string, terms: string[]): boolean {
   const all = words(sentence);
-  return all.some((w, i) => COPULA.test(w) && [all[i - 1], all[i + 1], all[i + 2]].some((n) => n !== undefined && terms.some((t) => sameTerm(t, n))));
+  return all.some(
+    (w, i) => COPULA.test(w) && [all[i - 1], all[i + 1], all[i + 2]].some((n) => n !== undefined && terms.some((t) => sameTerm(t, n))),
+  );
 }
 
 /** The question's named things as lowercase word lists ("Eiffel Tower" → ["eiffel", "tower"]). */
 export function subjectPhrases(text: string): string[][] {
-  return nameSpans(text, 1).map((span) => words(span.text).filter((w) => !isStopword(w))).filter((p) => p.length > 0);
+  return nameSpans(text, 1)
+    .map((span) => words(span.text).filter((w) => !isStopword(w)))
+    .filter((p) => p.length > 0);
 }
 
 /**

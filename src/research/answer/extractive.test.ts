@@ -1,7 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import type { EvidenceSource } from "../types.ts";
 import { composeAnswer } from "./extractive.ts";
-import { acme, brandenburgerTor, eiffel, expectGroundedCitations, greatWall, photosynthesis, planets, source, tourEiffel } from "../../../test/helpers/fixtures/extractive.ts";
+import {
+  acme,
+  brandenburgerTor,
+  eiffel,
+  expectGroundedCitations,
+  greatWall,
+  photosynthesis,
+  planets,
+  source,
+  tourEiffel,
+} from "../../../test/helpers/fixtures/extractive.ts";
 
 /** Answers and checks the grounding every answer must have, then returns it. */
 function answer(prompt: string, sources: EvidenceSource[], extra: { queries?: string[]; maxSentences?: number } = {}) {
@@ -12,7 +22,10 @@ function answer(prompt: string, sources: EvidenceSource[], extra: { queries?: st
 
 /** The answer's sentences with the ids each cites, in order. */
 function cited(text: string): { sentence: string; ids: number[] }[] {
-  return [...text.matchAll(/([^[\]]+?)\s*((?:\[\d+\])+)/g)].map((m) => ({ sentence: m[1]!.trim(), ids: [...m[2]!.matchAll(/\d+/g)].map(Number) }));
+  return [...text.matchAll(/([^[\]]+?)\s*((?:\[\d+\])+)/g)].map((m) => ({
+    sentence: m[1]!.trim(),
+    ids: [...m[2]!.matchAll(/\d+/g)].map(Number),
+  }));
 }
 
 const first = (text: string) => cited(text)[0]!;
@@ -34,7 +47,13 @@ describe("the best direct answer comes first, cited to a source that says it", (
 
   test("how many: the visitor count, alone", () => {
     const { text } = answer("How many people visit the Eiffel Tower each year?", eiffel);
-    expect(cited(text)).toEqual([{ sentence: "The tower receives around 6 million visitors a year, making it the most visited monument with an entrance fee in the world.", ids: [2] }]);
+    expect(cited(text)).toEqual([
+      {
+        sentence:
+          "The tower receives around 6 million visitors a year, making it the most visited monument with an entrance fee in the world.",
+        ids: [2],
+      },
+    ]);
   });
 
   test("who: the founder, not the founders of a same-named company", () => {
@@ -125,8 +144,12 @@ describe("without relevant sources the answer says so plainly and cites nothing"
   });
 
   test("in the question's language", () => {
-    expect(answer("Wann wurde der Kölner Dom fertiggestellt?", eiffel).text).toBe("Ich konnte keine Quellen finden, die diese Frage beantworten.");
-    expect(answer("Quand la cathédrale de Chartres a-t-elle été achevée ?", eiffel).text).toBe("Je n'ai pas trouvé de sources qui répondent à cette question.");
+    expect(answer("Wann wurde der Kölner Dom fertiggestellt?", eiffel).text).toBe(
+      "Ich konnte keine Quellen finden, die diese Frage beantworten.",
+    );
+    expect(answer("Quand la cathédrale de Chartres a-t-elle été achevée ?", eiffel).text).toBe(
+      "Je n'ai pas trouvé de sources qui répondent à cette question.",
+    );
   });
 });
 
@@ -156,7 +179,11 @@ describe("answers are concise and clean", () => {
   });
 
   test("table pipes, edit links, footnotes and read-more links never reach the text", () => {
-    for (const prompt of ["Tell me about the Eiffel Tower", "How tall is the Eiffel Tower?", "What are the opening hours of the Eiffel Tower?"]) {
+    for (const prompt of [
+      "Tell me about the Eiffel Tower",
+      "How tall is the Eiffel Tower?",
+      "What are the opening hours of the Eiffel Tower?",
+    ]) {
       for (const { sentence } of cited(answer(prompt, eiffel).text)) expect(sentence).not.toMatch(/\||\[edit\]|Read more|\[\d+\]/);
     }
   });
@@ -164,7 +191,10 @@ describe("answers are concise and clean", () => {
 
 describe("it is fast enough to run on every search", () => {
   test("thirty passages take a few milliseconds", () => {
-    const sources = [...eiffel, ...acme, ...photosynthesis, ...greatWall, ...planets, ...brandenburgerTor, ...tourEiffel].map((s, i) => ({ ...s, id: i + 1 }));
+    const sources = [...eiffel, ...acme, ...photosynthesis, ...greatWall, ...planets, ...brandenburgerTor, ...tourEiffel].map((s, i) => ({
+      ...s,
+      id: i + 1,
+    }));
     const many = [...sources, ...sources.map((s) => ({ ...s, id: s.id + sources.length }))];
     expect(many.reduce((n, s) => n + s.passages.length, 0)).toBeGreaterThanOrEqual(30);
     composeAnswer({ prompt: "warm up", sources: many });

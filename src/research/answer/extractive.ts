@@ -35,7 +35,12 @@ const NO_ANSWER: Record<string, string> = {
   es: "No encontré fuentes que respondan a esta pregunta.",
 };
 
-export function composeAnswer(input: { prompt: string; queries?: string[]; sources: EvidenceSource[]; maxSentences?: number }): ExtractiveAnswer {
+export function composeAnswer(input: {
+  prompt: string;
+  queries?: string[];
+  sources: EvidenceSource[];
+  maxSentences?: number;
+}): ExtractiveAnswer {
   const none = { text: NO_ANSWER[language(input.prompt)]!, citations: new Map<number, string[]>() };
   const index = new SentenceIndex(input.sources);
   let question = readQuestion(input.prompt, input.queries);
@@ -52,7 +57,10 @@ export function composeAnswer(input: { prompt: string; queries?: string[]; sourc
   }
 
   const scored = scoreSentences(index, question);
-  const order = index.sentences.map((_, i) => i).filter((i) => scored[i]!.score > 0).sort((a, b) => scored[b]!.score - scored[a]!.score);
+  const order = index.sentences
+    .map((_, i) => i)
+    .filter((i) => scored[i]!.score > 0)
+    .sort((a, b) => scored[b]!.score - scored[a]!.score);
   if (order.length === 0) return none;
   const best = scored[order[0]!]!.score;
   const max = Math.max(1, input.maxSentences ?? DEFAULT_MAX_SENTENCES);
@@ -72,7 +80,9 @@ export function composeAnswer(input: { prompt: string; queries?: string[]; sourc
   const citations = new Map<number, string[]>();
   const parts = chosen.map((sentence) => {
     // The same sentence, word for word, in other sources is cited once with all of them: "[1][3]".
-    const ids = input.sources.filter((s) => s.id === sentence.sourceId || s.passages.some((p) => p.text.includes(sentence.text))).map((s) => s.id);
+    const ids = input.sources
+      .filter((s) => s.id === sentence.sourceId || s.passages.some((p) => p.text.includes(sentence.text)))
+      .map((s) => s.id);
     for (const id of ids) citations.set(id, [...(citations.get(id) ?? []), sentence.text]);
     return `${sentence.text} ${ids.map((id) => `[${id}]`).join("")}`;
   });
@@ -105,10 +115,20 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
     const key = `${sentence.sourceId}:${sentence.passage}`;
     if (!passageCoverage.has(key)) passageCoverage.set(key, index.passageCoverage(all, sentence));
     const context = passageCoverage.get(key)!;
-    return relevance * (0.5 + coverage) * (0.7 + 0.3 * context) * (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore))) * shapeFactor(sentence.text);
+    return (
+      relevance *
+      (0.5 + coverage) *
+      (0.7 + 0.3 * context) *
+      (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore))) *
+      shapeFactor(sentence.text)
+    );
   });
   const scored: Scored[] = base.map(() => ({ score: 0, answers: false }));
-  const candidates = base.map((_, i) => i).filter((i) => base[i]! > 0).sort((a, b) => base[b]! - base[a]!).slice(0, CANDIDATES);
+  const candidates = base
+    .map((_, i) => i)
+    .filter((i) => base[i]! > 0)
+    .sort((a, b) => base[b]! - base[a]!)
+    .slice(0, CANDIDATES);
   const titles = new Map<number, boolean>();
   // A definition's later sentences may explain without defining again.
   const kindRequired = [...question.kinds].some((k) => k !== "yesno" && k !== "definition");
@@ -121,7 +141,8 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
     if (!predicate) score *= 0.3;
     // A namesake ("Tokyo Tower" for "Eiffel Tower") in the sentence, or in the title of a
     // source that never names the subject, marks an answer to another question.
-    if (!titles.has(sentence.sourceId)) titles.set(sentence.sourceId, namesAnotherSubject(index.title(sentence.sourceId), question.phrases));
+    if (!titles.has(sentence.sourceId))
+      titles.set(sentence.sourceId, namesAnotherSubject(index.title(sentence.sourceId), question.phrases));
     if (namesAnotherSubject(sentence.text, question.phrases)) score *= 0.4;
     // On a namesake's page even a sentence naming the subject is mostly a comparison ("Inspired by the Eiffel Tower, it...").
     if (titles.get(sentence.sourceId)) score *= namesSubject(sentence.terms, question.phrases) ? 0.6 : 0.3;

@@ -19,7 +19,9 @@ const ABBREVIATIONS = new Set(
 // Abbreviations that only stay inside a sentence when a number follows ("No. 5", "Jan. 12", "p. 40").
 const BEFORE_NUMBER = new Set("no nr nos vol p pp art sec ch chap jan feb mar apr jun jul aug sep sept oct nov dec".split(" "));
 const MONTH_WORDS = new Set(
-  "januar februar märz april mai juni juli august september oktober november dezember jänner janvier février mars avril juin juillet août septembre octobre novembre décembre".split(" "),
+  "januar februar märz april mai juni juli august september oktober november dezember jänner janvier février mars avril juin juillet août septembre octobre novembre décembre".split(
+    " ",
+  ),
 );
 
 // Edit links, footnotes, table pipes and "read more" links: boundaries, never sentence text.

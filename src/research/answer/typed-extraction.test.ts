@@ -23,43 +23,84 @@ const nimbus = [
   source(1, "Nimbus DB documentation – FAQ", [
     "Nimbus DB is not open source; its code is available under a proprietary licence. Since version 4.0, Nimbus no longer supports Windows; it runs on Linux and macOS. The Community Edition is free to use for up to three nodes.",
   ]),
-  source(2, "Nimbus DB vs Cirrus – a comparison", ["Unlike Nimbus DB, its rival Cirrus is fully open source and supports Windows. Nimbus DB was first released in 2016 by Helix Data Systems."]),
+  source(2, "Nimbus DB vs Cirrus – a comparison", [
+    "Unlike Nimbus DB, its rival Cirrus is fully open source and supports Windows. Nimbus DB was first released in 2016 by Helix Data Systems.",
+  ]),
 ];
 
 const leadership = [
   source(1, "Acme Corporation – Investor relations", [
-    { heading: "Leadership team", text: "Daniel Okafor – Chief executive officer\nPriya Nair – Chief financial officer\nTomás Alvarez – Head of engineering" },
+    {
+      heading: "Leadership team",
+      text: "Daniel Okafor – Chief executive officer\nPriya Nair – Chief financial officer\nTomás Alvarez – Head of engineering",
+    },
     "Acme's board meets four times a year in Springfield. The leadership team reports to the board.",
   ]),
 ];
 
 describe("scalars are read by type from the sentences that name the field", () => {
   test("a company profile: founding year, founder, listed or not, products from every source", () => {
-    const { value, citations } = fill("Acme Corp company profile", acme, { founded: "integer", founder: "string", public: "boolean", products: ["string"] });
-    expect(value).toEqual({ founded: 1948, founder: "Margaret Hale", public: true, products: ["rocket skates", "anvils", "giant magnets", "portable holes", "earthquake pills"] });
+    const { value, citations } = fill("Acme Corp company profile", acme, {
+      founded: "integer",
+      founder: "string",
+      public: "boolean",
+      products: ["string"],
+    });
+    expect(value).toEqual({
+      founded: 1948,
+      founder: "Margaret Hale",
+      public: true,
+      products: ["rocket skates", "anvils", "giant magnets", "portable holes", "earthquake pills"],
+    });
     expect(citedText(citations)).toContain("founded in 1948 by Margaret Hale");
     expect(citedText(citations)).toContain("publicly traded");
     expect(citedText(citations)).not.toContain("Samuel Robinson"); // the namesake Acme Markets
   });
 
   test("money with a scale word, a percentage, and the nearest measure in the field's unit", () => {
-    expect(fill("Acme Corp finances", acme, { revenue: "number", revenue_growth_percent: "number" }).value).toEqual({ revenue: 3_200_000_000, revenue_growth_percent: 12 });
-    const tower = fill("Eiffel Tower facts", eiffel, { height_m: "number", completed: "integer", architect: "string", visitors_per_year: "integer", summit_ticket_price: "number" });
-    expect(tower.value).toEqual({ height_m: 330, completed: 1889, architect: "Stephen Sauvestre", visitors_per_year: 6_000_000, summit_ticket_price: 29.4 });
+    expect(fill("Acme Corp finances", acme, { revenue: "number", revenue_growth_percent: "number" }).value).toEqual({
+      revenue: 3_200_000_000,
+      revenue_growth_percent: 12,
+    });
+    const tower = fill("Eiffel Tower facts", eiffel, {
+      height_m: "number",
+      completed: "integer",
+      architect: "string",
+      visitors_per_year: "integer",
+      summit_ticket_price: "number",
+    });
+    expect(tower.value).toEqual({
+      height_m: 330,
+      completed: 1889,
+      architect: "Stephen Sauvestre",
+      visitors_per_year: 6_000_000,
+      summit_ticket_price: 29.4,
+    });
   });
 
   test("yes/no fields follow negation, and a rival's sentence does not answer for the subject", () => {
-    const { value } = fill("Nimbus DB", nimbus, { open_source: "boolean", supports_windows: "boolean", supports_linux: "boolean", free_tier: "boolean", release_year: "integer" });
+    const { value } = fill("Nimbus DB", nimbus, {
+      open_source: "boolean",
+      supports_windows: "boolean",
+      supports_linux: "boolean",
+      free_tier: "boolean",
+      release_year: "integer",
+    });
     expect(value).toEqual({ open_source: false, supports_windows: false, supports_linux: true, free_tier: true, release_year: 2016 });
   });
 
   test("German and French field names over German and French passages", () => {
-    expect(fill("Brandenburger Tor", brandenburgerTor, { höhe_meter: "number", fertiggestellt: "integer", architekt: "string" }).value).toEqual({
+    expect(
+      fill("Brandenburger Tor", brandenburgerTor, { höhe_meter: "number", fertiggestellt: "integer", architekt: "string" }).value,
+    ).toEqual({
       höhe_meter: 26,
       fertiggestellt: 1791,
       architekt: "Carl Gotthard Langhans",
     });
-    expect(fill("La tour Eiffel", tourEiffel, { hauteur: "number", visiteurs_par_an: "integer" }).value).toEqual({ hauteur: 330, visiteurs_par_an: 6_000_000 });
+    expect(fill("La tour Eiffel", tourEiffel, { hauteur: "number", visiteurs_par_an: "integer" }).value).toEqual({
+      hauteur: 330,
+      visiteurs_par_an: 6_000_000,
+    });
   });
 
   test("an integer field takes no fraction: 4.5 stars is a number, not an integer", () => {
@@ -71,14 +112,28 @@ describe("scalars are read by type from the sentences that name the field", () =
 
 describe("nested objects are filled field by field, with the parent's words as context", () => {
   test("headquarters city and country come from one place list; the subject's name as the sources spell it", () => {
-    const { value } = fill("Acme Corp", acme, { name: "string", headquarters: { city: "string", country: "string" }, employees: "integer", ceo: "string", ticker: "string" });
-    expect(value).toEqual({ name: "Acme Corporation", headquarters: { city: "Springfield", country: "United States" }, employees: 12_400, ceo: "Daniel Okafor", ticker: "ACME" });
+    const { value } = fill("Acme Corp", acme, {
+      name: "string",
+      headquarters: { city: "string", country: "string" },
+      employees: "integer",
+      ceo: "string",
+      ticker: "string",
+    });
+    expect(value).toEqual({
+      name: "Acme Corporation",
+      headquarters: { city: "Springfield", country: "United States" },
+      employees: 12_400,
+      ceo: "Daniel Okafor",
+      ticker: "ACME",
+    });
   });
 });
 
 describe("lists gather items from enumerations and list lines across sources", () => {
   test("members named before a copula and after one, kept apart by the field's own words", () => {
-    expect(fill("Which planets are gas giants?", planets, { gas_giants: ["string"], ice_giants: ["string"], planet_count: "integer" }).value).toEqual({
+    expect(
+      fill("Which planets are gas giants?", planets, { gas_giants: ["string"], ice_giants: ["string"], planet_count: "integer" }).value,
+    ).toEqual({
       gas_giants: ["Jupiter", "Saturn"],
       ice_giants: ["Uranus", "Neptune"],
       planet_count: 8,
@@ -112,7 +167,9 @@ describe("lists gather items from enumerations and list lines across sources", (
 
 describe("a field the sources do not support is null, never a guess", () => {
   test("fields whose words appear nowhere", () => {
-    expect(fill("Acme Corp finances", acme, { mascot: "string", dividend_yield: "number", has_api: "boolean", subsidiaries: ["string"] }).value).toEqual({
+    expect(
+      fill("Acme Corp finances", acme, { mascot: "string", dividend_yield: "number", has_api: "boolean", subsidiaries: ["string"] }).value,
+    ).toEqual({
       mascot: null,
       dividend_yield: null,
       has_api: null,
@@ -121,7 +178,12 @@ describe("a field the sources do not support is null, never a guess", () => {
   });
 
   test("no sources at all: every field null, nested objects and lists included", () => {
-    const { value, citations } = fill("Acme", [], { founded: "integer", products: [{ name: "string" }], hq: { city: "string" }, public: "boolean" });
+    const { value, citations } = fill("Acme", [], {
+      founded: "integer",
+      products: [{ name: "string" }],
+      hq: { city: "string" },
+      public: "boolean",
+    });
     expect(value).toEqual({ founded: null, products: null, hq: null, public: null });
     expect(citations.size).toBe(0);
   });
@@ -133,10 +195,22 @@ describe("a field the sources do not support is null, never a guess", () => {
 
 describe("it is fast enough to run on every search", () => {
   test("a dozen fields over thirty passages take a few milliseconds", () => {
-    const sources = [...eiffel, ...acme, ...planets, ...brandenburgerTor, ...tourEiffel, ...nimbus, ...leadership].map((s, i) => ({ ...s, id: i + 1 }));
+    const sources = [...eiffel, ...acme, ...planets, ...brandenburgerTor, ...tourEiffel, ...nimbus, ...leadership].map((s, i) => ({
+      ...s,
+      id: i + 1,
+    }));
     const many = [...sources, ...sources.map((s) => ({ ...s, id: s.id + sources.length }))];
     expect(many.reduce((n, s) => n + s.passages.length, 0)).toBeGreaterThanOrEqual(30);
-    const shape: { [field: string]: OutputShape } = { founded: "integer", founder: "string", public: "boolean", products: [{ name: "string", price: "number" }], headquarters: { city: "string", country: "string" }, employees: "integer", ceo: "string", revenue: "number" };
+    const shape: { [field: string]: OutputShape } = {
+      founded: "integer",
+      founder: "string",
+      public: "boolean",
+      products: [{ name: "string", price: "number" }],
+      headquarters: { city: "string", country: "string" },
+      employees: "integer",
+      ceo: "string",
+      revenue: "number",
+    };
     const schema = toJsonSchema(shape);
     fillOutputFormat({ prompt: "Acme Corp", shape, schema, sources: many });
     const started = performance.now();

@@ -31,12 +31,22 @@ const MAX_OBJECTS = 20;
 // Sub-fields that hold the item's own name: products: [{name, price}].
 const ITEM_NAME = /^(?:name|title|label|item|product|model|brand)$/;
 
-export function fillOutputFormat(input: { prompt: string; shape: { [field: string]: OutputShape }; schema: JsonSchema; sources: EvidenceSource[] }): {
+export function fillOutputFormat(input: {
+  prompt: string;
+  shape: { [field: string]: OutputShape };
+  schema: JsonSchema;
+  sources: EvidenceSource[];
+}): {
   value: Record<string, unknown>;
   citations: Map<number, string[]>;
 } {
   const index = new SentenceIndex(input.sources);
-  const scope: Scope = { search: new FieldSearch(index, input.prompt), index, subject: subjectWords(input.prompt), phrases: subjectPhrases(input.prompt) };
+  const scope: Scope = {
+    search: new FieldSearch(index, input.prompt),
+    index,
+    subject: subjectWords(input.prompt),
+    phrases: subjectPhrases(input.prompt),
+  };
   const properties = (input.schema.properties ?? {}) as Record<string, JsonSchema>;
   const value: Record<string, unknown> = {};
   const citations: Citations = new Map();
@@ -73,7 +83,8 @@ function scalar(type: string, field: FieldQuery, scope: Scope, cites: Citations)
   if (scope.item && type === "string" && field.leaf.length === 1 && ITEM_NAME.test(field.leaf[0]!)) {
     return record({ value: scope.item.item.text, sentences: [scope.item.item.sentence] }, cites);
   }
-  if (!scope.item && field.path.length === 1 && field.leaf.every((w) => ITEM_NAME.test(w)) && type === "string") return record(subjectName(scope), cites);
+  if (!scope.item && field.path.length === 1 && field.leaf.every((w) => ITEM_NAME.test(w)) && type === "string")
+    return record(subjectName(scope), cites);
   const evidence = evidenceFor(field, scope);
   switch (type) {
     case "integer":
@@ -82,7 +93,10 @@ function scalar(type: string, field: FieldQuery, scope: Scope, cites: Citations)
     case "boolean":
       return record(extractBoolean(field, evidence, { mentioned: (t) => scope.index.mentions(t), subject: scope.subject }), cites);
     case "string":
-      return record(scope.item ? extractItemString(field, scope.item.item, evidence, scope.subject) : extractString(field, evidence, scope.subject), cites);
+      return record(
+        scope.item ? extractItemString(field, scope.item.item, evidence, scope.subject) : extractString(field, evidence, scope.subject),
+        cites,
+      );
     case "array":
       return list("string", field, scope, cites);
   }
@@ -131,7 +145,8 @@ function subjectName(scope: Scope): Found<string> | null {
   for (const sentence of scope.index.sentences) {
     for (const span of nameSpans(sentence.text, 1)) {
       const own = nameWords(span.text);
-      if (phrase.every((w) => own.some((o) => o.startsWith(w) || w.startsWith(o))) && (!pick || span.text.length > pick.text.length)) pick = { text: span.text, sentence };
+      if (phrase.every((w) => own.some((o) => o.startsWith(w) || w.startsWith(o))) && (!pick || span.text.length > pick.text.length))
+        pick = { text: span.text, sentence };
     }
   }
   return pick ? { value: pick.text, sentences: [pick.sentence] } : null;

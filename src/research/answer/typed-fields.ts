@@ -42,7 +42,9 @@ export function nameWords(name: string): string[] {
 }
 
 // Field-name words that shape the value but never appear beside it in prose.
-const NAME_NOISE = new Set("is has have can does did uses use list of per the a an value text name names number num count total amount".split(" "));
+const NAME_NOISE = new Set(
+  "is has have can does did uses use list of per the a an value text name names number num count total amount".split(" "),
+);
 
 export function fieldQuery(path: string[]): FieldQuery {
   const leaf = nameWords(path[path.length - 1] ?? "");
@@ -100,7 +102,8 @@ export class FieldSearch {
     if (known !== undefined) return known;
     let factor = 1;
     if (namesAnotherSubject(sentence.text, this.phrases)) factor *= 0.3;
-    if (!this.titleNamesake.has(sentence.sourceId)) this.titleNamesake.set(sentence.sourceId, namesAnotherSubject(this.index.title(sentence.sourceId), this.phrases));
+    if (!this.titleNamesake.has(sentence.sourceId))
+      this.titleNamesake.set(sentence.sourceId, namesAnotherSubject(this.index.title(sentence.sourceId), this.phrases));
     if (this.titleNamesake.get(sentence.sourceId) && !namesSubject(sentence.terms, this.phrases)) factor *= 0.3;
     if (this.subject.length && this.index.passageCoverage(this.subject, sentence) === 0) factor *= 0.5;
     this.factors.set(sentence, factor);

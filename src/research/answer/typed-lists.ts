@@ -18,12 +18,15 @@ export interface Item {
 const MAX_ITEMS = 30;
 const MAX_ITEM_WORDS = 6;
 // Words after which a sentence lists things: "include", "such as", "sells", ":".
-const LIST_CUE = /(?:^|[\s(])(?:include|includes|included|including|such as|like|are|were|sells|sell|sold|makes|offers|produces|consists? of|comprises?|namely|umfassen|umfasst|sind|wie|comme|notamment|sont|incluent|incluyen|como|son)(?![\p{L}])|:/giu;
+const LIST_CUE =
+  /(?:^|[\s(])(?:include|includes|included|including|such as|like|are|were|sells|sell|sold|makes|offers|produces|consists? of|comprises?|namely|umfassen|umfasst|sind|wie|comme|notamment|sont|incluent|incluyen|como|son)(?![\p{L}])|:/giu;
 // Where an enumeration's last item ends: a relative clause, a parenthesis, the sentence's end.
-const LIST_END = /,?\s+(?:which|that|who|whose|where|while|because|although|though|since|but|die|der|das|qui|que|où|cuyo)\s|[;.!?()[\]]|\s[–—]\s/iu;
+const LIST_END =
+  /,?\s+(?:which|that|who|whose|where|while|because|although|though|since|but|die|der|das|qui|que|où|cuyo)\s|[;.!?()[\]]|\s[–—]\s/iu;
 const SPLIT = /\s*,\s*(?:and\s+|or\s+|und\s+|et\s+|y\s+)?|\s+(?:and|or|as well as|und|oder|sowie|et|ou|y|o)\s+/iu;
 const TAIL = /\s+(?:through|via|in|on|at|for|from|to|with|by|during|across|under|worldwide|online)(?:\s.*)?$/iu;
-const DETERMINER = /^(?:the|a|an|its|their|our|his|her|also|der|die|das|den|dem|ein|eine|le|la|les|l['’]|des|du|un|une|el|los|las|unos|unas)\s+/iu;
+const DETERMINER =
+  /^(?:the|a|an|its|their|our|his|her|also|der|die|das|den|dem|ein|eine|le|la|les|l['’]|des|du|un|une|el|los|las|unos|unas)\s+/iu;
 
 /**
  * The field's list items, best sources first, deduplicated across sources.
@@ -76,7 +79,8 @@ function itemsAfter(text: string, at: number): string[] {
 }
 
 const COPULA_BEFORE = /\s(?:are|were|sind|waren|sont|étaient|son|eran)\s+(?:\p{Ll}+\s+){0,2}$/u;
-const CLAUSE_START = /^.*(?:[,;:]\s*(?:while|whereas|but|and|während|aber|tandis que|mais|mientras)?\s+|\s(?:while|whereas|but|während|aber|tandis que|mais|mientras)\s+)/isu;
+const CLAUSE_START =
+  /^.*(?:[,;:]\s*(?:while|whereas|but|and|während|aber|tandis que|mais|mientras)?\s+|\s(?:while|whereas|but|während|aber|tandis que|mais|mientras)\s+)/isu;
 
 function itemsBefore(text: string, at: number): string[] {
   const head = text.slice(0, at);
@@ -87,7 +91,10 @@ function itemsBefore(text: string, at: number): string[] {
 }
 
 function split(run: string): string[] {
-  const parts = run.split(SPLIT).map(cleanItem).filter((p): p is string => p !== null);
+  const parts = run
+    .split(SPLIT)
+    .map(cleanItem)
+    .filter((p): p is string => p !== null);
   return parts.length >= 2 ? parts : [];
 }
 
@@ -108,7 +115,10 @@ function listLines(index: SentenceIndex, field: FieldQuery): Item[] {
     let j = i;
     while (j < sentences.length && isListLine(sentences[j]!) && sameParagraphRun(sentences[i]!, sentences[j]!, j - i)) j++;
     if (j - i >= 2) {
-      const intro = i > 0 && sentences[i - 1]!.passage === sentences[i]!.passage && sentences[i - 1]!.sourceId === sentences[i]!.sourceId ? sentences[i - 1]!.text : "";
+      const intro =
+        i > 0 && sentences[i - 1]!.passage === sentences[i]!.passage && sentences[i - 1]!.sourceId === sentences[i]!.sourceId
+          ? sentences[i - 1]!.text
+          : "";
       const context = `${index.heading(sentences[i]!)} ${intro}`;
       if (hasTerm(context, field.terms)) {
         for (const s of sentences.slice(i, j)) {

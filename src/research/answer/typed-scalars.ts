@@ -21,9 +21,11 @@ type NumberKind = "year" | "money" | "percent" | "measure" | "count";
 const YEAR_WORDS =
   /^(?:year|founded|founding|established|built|completed|completion|opened|opening|launched|released|born|incorporated|started|created|inception|since|jahr|baujahr|gründung|gegründet|fertiggestellt|eröffnet|erbaut|gebaut|année|achevée|construite|fondée|año)$/;
 const NOT_YEAR = /^(?:per|each|annual|annually|yearly|average|avg|count|number|visitors|revenue|users|employees)$/;
-const MONEY_WORDS = /^(?:price|prices|cost|costs|revenue|revenues|salary|funding|valuation|budget|income|sales|fee|fees|worth|capital|profit|earnings|spend|spending|usd|eur|dollars|euros|preis|umsatz|prix)$/;
+const MONEY_WORDS =
+  /^(?:price|prices|cost|costs|revenue|revenues|salary|funding|valuation|budget|income|sales|fee|fees|worth|capital|profit|earnings|spend|spending|usd|eur|dollars|euros|preis|umsatz|prix)$/;
 const PERCENT_WORDS = /^(?:percent|percentage|pct|share|rate|ratio|margin|growth)$/;
-const MEASURE_WORDS = /^(?:height|tall|length|long|width|wide|depth|deep|weight|heavy|area|distance|size|elevation|altitude|diameter|span|speed|m|km|cm|mm|ft|feet|metres|meters|miles|kg|tons|tonnes|höhe|hauteur)$/;
+const MEASURE_WORDS =
+  /^(?:height|tall|length|long|width|wide|depth|deep|weight|heavy|area|distance|size|elevation|altitude|diameter|span|speed|m|km|cm|mm|ft|feet|metres|meters|miles|kg|tons|tonnes|höhe|hauteur)$/;
 const UNIT_GROUPS = [
   ["m", "metre", "metres", "meter", "meters", "mètre", "mètres", "metro", "metros"],
   ["km", "kilometres", "kilometers"],
@@ -69,7 +71,11 @@ function fit(kind: NumberKind, m: NumberMention, unitHint: string[] | undefined)
 
 /** How well a number in the text fits the field (0: not at all, 1 and more: a good fit). */
 export function mentionFit(field: FieldQuery, m: NumberMention): number {
-  return fit(numberKind(field), m, UNIT_GROUPS.find((g) => field.words.some((w) => g.includes(w))));
+  return fit(
+    numberKind(field),
+    m,
+    UNIT_GROUPS.find((g) => field.words.some((w) => g.includes(w))),
+  );
 }
 
 /**
@@ -99,12 +105,18 @@ export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: 
   // "a rating of 4.5" has no integer answer; the next number along (a review count) is not the rating.
   if (integer && !Number.isInteger(value)) return null;
   // Every sentence among the candidates that states the same value supports it.
-  const sentences = [...new Set(scored.filter((s) => s.value === value && s.score >= scored[0]!.score * 0.3).map((s) => s.evidence.sentence))];
+  const sentences = [
+    ...new Set(scored.filter((s) => s.value === value && s.score >= scored[0]!.score * 0.3).map((s) => s.evidence.sentence)),
+  ];
   return { value, sentences };
 }
 
 // Words that say what a yes/no field is about but rarely stand in the sentence that settles it.
-const VERB_CUES = new Set("supports support supported uses use offers offer allows allow provides provide includes include has have is are can does enabled available".split(" "));
+const VERB_CUES = new Set(
+  "supports support supported uses use offers offer allows allow provides provide includes include has have is are can does enabled available".split(
+    " ",
+  ),
+);
 const ANTONYMS: Record<string, string[]> = {
   public: ["private", "privately"],
   free: ["paid", "commercial"],
@@ -132,7 +144,11 @@ function clauseAround(text: string, at: number): { text: string; start: number }
 }
 
 /** The field's yes/no: what the best sentences about its words (or their opposites) affirm. */
-export function extractBoolean(field: FieldQuery, evidence: Evidence[], context: { mentioned: (term: string) => boolean; subject: string[] }): Found<boolean> | null {
+export function extractBoolean(
+  field: FieldQuery,
+  evidence: Evidence[],
+  context: { mentioned: (term: string) => boolean; subject: string[] },
+): Found<boolean> | null {
   const leaf = field.leaf.filter((w) => !VERB_CUES.has(w));
   // "free_tier": "tier" appears nowhere, so "free" alone decides; a field none of whose words appear has no answer.
   const core = (leaf.length ? leaf : field.leaf).filter(context.mentioned);
@@ -154,7 +170,17 @@ export function extractBoolean(field: FieldQuery, evidence: Evidence[], context:
   const weight = (v: boolean) => votes.filter((x) => x.value === v).reduce((s, x) => s + x.score, 0);
   // The best sentence decides unless the others clearly outweigh it.
   const value = weight(!votes[0]!.value) > 2 * weight(votes[0]!.value) ? !votes[0]!.value : votes[0]!.value;
-  return { value, sentences: [...new Set(votes.filter((v) => v.value === value).slice(0, 3).map((v) => v.evidence.sentence))] };
+  return {
+    value,
+    sentences: [
+      ...new Set(
+        votes
+          .filter((v) => v.value === value)
+          .slice(0, 3)
+          .map((v) => v.evidence.sentence),
+      ),
+    ],
+  };
 }
 
 /**

@@ -15,13 +15,17 @@ import { dateSpans, nameSpans, yearMentions } from "./typed-values.ts";
 
 const PERSON =
   /^(?:founder|founders|cofounder|ceo|president|chairman|chair|author|creator|inventor|designer|architect|director|owner|leader|head|manager|engineer|composer|writer|painter|discoverer|chancellor|mayor|coach|captain|maintainer|person|executive|chief|gründer|architekt|autor|erfinder|präsident|fondateur|architecte|auteur|inventeur|président|fundador|arquitecto|autor)$/;
-const PLACE = /^(?:headquarters|hq|location|city|country|place|based|address|capital|state|region|birthplace|origin|venue|located|town|province|nation|sitz|ville|pays|where)$/;
+const PLACE =
+  /^(?:headquarters|hq|location|city|country|place|based|address|capital|state|region|birthplace|origin|venue|located|town|province|nation|sitz|ville|pays|where)$/;
 const DATE = /^(?:date|day|birthday|when|datum)$/;
-const NAMED = /^(?:name|title|brand|model|company|organization|organisation|team|club|ticker|symbol|code|language|currency|product|publisher|label|platform)$/;
+const NAMED =
+  /^(?:name|title|brand|model|company|organization|organisation|team|club|ticker|symbol|code|language|currency|product|publisher|label|platform)$/;
 
 // "headquartered in", "based in", "located in", "hat seinen Sitz in", "basée à".
-const PLACE_CUE = /(?:headquartered|headquarters (?:is |are )?(?:located )?|based|located|situated|hq (?:is )?|sitz|siège(?: social)?(?: est)?|basée?|située?|con sede)\s+(?:in|at|à|en)\s+/giu;
-const PLACE_RUN = /\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de|del|am|an|sur|upon))*(?:,\s*\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de))*)*/u;
+const PLACE_CUE =
+  /(?:headquartered|headquarters (?:is |are )?(?:located )?|based|located|situated|hq (?:is )?|sitz|siège(?: social)?(?: est)?|basée?|située?|con sede)\s+(?:in|at|à|en)\s+/giu;
+const PLACE_RUN =
+  /\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de|del|am|an|sur|upon))*(?:,\s*\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de))*)*/u;
 
 type StringKind = "place" | "person" | "date" | "text";
 
@@ -42,7 +46,11 @@ export function extractString(field: FieldQuery, evidence: Evidence[], subject: 
     case "date":
       return date(field, evidence);
     case "text":
-      return afterCopula(field, evidence) ?? (field.leaf.some((w) => NAMED.test(w)) ? named(field, evidence, subject) : null) ?? clause(field, evidence);
+      return (
+        afterCopula(field, evidence) ??
+        (field.leaf.some((w) => NAMED.test(w)) ? named(field, evidence, subject) : null) ??
+        clause(field, evidence)
+      );
   }
 }
 
@@ -50,7 +58,12 @@ export function extractString(field: FieldQuery, evidence: Evidence[], subject: 
  * A text field of a list item: in "Priya Nair – Chief financial officer" or
  * "Anvil: $20" what follows the item's name on its own line describes it.
  */
-export function extractItemString(field: FieldQuery, item: { text: string; sentence: Evidence["sentence"] }, evidence: Evidence[], subject: string[]): Found<string> | null {
+export function extractItemString(
+  field: FieldQuery,
+  item: { text: string; sentence: Evidence["sentence"] },
+  evidence: Evidence[],
+  subject: string[],
+): Found<string> | null {
   if (stringKind(field) === "text") {
     const line = item.sentence.text;
     const rest = line.startsWith(item.text) ? /^\s*(?::|[–—-]|,)\s*(.+)$/u.exec(line.slice(item.text.length))?.[1] : undefined;
@@ -90,7 +103,10 @@ function place(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
     for (const cue of ev.text.matchAll(PLACE_CUE)) {
       const run = PLACE_RUN.exec(ev.text.slice(cue.index + cue[0].length));
       if (!run) continue;
-      const parts = run[0].split(/,\s*/).map((p) => p.replace(/\.$/, "")).filter(Boolean);
+      const parts = run[0]
+        .split(/,\s*/)
+        .map((p) => p.replace(/\.$/, ""))
+        .filter(Boolean);
       candidates.push({ parts, text: run[0].replace(/\.$/, ""), score: ev.score * (1 + 0.1 * parts.length), ev });
     }
   }
@@ -131,7 +147,8 @@ function afterCopula(field: FieldQuery, evidence: Evidence[]): Found<string> | n
       const count = words(value).length;
       // A name right after the word (ticker ACME) or a short phrase after a copula.
       const short = copula[0].trim() ? count >= 1 && count <= 6 : count >= 1 && count <= 3 && /^\p{Lu}/u.test(value);
-      if (short && !/^(?:the|a|an|of|in|on|at|by|to|for|and|with|from|not)$/i.test(words(value)[0] ?? "")) return { value, sentences: [ev.sentence] };
+      if (short && !/^(?:the|a|an|of|in|on|at|by|to|for|and|with|from|not)$/i.test(words(value)[0] ?? ""))
+        return { value, sentences: [ev.sentence] };
     }
   }
   return null;

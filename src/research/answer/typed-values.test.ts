@@ -11,7 +11,9 @@ describe("numbers are read with their separators, scales, currencies and units",
   });
 
   test("scale words and currency-bound letter scales multiply; a bare 40m is a length", () => {
-    expect(values("It raised 3.5 million users, $40m in funding and €3bn in debt, 3,5 Mio. Euro in Berlin.")).toEqual([3_500_000, 40_000_000, 3_000_000_000, 3_500_000]);
+    expect(values("It raised 3.5 million users, $40m in funding and €3bn in debt, 3,5 Mio. Euro in Berlin.")).toEqual([
+      3_500_000, 40_000_000, 3_000_000_000, 3_500_000,
+    ]);
     const tall = numberMentions("The mast is 40m tall.")[0]!;
     expect([tall.value, tall.unit]).toEqual([40, "m"]);
   });
@@ -35,22 +37,17 @@ describe("numbers are read with their separators, scales, currencies and units",
 
 describe("dates, names and negations are found as verbatim spans", () => {
   test("dates in English, German, French and ISO form", () => {
-    expect(dateSpans("on March 31, 1889; 15 May 1890; le 31 mars 1889; am 31. März 1889; in June 2001; 2001-06-05").map((d) => d.text)).toEqual([
-      "March 31, 1889",
-      "15 May 1890",
-      "31 mars 1889",
-      "31. März 1889",
-      "June 2001",
-      "2001-06-05",
-    ]);
+    expect(
+      dateSpans("on March 31, 1889; 15 May 1890; le 31 mars 1889; am 31. März 1889; in June 2001; 2001-06-05").map((d) => d.text),
+    ).toEqual(["March 31, 1889", "15 May 1890", "31 mars 1889", "31. März 1889", "June 2001", "2001-06-05"]);
   });
 
   test("names are runs of capitalised words with initials and connectors, not sentence openers or possessives", () => {
-    expect(nameSpans("The company was founded by Wile E. Coyote and the Bank of America in Springfield, then Gustave Eiffel's firm joined.").map((n) => n.text)).toEqual([
-      "Wile E. Coyote",
-      "Bank of America",
-      "Gustave Eiffel",
-    ]);
+    expect(
+      nameSpans("The company was founded by Wile E. Coyote and the Bank of America in Springfield, then Gustave Eiffel's firm joined.").map(
+        (n) => n.text,
+      ),
+    ).toEqual(["Wile E. Coyote", "Bank of America", "Gustave Eiffel"]);
   });
 
   test("negations in several languages, but not 'not only'", () => {

@@ -26,10 +26,47 @@ export interface NumberMention extends Span {
 
 // Counts spelled out; "one"/"ein"/"un" are left out, being far more often pronouns or articles.
 const NUMBER_WORDS: Record<string, number> = {
-  two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, dozen: 12,
-  zwei: 2, drei: 3, vier: 4, fünf: 5, sechs: 6, sieben: 7, acht: 8, neun: 9, zehn: 10, zwölf: 12,
-  deux: 2, trois: 3, quatre: 4, cinq: 5, sept: 7, huit: 8, neuf: 9, dix: 10, douze: 12,
-  dos: 2, tres: 3, cuatro: 4, cinco: 5, seis: 6, siete: 7, ocho: 8, nueve: 9, diez: 10, doce: 12,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  dozen: 12,
+  zwei: 2,
+  drei: 3,
+  vier: 4,
+  fünf: 5,
+  sechs: 6,
+  sieben: 7,
+  acht: 8,
+  neun: 9,
+  zehn: 10,
+  zwölf: 12,
+  deux: 2,
+  trois: 3,
+  quatre: 4,
+  cinq: 5,
+  sept: 7,
+  huit: 8,
+  neuf: 9,
+  dix: 10,
+  douze: 12,
+  dos: 2,
+  tres: 3,
+  cuatro: 4,
+  cinco: 5,
+  seis: 6,
+  siete: 7,
+  ocho: 8,
+  nueve: 9,
+  diez: 10,
+  doce: 12,
 };
 const NUMBER_WORD = new RegExp(`(?<![\\p{L}])(${Object.keys(NUMBER_WORDS).join("|")})(?![\\p{L}])`, "giu");
 
@@ -46,9 +83,22 @@ const DATE = new RegExp(
 const YEAR = /(?<![\p{L}\p{N}.,$€£¥])(1[0-9]{3}|20[0-9]{2})(?![\p{L}\p{N}%]|[.,]\d)/gu;
 
 const SCALES: Record<string, number> = {
-  thousand: 1e3, million: 1e6, millions: 1e6, millionen: 1e6, mio: 1e6, billion: 1e9, billions: 1e9,
-  milliarde: 1e9, milliarden: 1e9, milliard: 1e9, milliards: 1e9, mrd: 1e9, trillion: 1e12, mille: 1e3,
-  millón: 1e6, millones: 1e6,
+  thousand: 1e3,
+  million: 1e6,
+  millions: 1e6,
+  millionen: 1e6,
+  mio: 1e6,
+  billion: 1e9,
+  billions: 1e9,
+  milliarde: 1e9,
+  milliarden: 1e9,
+  milliard: 1e9,
+  milliards: 1e9,
+  mrd: 1e9,
+  trillion: 1e12,
+  mille: 1e3,
+  millón: 1e6,
+  millones: 1e6,
 };
 const SHORT_SCALES: Record<string, number> = { k: 1e3, m: 1e6, mn: 1e6, b: 1e9, bn: 1e9 };
 const UNITS =
@@ -93,7 +143,17 @@ export function numberMentions(text: string): NumberMention[] {
   }
   for (const m of text.matchAll(NUMBER_WORD)) {
     const value = NUMBER_WORDS[m[1]!.toLowerCase()]!;
-    out.push({ text: m[0], index: m.index, end: m.index + m[0].length, value, isYear: false, isPercent: false, isMoney: false, unit: null, isWord: true });
+    out.push({
+      text: m[0],
+      index: m.index,
+      end: m.index + m[0].length,
+      value,
+      isYear: false,
+      isPercent: false,
+      isMoney: false,
+      unit: null,
+      isWord: true,
+    });
   }
   return out.sort((a, b) => a.index - b.index);
 }

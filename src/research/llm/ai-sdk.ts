@@ -41,7 +41,13 @@ function usageOf(usage: { inputTokens?: number | undefined; outputTokens?: numbe
 
 function userMessage(text: string, image?: ImageBytes): ModelMessage {
   if (!image) return { role: "user", content: text };
-  return { role: "user", content: [{ type: "text", text }, { type: "image", image: image.data, mediaType: image.mediaType }] };
+  return {
+    role: "user",
+    content: [
+      { type: "text", text },
+      { type: "image", image: image.data, mediaType: image.mediaType },
+    ],
+  };
 }
 
 const QUERIES_SCHEMA = jsonSchema<{ queries: string[] }>({
@@ -63,13 +69,29 @@ export class AiSdkLlm implements LlmPort {
   }
 
   async planQueries(prompt: string, signal: AbortSignal) {
-    const result = await generateText({ model: this.languageModel, system: PLAN_SYSTEM, prompt, output: Output.object({ schema: QUERIES_SCHEMA }), abortSignal: signal, maxRetries: 1 });
-    const queries = result.output.queries.map((q) => q.trim()).filter(Boolean).slice(0, 4);
+    const result = await generateText({
+      model: this.languageModel,
+      system: PLAN_SYSTEM,
+      prompt,
+      output: Output.object({ schema: QUERIES_SCHEMA }),
+      abortSignal: signal,
+      maxRetries: 1,
+    });
+    const queries = result.output.queries
+      .map((q) => q.trim())
+      .filter(Boolean)
+      .slice(0, 4);
     return { queries, usage: usageOf(result.usage) };
   }
 
   async describeImage(prompt: string, image: ImageBytes, signal: AbortSignal) {
-    const result = await generateText({ model: this.languageModel, system: DESCRIBE_IMAGE_SYSTEM, messages: [userMessage(prompt, image)], abortSignal: signal, maxRetries: 1 });
+    const result = await generateText({
+      model: this.languageModel,
+      system: DESCRIBE_IMAGE_SYSTEM,
+      messages: [userMessage(prompt, image)],
+      abortSignal: signal,
+      maxRetries: 1,
+    });
     return { description: result.text.trim(), usage: usageOf(result.usage) };
   }
 
@@ -92,7 +114,10 @@ export class AiSdkLlm implements LlmPort {
     return { deltas, usage: Promise.resolve(result.usage).then(usageOf, () => NO_USAGE) };
   }
 
-  async structuredAnswer(input: { prompt: string; schema: JsonSchema; sources: EvidenceSource[]; repairHint?: string }, signal: AbortSignal) {
+  async structuredAnswer(
+    input: { prompt: string; schema: JsonSchema; sources: EvidenceSource[]; repairHint?: string },
+    signal: AbortSignal,
+  ) {
     const request = `Sources:\n\n${sourcesBlock(input.sources)}\n\nRequest: ${input.prompt}${input.repairHint ? `\n\nYour previous answer was invalid: ${input.repairHint}. Answer again, following the schema exactly.` : ""}`;
     return this.structured({ system: STRUCTURED_SYSTEM, prompt: request, schema: input.schema }, signal);
   }

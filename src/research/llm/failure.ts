@@ -6,10 +6,27 @@
  * APICallError's status) and, for errors a provider sends inside a stream,
  * the provider's own error type: never the wording of a message.
  */
-import { APICallError, EmptyResponseBodyError, InvalidResponseDataError, JSONParseError, LoadAPIKeyError, NoContentGeneratedError, NoObjectGeneratedError, NoOutputGeneratedError, RetryError, TypeValidationError } from "ai";
+import {
+  APICallError,
+  EmptyResponseBodyError,
+  InvalidResponseDataError,
+  JSONParseError,
+  LoadAPIKeyError,
+  NoContentGeneratedError,
+  NoObjectGeneratedError,
+  NoOutputGeneratedError,
+  RetryError,
+  TypeValidationError,
+} from "ai";
 import type { Logger } from "../../log.ts";
 
-export type ModelFailure = "model_auth_failed" | "model_rate_limited" | "model_unavailable" | "model_timeout" | "model_output_invalid" | "model_failed";
+export type ModelFailure =
+  | "model_auth_failed"
+  | "model_rate_limited"
+  | "model_unavailable"
+  | "model_timeout"
+  | "model_output_invalid"
+  | "model_failed";
 
 const WORDS: Record<ModelFailure, string> = {
   model_auth_failed: "the model provider refused the service's credentials",
@@ -92,7 +109,10 @@ export function modelFailure(error: unknown, log: Logger, where: string): ModelF
 function answered(error: unknown): { status?: number; body?: string } {
   const call = RetryError.isInstance(error) ? error.lastError : error;
   if (!APICallError.isInstance(call)) return {};
-  return { ...(call.statusCode !== undefined ? { status: call.statusCode } : {}), ...(call.responseBody ? { body: call.responseBody.slice(0, 300) } : {}) };
+  return {
+    ...(call.statusCode !== undefined ? { status: call.statusCode } : {}),
+    ...(call.responseBody ? { body: call.responseBody.slice(0, 300) } : {}),
+  };
 }
 
 /** `code: sentence` for a note a caller reads; the original goes to the log. */

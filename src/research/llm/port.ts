@@ -26,13 +26,23 @@ export interface LlmPort {
   planQueries(prompt: string, signal: AbortSignal): Promise<{ queries: string[]; usage: TokenUsage }>;
   describeImage(prompt: string, image: ImageBytes, signal: AbortSignal): Promise<{ description: string; usage: TokenUsage }>;
   streamAnswer(input: { prompt: string; sources: EvidenceSource[]; image?: ImageBytes }, signal: AbortSignal): StreamedAnswer;
-  structuredAnswer(input: { prompt: string; schema: JsonSchema; sources: EvidenceSource[]; repairHint?: string }, signal: AbortSignal): Promise<{ value: unknown; usage: TokenUsage }>;
+  structuredAnswer(
+    input: { prompt: string; schema: JsonSchema; sources: EvidenceSource[]; repairHint?: string },
+    signal: AbortSignal,
+  ): Promise<{ value: unknown; usage: TokenUsage }>;
   /** Any structured call: a system prompt, a user prompt, and the JSON Schema the answer fills. */
-  structured(input: { system: string; prompt: string; schema: JsonSchema }, signal: AbortSignal): Promise<{ value: unknown; usage: TokenUsage }>;
+  structured(
+    input: { system: string; prompt: string; schema: JsonSchema },
+    signal: AbortSignal,
+  ): Promise<{ value: unknown; usage: TokenUsage }>;
 }
 
 export const NO_USAGE: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return { prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens, total_tokens: a.total_tokens + b.total_tokens };
+  return {
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
 }

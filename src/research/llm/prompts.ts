@@ -21,11 +21,10 @@ export const STRUCTURED_SYSTEM = [
   "Use only facts stated in the sources. Use null for any field the sources do not support; never invent values.",
 ].join(" ");
 
-export const DESCRIBE_IMAGE_SYSTEM = "Describe the image in two or three sentences, naming what matters for a web search about the user's request.";
+export const DESCRIBE_IMAGE_SYSTEM =
+  "Describe the image in two or three sentences, naming what matters for a web search about the user's request.";
 
 export function sourcesBlock(sources: EvidenceSource[]): string {
   if (sources.length === 0) return "No sources were found.";
-  return sources
-    .map((s) => `[${s.id}] ${s.title}\nURL: ${s.url}\n${s.passages.map((p) => p.text).join("\n...\n")}`)
-    .join("\n\n");
+  return sources.map((s) => `[${s.id}] ${s.title}\nURL: ${s.url}\n${s.passages.map((p) => p.text).join("\n...\n")}`).join("\n\n");
 }

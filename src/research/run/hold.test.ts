@@ -28,7 +28,8 @@ const answersNothing: SearchSource = { name: "empty", search: async () => [] };
 /** Answers only when its signal aborts, with the abort: a provider slower than any deadline. */
 const neverAnswers: SearchSource = {
   name: "hung",
-  search: (_query, { signal }) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
+  search: (_query, { signal }) =>
+    new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
 };
 
 function world(source: SearchSource, deadlineMs = 5_000) {
@@ -48,7 +49,11 @@ function world(source: SearchSource, deadlineMs = 5_000) {
   const deps: RunDeps = { engine, load, deadlineMs, clock };
   const recorded: Recorded[] = [];
   const controller = new AbortController();
-  const call = { requestId: "req_hold_test", signal: controller.signal, usage: { record: (status: number, tokens: number, at: Date) => void recorded.push({ status, tokens, at }) } };
+  const call = {
+    requestId: "req_hold_test",
+    signal: controller.signal,
+    usage: { record: (status: number, tokens: number, at: Date) => void recorded.push({ status, tokens, at }) },
+  };
   return { clock, deps, load, recorded, controller, call, lines };
 }
 
@@ -132,7 +137,14 @@ describe("a run answered in one piece (an endpoint call)", () => {
 
   test("past the deadline: 504 deadline_exceeded in the endpoint's words", async () => {
     const { deps, recorded, call } = world(answersNothing, 30);
-    const error = await failureOf(holdRun(deps, call, "endpoint", (_engine, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)))));
+    const error = await failureOf(
+      holdRun(
+        deps,
+        call,
+        "endpoint",
+        (_engine, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+      ),
+    );
     expect(error.code).toBe("deadline_exceeded");
     expect(error.message).toBe("the endpoint did not finish within 1 second");
     expect(recorded.map((r) => r.status)).toEqual([504]);

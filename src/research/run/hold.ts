@@ -88,7 +88,12 @@ export async function startSearch(deps: RunDeps, request: ResearchRequest, call:
 }
 
 /** Holds a run answered in one piece (a designed or published endpoint's graph): the same deadline, count and usage. */
-export async function holdRun<T extends { info: TokenReport }>(deps: RunDeps, call: RunCall, subject: RunSubject, work: (engine: EngineDeps, signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function holdRun<T extends { info: TokenReport }>(
+  deps: RunDeps,
+  call: RunCall,
+  subject: RunSubject,
+  work: (engine: EngineDeps, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const held = hold(deps, call, subject);
   try {
     const result = await work(held.engine, held.signal);
@@ -129,7 +134,11 @@ function hold(deps: RunDeps, call: RunCall, subject: RunSubject): Held {
     end,
     fail(error) {
       let failure = error;
-      if (deadline.aborted) failure = new ServiceError("deadline_exceeded", `the ${subject} did not finish within ${waitWords(Math.round(deps.deadlineMs / 1000))}`);
+      if (deadline.aborted)
+        failure = new ServiceError(
+          "deadline_exceeded",
+          `the ${subject} did not finish within ${waitWords(Math.round(deps.deadlineMs / 1000))}`,
+        );
       else if (call.signal.aborted) failure = callerStopped(call.signal);
       end(faceOutcome(failure, call.requestId).status, 0);
       return failure;

@@ -18,7 +18,9 @@ test("a bad input: 422 validation_failed, its text the problems as the JSON deta
   expect(outcome.status).toBe(422);
   expect(outcome.code).toBe("validation_failed");
   expect(outcome.message).toBe("body.output_format.a: Input should be one of the type names");
-  expect(outcome.body).toEqual({ detail: [{ loc: ["body", "output_format", "a"], msg: "Input should be one of the type names", type: "value_error" }] });
+  expect(outcome.body).toEqual({
+    detail: [{ loc: ["body", "output_format", "a"], msg: "Input should be one of the type names", type: "value_error" }],
+  });
 });
 
 test("anything else is our bug: a generic 500 naming the request id, the error kept for the log only", () => {

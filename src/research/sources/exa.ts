@@ -40,7 +40,13 @@ export class ExaSource implements SearchSource {
     if (options.limit <= 0) return [];
     const include = whitelistHosts(activeScope(options.whitelist));
     const exclude = blacklistHosts(activeScope(options.blacklist)).slice(0, MAX_DOMAINS);
-    const domains = include.length ? (include.length <= MAX_DOMAINS ? { includeDomains: include } : {}) : exclude.length ? { excludeDomains: exclude } : {};
+    const domains = include.length
+      ? include.length <= MAX_DOMAINS
+        ? { includeDomains: include }
+        : {}
+      : exclude.length
+        ? { excludeDomains: exclude }
+        : {};
     const body = await fetchJson({
       provider: this.name,
       url: endpoint(this.baseUrl, "search"),

@@ -10,8 +10,24 @@ import type { SearchHit, SearchOptions } from "./source.ts";
 const MAX_SNIPPET_CHARS = 1_000;
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", hellip: "…", mdash: "—", ndash: "–",
-  lsquo: "‘", rsquo: "’", ldquo: "“", rdquo: "”", laquo: "«", raquo: "»", middot: "·", copy: "©", reg: "®",
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+  hellip: "…",
+  mdash: "—",
+  ndash: "–",
+  lsquo: "‘",
+  rsquo: "’",
+  ldquo: "“",
+  rdquo: "”",
+  laquo: "«",
+  raquo: "»",
+  middot: "·",
+  copy: "©",
+  reg: "®",
 };
 
 function decodeEntities(text: string): string {
@@ -28,7 +44,9 @@ function decodeEntities(text: string): string {
 export function plainText(markup: string | null | undefined): string {
   if (!markup) return "";
   // Only things shaped like tags go, so "a < b" in a snippet survives.
-  const text = decodeEntities(markup.replace(/<\/?[a-z][a-z0-9-]*(?:\s[^<>]*)?\/?>/gi, "")).replace(/\s+/g, " ").trim();
+  const text = decodeEntities(markup.replace(/<\/?[a-z][a-z0-9-]*(?:\s[^<>]*)?\/?>/gi, ""))
+    .replace(/\s+/g, " ")
+    .trim();
   return text.length > MAX_SNIPPET_CHARS ? `${text.slice(0, MAX_SNIPPET_CHARS - 1).trimEnd()}…` : text;
 }
 

@@ -71,7 +71,11 @@ export async function fetchJson(call: ProviderCall): Promise<unknown> {
   if (/html|xml/.test(type)) {
     void response.body?.cancel().catch(() => {});
     // Named in our words: the header's text is the provider's, and callers read this message.
-    throw new ProviderError(provider, `answered ${type.includes("html") ? "HTML" : "XML"} instead of JSON`, `content-type: ${type.slice(0, 200)}`);
+    throw new ProviderError(
+      provider,
+      `answered ${type.includes("html") ? "HTML" : "XML"} instead of JSON`,
+      `content-type: ${type.slice(0, 200)}`,
+    );
   }
   const text = await readBody(provider, response, signal);
   try {

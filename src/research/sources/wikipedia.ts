@@ -57,7 +57,13 @@ export class WikipediaSource implements SearchSource {
     const url = endpoint(this.baseUrl, "w/rest.php/v1/search/page");
     url.searchParams.set("q", query);
     url.searchParams.set("limit", String(Math.min(options.limit, MAX_LIMIT)));
-    const body = await fetchJson({ provider: this.name, url, signal: options.signal, headers: { "User-Agent": this.userAgent }, followRedirects: true });
+    const body = await fetchJson({
+      provider: this.name,
+      url,
+      signal: options.signal,
+      headers: { "User-Agent": this.userAgent },
+      followRedirects: true,
+    });
     const answer = expectShape(this.name, Answer, body);
     const hits = fittingItems(this.name, Page, answer.pages).map((page) => ({
       url: `${root}${encodeKey(page.key)}`,

@@ -52,7 +52,11 @@ function fastchatPrompt(messages: OpenAIMessage[]): string {
 }
 
 /** critique_api_stream_iter: the socket "thread" feeds a queue, the generator drains it until the close. */
-async function* critiqueApiStreamIter(messages: OpenAIMessage[], options: { apiKey?: string; apiBase?: string }, seen: Observed): AsyncGenerator<Yield> {
+async function* critiqueApiStreamIter(
+  messages: OpenAIMessage[],
+  options: { apiKey?: string; apiBase?: string },
+  seen: Observed,
+): AsyncGenerator<Yield> {
   const key = options.apiKey;
   if (!key) {
     yield { text: "**API REQUEST ERROR** Reason: CRITIQUE_API_KEY not found in environment variables.", error_code: 1 };
@@ -149,7 +153,10 @@ async function arena(messages: OpenAIMessage[], options: { apiKey?: string; apiB
   const run = (async () => {
     for await (const item of critiqueApiStreamIter(messages, options, seen)) yields.push(item);
   })();
-  await Promise.race([run, Bun.sleep(20_000).then(() => Promise.reject(new Error(`the stream did not end: ${JSON.stringify(seen.frames)}`)))]);
+  await Promise.race([
+    run,
+    Bun.sleep(20_000).then(() => Promise.reject(new Error(`the stream did not end: ${JSON.stringify(seen.frames)}`))),
+  ]);
   // Let the socket's close land, as the thread's join does.
   for (let i = 0; i < 50 && seen.prompt !== "" && seen.closeCode === null; i++) await Bun.sleep(20);
   return { yields, shown: yields.at(-1), ...seen };
@@ -163,7 +170,9 @@ const conversation = (question: string): OpenAIMessage[] => [
 describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
   test("a conversation streams an answer: growing text, error_code 0, context collected, the close ends it", async () => {
     const run = await arena(conversation("When was the Eiffel Tower completed?"), { apiKey: s.apiKey, apiBase: s.wsUrl });
-    expect(run.prompt).toBe("You are a helpful assistant.\nUser: When was the Eiffel Tower completed?\n\n DO NOT RESPONSE IN MARKDOWN or provide any citations");
+    expect(run.prompt).toBe(
+      "You are a helpful assistant.\nUser: When was the Eiffel Tower completed?\n\n DO NOT RESPONSE IN MARKDOWN or provide any citations",
+    );
     expect(run.yields.length).toBeGreaterThan(0);
     for (const y of run.yields) expect(y.error_code).toBe(0);
     for (let i = 1; i < run.yields.length; i++) expect(run.yields[i]!.text.startsWith(run.yields[i - 1]!.text)).toBe(true);
@@ -209,7 +218,13 @@ describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
 
   test("a multimodal turn: only the text parts reach the prompt, and it is answered", async () => {
     const messages: OpenAIMessage[] = [
-      { role: "user", content: [{ type: "text", text: "When was the Eiffel Tower completed?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "When was the Eiffel Tower completed?" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+        ],
+      },
     ];
     const run = await arena(messages, { apiKey: s.apiKey, apiBase: s.wsUrl });
     expect(run.prompt).not.toContain("base64");
@@ -224,7 +239,11 @@ describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
       { role: "user", content: "When was the Eiffel Tower completed?" },
     ];
     const run = await arena(messages, { apiKey: s.apiKey, apiBase: s.wsUrl });
-    expect(run.prompt.split("\n").slice(0, 3)).toEqual(["User: Tell me about the Eiffel Tower.", "Assistant: It is a wrought-iron tower in Paris.", "User: When was the Eiffel Tower completed?"]);
+    expect(run.prompt.split("\n").slice(0, 3)).toEqual([
+      "User: Tell me about the Eiffel Tower.",
+      "Assistant: It is a wrought-iron tower in Paris.",
+      "User: When was the Eiffel Tower completed?",
+    ]);
     expect(run.shown).toMatchObject({ error_code: 0 });
     expect(run.shown!.text).toContain("1889");
   });
@@ -233,7 +252,9 @@ describe("FastChat: critique_api_stream_iter over /v1/ws/search", () => {
 describe("FastChat: failures become one error yield", () => {
   test("no key configured: the error without connecting", async () => {
     const run = await arena(conversation("x"), { apiBase: s.wsUrl });
-    expect(run.yields).toEqual([{ text: "**API REQUEST ERROR** Reason: CRITIQUE_API_KEY not found in environment variables.", error_code: 1 }]);
+    expect(run.yields).toEqual([
+      { text: "**API REQUEST ERROR** Reason: CRITIQUE_API_KEY not found in environment variables.", error_code: 1 },
+    ]);
     expect(run.frames).toEqual([]);
   });
 
@@ -257,7 +278,10 @@ describe("FastChat: failures become one error yield", () => {
   });
 
   test("an error message from the server (the deadline passed) is shown and ends the stream; the close follows", async () => {
-    const slow = await startTestApp(s.database, { env: s.world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }), resolver: s.world.resolver });
+    const slow = await startTestApp(s.database, {
+      env: s.world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }),
+      resolver: s.world.resolver,
+    });
     s.world.searxng.setLatency(3_000);
     s.world.brave.setLatency(3_000);
     try {

@@ -66,7 +66,8 @@ function validateImage(image: string | null | undefined): void {
       throw new ValueError("Invalid image URL: Invalid URL format");
     }
     if (!parsed.protocol || !parsed.host) throw new ValueError("Invalid image URL: Invalid URL format");
-    if (![".jpg", ".jpeg", ".png", ".gif"].some((ext) => image.toLowerCase().endsWith(ext))) throw new ValueError("Invalid image URL: URL must point to an image file");
+    if (![".jpg", ".jpeg", ".png", ".gif"].some((ext) => image.toLowerCase().endsWith(ext)))
+      throw new ValueError("Invalid image URL: URL must point to an image file");
   } else if (image.startsWith("data:image")) {
     if (!image.includes(",")) throw new ValueError("Invalid base64 image format");
   } else {
@@ -103,7 +104,8 @@ type DesignInput =
 
 /** CritiqueAPIDesignTool.invoke(input). api_id is typed Optional[str]: pydantic v2 refuses an int there. */
 async function critiqueApiDesignTool(input: DesignInput, key = s.apiKey): Promise<any> {
-  if ("api_id" in input && input.api_id !== undefined && typeof input.api_id !== "string") throw new ValueError("api_id: Input should be a valid string");
+  if ("api_id" in input && input.api_id !== undefined && typeof input.api_id !== "string")
+    throw new ValueError("api_id: Input should be a valid string");
   const endpoint = "/v1/design-api";
   let response;
   if (input.operation === "list") response = await send("GET", endpoint, key);
@@ -115,7 +117,11 @@ async function critiqueApiDesignTool(input: DesignInput, key = s.apiKey): Promis
     response = await send("POST", endpoint, key, { original_prompt: input.prompt, id: null });
   } else {
     if (!input.api_id) throw new ValueError("api_id is required for update operation");
-    response = await send("POST", endpoint, key, { id: input.api_id, prompt: input.prompt ?? null, schema_updates: input.schema_updates ?? null });
+    response = await send("POST", endpoint, key, {
+      id: input.api_id,
+      prompt: input.prompt ?? null,
+      schema_updates: input.schema_updates ?? null,
+    });
   }
   if (response.status_code !== 200) throw new ValueError(`API design operation failed: ${response.text}`);
   return response.json();
@@ -144,7 +150,9 @@ function expectCitedText(result: any) {
 describe("langchain-critique: CritiqueSearchTool", () => {
   test('a plain question sends {"prompt", "source_blacklist": [], "output_format": {}} and gets a cited text answer', async () => {
     const result = await critiqueSearchTool({ prompt: "When was the Eiffel Tower completed?" });
-    expect(sent.at(-1)!.body).toBe(JSON.stringify({ prompt: "When was the Eiffel Tower completed?", source_blacklist: [], output_format: {} }));
+    expect(sent.at(-1)!.body).toBe(
+      JSON.stringify({ prompt: "When was the Eiffel Tower completed?", source_blacklist: [], output_format: {} }),
+    );
     // output_format {} is "no format": a text answer, not an empty object.
     expectCitedText(result);
     expect(result.response).toContain("1889");
@@ -153,14 +161,20 @@ describe("langchain-critique: CritiqueSearchTool", () => {
 
   test("the empty options change nothing: the same answer and sources as a bare prompt", async () => {
     const prompt = "What will the river bridge cost?";
-    const bare = await (await s.app.fetch("/v1/search", { method: "POST", headers: toolHeaders(s.apiKey), body: JSON.stringify({ prompt }) })).json();
+    const bare = await (
+      await s.app.fetch("/v1/search", { method: "POST", headers: toolHeaders(s.apiKey), body: JSON.stringify({ prompt }) })
+    ).json();
     const viaTool = await critiqueSearchTool({ prompt, source_blacklist: null, output_format: null });
     expect(viaTool.response).toBe(bare.response);
     expect(viaTool.context.map((c: any) => c.metadata.url)).toEqual(bare.context.map((c: any) => c.metadata.url));
   });
 
   test("the tool's own example: a blacklist and output_format {key_points: [string]} give an object with a list of strings", async () => {
-    const result = await critiqueSearchTool({ prompt: "What will the river bridge cost?", source_blacklist: ["spam.test"], output_format: { key_points: ["string"] } });
+    const result = await critiqueSearchTool({
+      prompt: "What will the river bridge cost?",
+      source_blacklist: ["spam.test"],
+      output_format: { key_points: ["string"] },
+    });
     expect(typeof result.response).toBe("object");
     expect(Object.keys(result.response)).toEqual(["key_points"]);
     if (result.response.key_points !== null) {
@@ -171,7 +185,10 @@ describe("langchain-critique: CritiqueSearchTool", () => {
   });
 
   test("the docstring's nested format {building_info: {name, location, year_built}} comes back in that shape", async () => {
-    const result = await critiqueSearchTool({ prompt: "Facts about the Eiffel Tower", output_format: { building_info: { name: "string", location: "string", year_built: "number" } } });
+    const result = await critiqueSearchTool({
+      prompt: "Facts about the Eiffel Tower",
+      output_format: { building_info: { name: "string", location: "string", year_built: "number" } },
+    });
     expect(Object.keys(result.response)).toEqual(["building_info"]);
     expect(Object.keys(result.response.building_info).sort()).toEqual(["location", "name", "year_built"]);
     expect(result.response.building_info.year_built).toBe(1889);
@@ -196,7 +213,9 @@ describe("langchain-critique: CritiqueSearchTool", () => {
 
   test("raw base64 never leaves the tool (its schema refuses it); a non-image URL neither", async () => {
     const before = sent.length;
-    await expect(critiqueSearchTool({ prompt: "x", image: Buffer.from(minimalPng()).toString("base64") })).rejects.toThrow("Image must be either a URL or base64 encoded string");
+    await expect(critiqueSearchTool({ prompt: "x", image: Buffer.from(minimalPng()).toString("base64") })).rejects.toThrow(
+      "Image must be either a URL or base64 encoded string",
+    );
     await expect(critiqueSearchTool({ prompt: "x", image: images.url("/page.html") })).rejects.toThrow("URL must point to an image file");
     expect(sent.length).toBe(before);
   });
@@ -242,7 +261,11 @@ describe("langchain-critique: CritiqueAPIDesignTool and CritiqueDynamicAPITool",
 
   test("update posts {id, prompt, schema_updates} without original_prompt: refused with 422 (original_prompt is required), the tool raises", async () => {
     const created = (await critiqueApiDesignTool({ operation: "create", prompt: ESG })).response;
-    const failure = await critiqueApiDesignTool({ operation: "update", api_id: String(created.id), prompt: "Add carbon footprint metrics to the response" }).catch((e) => e);
+    const failure = await critiqueApiDesignTool({
+      operation: "update",
+      api_id: String(created.id),
+      prompt: "Add carbon footprint metrics to the response",
+    }).catch((e) => e);
     expect(failure).toBeInstanceOf(ValueError);
     expect(failure.message).toStartWith("API design operation failed: ");
     const body = JSON.parse(failure.message.slice("API design operation failed: ".length));
@@ -265,7 +288,12 @@ describe("langchain-critique: CritiqueAPIDesignTool and CritiqueDynamicAPITool",
   // "query", output {summary, key_facts}, api_name "Create an API that takes a landmark name and returns the"),
   // and a run finds the Eiffel page yet answers {summary: null, key_facts: null}.
   test.todo("'Create an API that takes a landmark name and returns ...' designs a landmark input and those fields", async () => {
-    const record = (await critiqueApiDesignTool({ operation: "create", prompt: "Create an API that takes a landmark name and returns the year it was completed and its height in metres" })).response;
+    const record = (
+      await critiqueApiDesignTool({
+        operation: "create",
+        prompt: "Create an API that takes a landmark name and returns the year it was completed and its height in metres",
+      })
+    ).response;
     expect(record.inputs.map((i: any) => i.name)).toContain("landmark");
     const result = await critiqueDynamicApiTool(record.stub, { landmark: "Eiffel Tower" });
     expect(Object.values(result.response)).toContain(1889);

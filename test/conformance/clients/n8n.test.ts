@@ -95,7 +95,13 @@ async function n8nExecute(key: string, params: N8nSearchParameters | N8nContentP
 /** The credential's test request: a 2xx means "Connection tested successfully". */
 async function n8nCredentialTest(key: string): Promise<{ status: "OK" } | { status: "Error"; message: string }> {
   try {
-    await n8nHttpRequest({ method: "POST", url: `${s.app.url}/v1/search`, headers: { "X-API-Key": key, "Content-Type": "application/json" }, body: { prompt: "test" }, json: true });
+    await n8nHttpRequest({
+      method: "POST",
+      url: `${s.app.url}/v1/search`,
+      headers: { "X-API-Key": key, "Content-Type": "application/json" },
+      body: { prompt: "test" },
+      json: true,
+    });
     return { status: "OK" };
   } catch (error) {
     return { status: "Error", message: (error as Error).message };
@@ -147,13 +153,21 @@ describe("n8n: the Search operation", () => {
   });
 
   test("Source Blacklist 'spam.test, wiki.test' is split on commas and trimmed; those domains never appear", async () => {
-    const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceBlacklist: "spam.test, wiki.test" });
+    const result = await n8nExecute(s.apiKey, {
+      operation: "search",
+      prompt: "What will the river bridge cost?",
+      sourceBlacklist: "spam.test, wiki.test",
+    });
     expectCitedAnswer(result);
     for (const url of urlsOf(result)) expect(["spam.test", "wiki.test"]).not.toContain(new URL(url).hostname);
   });
 
   test("Source Whitelist ' blog.test ' keeps every source inside it", async () => {
-    const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceWhitelist: " blog.test " });
+    const result = await n8nExecute(s.apiKey, {
+      operation: "search",
+      prompt: "What will the river bridge cost?",
+      sourceWhitelist: " blog.test ",
+    });
     expectCitedAnswer(result);
     for (const url of urlsOf(result)) expect(new URL(url).hostname).toBe("blog.test");
     expect(result.response).toContain("42 million");
@@ -211,31 +225,51 @@ describe("n8n: the Search operation", () => {
   // Not a target yet: the node splits "spam.test, " into ["spam.test", ""], and the service refuses the empty
   // entry with 422 (string_too_short at source_blacklist[1]), so a trailing comma in the field fails the node.
   test("a trailing comma in Source Blacklist ('spam.test, ') still searches: the blank entry is ignored, the domain still applies", async () => {
-    const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceBlacklist: "spam.test, " });
+    const result = await n8nExecute(s.apiKey, {
+      operation: "search",
+      prompt: "What will the river bridge cost?",
+      sourceBlacklist: "spam.test, ",
+    });
     expectCitedAnswer(result);
     expect(urlsOf(result).some((url) => new URL(url).hostname === "spam.test")).toBe(false);
   });
 
   test("a Source Whitelist of only blanks (', ') is no whitelist, so a Source Blacklist beside it is no conflict", async () => {
-    const result = await n8nExecute(s.apiKey, { operation: "search", prompt: "What will the river bridge cost?", sourceWhitelist: ", ", sourceBlacklist: "spam.test" });
+    const result = await n8nExecute(s.apiKey, {
+      operation: "search",
+      prompt: "What will the river bridge cost?",
+      sourceWhitelist: ", ",
+      sourceBlacklist: "spam.test",
+    });
     expectCitedAnswer(result);
   });
 
   test("an Output Format that is not JSON fails in the node itself, before any request", async () => {
     const before = s.world.searxng.requests.length;
-    await expect(n8nExecute(s.apiKey, { operation: "search", prompt: "x", outputFormat: "{not json" })).rejects.toBeInstanceOf(NodeOperationError);
+    await expect(n8nExecute(s.apiKey, { operation: "search", prompt: "x", outputFormat: "{not json" })).rejects.toBeInstanceOf(
+      NodeOperationError,
+    );
     expect(s.world.searxng.requests.length).toBe(before);
   });
 
   test("both lists filled in: a 422 the node surfaces as a thrown error", async () => {
-    const failure = await n8nExecute(s.apiKey, { operation: "search", prompt: "river bridge", sourceWhitelist: "blog.test", sourceBlacklist: "spam.test" }).catch((e) => e);
+    const failure = await n8nExecute(s.apiKey, {
+      operation: "search",
+      prompt: "river bridge",
+      sourceWhitelist: "blog.test",
+      sourceBlacklist: "spam.test",
+    }).catch((e) => e);
     expect(failure).toBeInstanceOf(N8nHttpError);
     expect(failure.status).toBe(422);
     expect(failure.body.detail[0].loc).toEqual(["body", "source_whitelist"]);
   });
 
   test("an Image URL over plain http is refused with 422 (SPEC 2.1: https only) and the node throws", async () => {
-    const failure = await n8nExecute(s.apiKey, { operation: "search", prompt: "What is this?", image: "http://images.test/photo.png" }).catch((e) => e);
+    const failure = await n8nExecute(s.apiKey, {
+      operation: "search",
+      prompt: "What is this?",
+      image: "http://images.test/photo.png",
+    }).catch((e) => e);
     expect(failure).toBeInstanceOf(N8nHttpError);
     expect(failure.status).toBe(422);
     expect(failure.body.detail[0].loc).toEqual(["body", "image"]);
@@ -243,7 +277,7 @@ describe("n8n: the Search operation", () => {
 });
 
 describe("n8n: the Get Content operation", () => {
-  test('POST /v1/contents {"url"}: the page\'s processed content comes back as the item\'s JSON', async () => {
+  test("POST /v1/contents {\"url\"}: the page's processed content comes back as the item's JSON", async () => {
     const url = s.world.url("wiki.test", "/eiffel.html");
     const result = await n8nExecute(s.apiKey, { operation: "getContent", url });
     expect(result.url).toBe(url);

@@ -60,7 +60,10 @@ async function critiqueSampler(
     trace.sleptSeconds += seconds;
     await options.sleep(seconds);
   };
-  const answer = (text: unknown) => ({ result: { response_text: text, response_metadata: {}, actual_queried_message_list: messageList }, trace });
+  const answer = (text: unknown) => ({
+    result: { response_text: text, response_metadata: {}, actual_queried_message_list: messageList },
+    trace,
+  });
   for (;;) {
     if (trace.trials > (options.maxTrials ?? 50)) throw new Error(`the sampler is still retrying after ${trace.trials} trials`);
     try {
@@ -77,7 +80,8 @@ async function critiqueSampler(
       } else {
         const output = response.json();
         if (pythonIn("error", output)) return answer(UNABLE);
-        if (output === null || typeof output !== "object" || Array.isArray(output) || !Object.hasOwn(output, "response")) throw new Error("KeyError: 'response'");
+        if (output === null || typeof output !== "object" || Array.isArray(output) || !Object.hasOwn(output, "response"))
+          throw new Error("KeyError: 'response'");
         return answer(output.response);
       }
     } catch {
@@ -94,7 +98,11 @@ const WAIT_WORDS = /^rate limited, try again in (\d+ seconds|1 second|a minute|\
 
 describe("simple-evals: CritiqueSampler", () => {
   test("a SimpleQA question (one user message) is answered with the text, never 'unable to answer'", async () => {
-    const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: s.app.url, apiKey: s.apiKey, sleep: realSleep });
+    const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], {
+      baseUrl: s.app.url,
+      apiKey: s.apiKey,
+      sleep: realSleep,
+    });
     expect(trace.responses.map((r) => r.status)).toEqual([200]);
     expect(typeof result.response_text).toBe("string");
     expect(result.response_text).not.toBe(UNABLE);
@@ -122,7 +130,11 @@ describe("simple-evals: CritiqueSampler", () => {
   });
 
   test("failures read as 'unable to answer': a bad key (401), an empty conversation (422), no server at all", async () => {
-    const badKey = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: s.app.url, apiKey: "sk_live_wrong", sleep: realSleep });
+    const badKey = await critiqueSampler([pack("When was the Eiffel Tower completed?")], {
+      baseUrl: s.app.url,
+      apiKey: "sk_live_wrong",
+      sleep: realSleep,
+    });
     expect(badKey.trace.responses[0]!.status).toBe(401);
     expect(badKey.trace.responses[0]!.body.error).toBe("unauthorized");
     expect(badKey.result.response_text).toBe(UNABLE);
@@ -137,7 +149,10 @@ describe("simple-evals: CritiqueSampler", () => {
   });
 
   test("a run past the deadline is a 504 whose body has 'error': 'unable to answer', not a retry", async () => {
-    const slow = await startTestApp(s.database, { env: s.world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }), resolver: s.world.resolver });
+    const slow = await startTestApp(s.database, {
+      env: s.world.env({ SEARCH_DEADLINE_MS: "1000", PROVIDER_TIMEOUT_MS: "10000", SEARCH_HEDGING: "false" }),
+      resolver: s.world.resolver,
+    });
     s.world.searxng.setLatency(3_000);
     s.world.brave.setLatency(3_000);
     try {
@@ -157,16 +172,29 @@ describe("simple-evals: CritiqueSampler", () => {
 describe("simple-evals: the 429 retry loop on a Free key (10 calls a minute)", () => {
   test("frozen clock: the 11th question is refused with Retry-After, the sampler's 1 s + 1 s sleeps move the clock, and it is answered", async () => {
     const clock = new ManualClock(Date.now());
-    const limited = await startTestApp(s.database, { store: (c) => new MemoryStore(c), clock, env: s.world.env(), resolver: s.world.resolver });
+    const limited = await startTestApp(s.database, {
+      store: (c) => new MemoryStore(c),
+      clock,
+      env: s.world.env(),
+      resolver: s.world.resolver,
+    });
     try {
       const { apiKey: freeKey } = await limited.account({ name: "free-evals" });
       const sleep = async (seconds: number) => clock.advance(seconds * 1000);
       for (let i = 0; i < 10; i++) {
-        const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: limited.url, apiKey: freeKey, sleep });
+        const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], {
+          baseUrl: limited.url,
+          apiKey: freeKey,
+          sleep,
+        });
         expect(trace.responses.map((r) => r.status)).toEqual([200]);
         expect(result.response_text).toContain("1889");
       }
-      const { result, trace } = await critiqueSampler([pack("What will the river bridge cost?")], { baseUrl: limited.url, apiKey: freeKey, sleep });
+      const { result, trace } = await critiqueSampler([pack("What will the river bridge cost?")], {
+        baseUrl: limited.url,
+        apiKey: freeKey,
+        sleep,
+      });
       const statuses = trace.responses.map((r) => r.status);
       expect(statuses.at(-1)).toBe(200);
       const refused = trace.responses.filter((r) => r.status === 429);
@@ -192,8 +220,16 @@ describe("simple-evals: the 429 retry loop on a Free key (10 calls a minute)", (
     const { apiKey: freeKey } = await s.app.account({ name: "free-evals-real" });
     // The bucket spans every route: nine cheap calls and one sampler question use up the ten.
     for (let i = 0; i < 9; i++) expect((await s.app.fetch("/v1/account", { headers: { "X-API-Key": freeKey } })).status).toBe(200);
-    expect((await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: s.app.url, apiKey: freeKey, sleep: realSleep })).result.response_text).toContain("1889");
-    const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: s.app.url, apiKey: freeKey, sleep: realSleep, maxTrials: 10 });
+    expect(
+      (await critiqueSampler([pack("When was the Eiffel Tower completed?")], { baseUrl: s.app.url, apiKey: freeKey, sleep: realSleep }))
+        .result.response_text,
+    ).toContain("1889");
+    const { result, trace } = await critiqueSampler([pack("When was the Eiffel Tower completed?")], {
+      baseUrl: s.app.url,
+      apiKey: freeKey,
+      sleep: realSleep,
+      maxTrials: 10,
+    });
     expect(trace.responses[0]!.status).toBe(429);
     expect(Number(trace.responses[0]!.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(trace.responses[0]!.body.detail).toMatch(WAIT_WORDS);

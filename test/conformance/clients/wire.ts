@@ -40,7 +40,11 @@ export interface PyResponse {
 }
 
 /** requests.request(method, url, headers=..., json=...): the body serialised by json.dumps, Content-Type from the caller. */
-export async function pyRequest(method: string, url: string, options: { headers: Record<string, string>; json?: unknown }): Promise<PyResponse> {
+export async function pyRequest(
+  method: string,
+  url: string,
+  options: { headers: Record<string, string>; json?: unknown },
+): Promise<PyResponse> {
   const hasBody = options.json !== undefined;
   const response = await fetch(url, {
     method,
@@ -64,7 +68,10 @@ export function startImageHost(): { url(path: string): string; png: Uint8Array; 
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    fetch: (request) => (new URL(request.url).pathname.endsWith(".png") ? new Response(png, { headers: { "content-type": "image/png" } }) : new Response("not found", { status: 404 })),
+    fetch: (request) =>
+      new URL(request.url).pathname.endsWith(".png")
+        ? new Response(png, { headers: { "content-type": "image/png" } })
+        : new Response("not found", { status: 404 }),
   });
   return { url: (path) => `http://127.0.0.1:${server.port}${path}`, png, stop: () => server.stop(true) };
 }

@@ -7,7 +7,16 @@
  * Anthropic's error bodies. Requests are shown to the scripts of the
  * OpenAI-compatible peer in that peer's shape, so one script serves both.
  */
-import { kindOf, quoteFirstSource, textOf, type ChatRequest, type ChatScript, failureHeaders, type PeerFailure, type StreamBreak } from "./openai-compatible.ts";
+import {
+  kindOf,
+  quoteFirstSource,
+  textOf,
+  type ChatRequest,
+  type ChatScript,
+  failureHeaders,
+  type PeerFailure,
+  type StreamBreak,
+} from "./openai-compatible.ts";
 
 interface AnthropicPart {
   type: string;
@@ -70,14 +79,20 @@ function asChatRequest(request: MessagesRequest): ChatRequest {
     messages.push({
       role: message.role,
       content: message.content.map((part) => {
-        if (part.type === "image") return { type: "image_url", image_url: { url: `data:${part.source?.media_type};base64,${part.source?.data}` } };
+        if (part.type === "image")
+          return { type: "image_url", image_url: { url: `data:${part.source?.media_type};base64,${part.source?.data}` } };
         return { type: part.type, text: part.text ?? "" };
       }),
     });
   }
   const mode = structuredMode(request);
   const schema = mode === "output_format" ? request.output_config!.format!.schema : forcedTool(request)?.input_schema;
-  return { model: request.model, messages, stream: request.stream, ...(schema ? { response_format: { type: "json_schema", json_schema: { schema } } } : {}) };
+  return {
+    model: request.model,
+    messages,
+    stream: request.stream,
+    ...(schema ? { response_format: { type: "json_schema", json_schema: { schema } } } : {}),
+  };
 }
 
 function approxTokens(text: string): number {
@@ -114,40 +129,69 @@ export function startAnthropicPeer(options: { apiKey?: string; script?: ChatScri
     hostname: "127.0.0.1",
     idleTimeout: 60,
     async fetch(request) {
-      if (new URL(request.url).pathname !== "/v1/messages" || request.method !== "POST") return Response.json(errorBody("not_found_error", "Not found"), { status: 404 });
-      if (request.headers.get("x-api-key") !== peer.apiKey) return Response.json(errorBody("authentication_error", "invalid x-api-key"), { status: 401 });
-      if (!request.headers.get("anthropic-version")) return Response.json(errorBody("invalid_request_error", "anthropic-version: header is required"), { status: 400 });
+      if (new URL(request.url).pathname !== "/v1/messages" || request.method !== "POST")
+        return Response.json(errorBody("not_found_error", "Not found"), { status: 404 });
+      if (request.headers.get("x-api-key") !== peer.apiKey)
+        return Response.json(errorBody("authentication_error", "invalid x-api-key"), { status: 401 });
+      if (!request.headers.get("anthropic-version"))
+        return Response.json(errorBody("invalid_request_error", "anthropic-version: header is required"), { status: 400 });
       const body = (await request.json()) as MessagesRequest;
-      if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) return Response.json(errorBody("invalid_request_error", "max_tokens: Field required"), { status: 400 });
+      if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1)
+        return Response.json(errorBody("invalid_request_error", "max_tokens: Field required"), { status: 400 });
       peer.requests.push(body);
       const seen = asChatRequest(body);
       peer.seen.push(seen);
       if (peer.failNext && peer.failNext.count > 0) {
         peer.failNext.count--;
         const { status, message, garbage } = peer.failNext;
-        if (garbage !== undefined) return new Response(garbage, { headers: failureHeaders(peer.failNext, body.stream ? "text/event-stream" : "application/json") });
-        return Response.json(errorBody(errorType(status), message ?? "Overloaded"), { status, headers: failureHeaders(peer.failNext, "application/json") });
+        if (garbage !== undefined)
+          return new Response(garbage, { headers: failureHeaders(peer.failNext, body.stream ? "text/event-stream" : "application/json") });
+        return Response.json(errorBody(errorType(status), message ?? "Overloaded"), {
+          status,
+          headers: failureHeaders(peer.failNext, "application/json"),
+        });
       }
       const broken = body.stream && peer.breakStream && peer.breakStream.count > 0 ? peer.breakStream : null;
       if (broken) broken.count--;
       const answer = await peer.script(seen, kindOf(seen));
       const text = typeof answer === "string" ? answer : JSON.stringify(answer);
       const mode = structuredMode(body);
-      const block = mode === "json_tool" ? { type: "tool_use", id: `toolu_${crypto.randomUUID().replaceAll("-", "")}`, name: forcedTool(body)!.name, input: typeof answer === "string" ? {} : answer } : { type: "text", text };
+      const block =
+        mode === "json_tool"
+          ? {
+              type: "tool_use",
+              id: `toolu_${crypto.randomUUID().replaceAll("-", "")}`,
+              name: forcedTool(body)!.name,
+              input: typeof answer === "string" ? {} : answer,
+            }
+          : { type: "text", text };
       const usage = { input_tokens: approxTokens(seen.messages.map(textOf).join("\n")), output_tokens: approxTokens(text) };
       const message = { id: `msg_${crypto.randomUUID().replaceAll("-", "")}`, type: "message", role: "assistant", model: body.model };
       const stopReason = block.type === "tool_use" ? "tool_use" : "end_turn";
       if (!body.stream) return Response.json({ ...message, content: [block], stop_reason: stopReason, stop_sequence: null, usage });
 
       const encoder = new TextEncoder();
-      const event = (name: string, data: unknown) => encoder.encode(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...(data as object) })}\n\n`);
+      const event = (name: string, data: unknown) =>
+        encoder.encode(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...(data as object) })}\n\n`);
       const stream = new ReadableStream<Uint8Array>({
         async start(controller) {
-          controller.enqueue(event("message_start", { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } }));
+          controller.enqueue(
+            event("message_start", {
+              message: {
+                ...message,
+                content: [],
+                stop_reason: null,
+                stop_sequence: null,
+                usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+              },
+            }),
+          );
           controller.enqueue(event("ping", {}));
           if (block.type === "tool_use") {
             controller.enqueue(event("content_block_start", { index: 0, content_block: { ...block, input: {} } }));
-            controller.enqueue(event("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } }));
+            controller.enqueue(
+              event("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } }),
+            );
           } else {
             controller.enqueue(event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }));
             for (const piece of text.match(/\S+\s*|\s+/g) ?? [text]) {
@@ -162,7 +206,12 @@ export function startAnthropicPeer(options: { apiKey?: string; script?: ChatScri
             }
           }
           controller.enqueue(event("content_block_stop", { index: 0 }));
-          controller.enqueue(event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }));
+          controller.enqueue(
+            event("message_delta", {
+              delta: { stop_reason: stopReason, stop_sequence: null },
+              usage: { output_tokens: usage.output_tokens },
+            }),
+          );
           controller.enqueue(event("message_stop", {}));
           controller.close();
         },

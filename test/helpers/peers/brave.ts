@@ -33,7 +33,10 @@ function item(hit: PeerHit, query: string) {
     is_source_both: false,
     description: markMatches(hit.snippet, query, "<strong>", "</strong>"),
     ...(date
-      ? { page_age: date.toISOString().replace(/\.\d+Z$/, ""), age: date.toLocaleDateString("en-US", { month: "long", day: "numeric", year: "numeric", timeZone: "UTC" }) }
+      ? {
+          page_age: date.toISOString().replace(/\.\d+Z$/, ""),
+          age: date.toLocaleDateString("en-US", { month: "long", day: "numeric", year: "numeric", timeZone: "UTC" }),
+        }
       : {}),
     profile: { name: url.hostname, url: hit.url, long_name: url.hostname, img: "" },
     language: "en",
@@ -62,8 +65,12 @@ export function startBravePeer(token = "brave-test-token"): BravePeer {
       }
       const q = params.q ?? "";
       const invalid = [
-        !q.trim() || q.length > 400 || q.trim().split(/\s+/).length > 50 ? { loc: ["query", "q"], msg: "Query must be 1-400 characters and at most 50 words" } : null,
-        params.count !== null && !(Number.isInteger(params.count) && params.count >= 1 && params.count <= 20) ? { loc: ["query", "count"], msg: "Input should be less than or equal to 20" } : null,
+        !q.trim() || q.length > 400 || q.trim().split(/\s+/).length > 50
+          ? { loc: ["query", "q"], msg: "Query must be 1-400 characters and at most 50 words" }
+          : null,
+        params.count !== null && !(Number.isInteger(params.count) && params.count >= 1 && params.count <= 20)
+          ? { loc: ["query", "count"], msg: "Input should be less than or equal to 20" }
+          : null,
       ].filter(Boolean);
       return invalid.length ? braveError("VALIDATION", "Unable to validate request parameter(s)", { errors: invalid }) : null;
     },
@@ -72,7 +79,21 @@ export function startBravePeer(token = "brave-test-token"): BravePeer {
       return { query, count: params.count ?? 20, hosts };
     },
     render(hits, params, ask) {
-      const query = { original: params.q, show_strict_warning: false, is_navigational: false, is_news_breaking: false, spellcheck_off: true, country: "us", bad_results: false, should_fallback: false, postal_code: "", city: "", header_country: "", more_results_available: hits.length > 0, state: "" };
+      const query = {
+        original: params.q,
+        show_strict_warning: false,
+        is_navigational: false,
+        is_news_breaking: false,
+        spellcheck_off: true,
+        country: "us",
+        bad_results: false,
+        should_fallback: false,
+        postal_code: "",
+        city: "",
+        header_country: "",
+        more_results_available: hits.length > 0,
+        state: "",
+      };
       if (!hits.length) return { type: "search", query };
       return {
         type: "search",

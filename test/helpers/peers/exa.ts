@@ -20,7 +20,8 @@ export interface ExaParams {
 
 export type ExaPeer = ProviderPeer<ExaParams> & { apiKey: string };
 
-const exaError = (status: number, error: string, tag: string) => Response.json({ requestId: crypto.randomUUID().replace(/-/g, ""), error, tag }, { status });
+const exaError = (status: number, error: string, tag: string) =>
+  Response.json({ requestId: crypto.randomUUID().replace(/-/g, ""), error, tag }, { status });
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
 
@@ -44,19 +45,33 @@ export function startExaPeer(apiKey = "exa-test-key"): ExaPeer {
     path: "/search",
     params(_url, body) {
       const b = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-      return { query: b.query, numResults: b.numResults, type: b.type, includeDomains: b.includeDomains, excludeDomains: b.excludeDomains, contents: b.contents, body: b };
+      return {
+        query: b.query,
+        numResults: b.numResults,
+        type: b.type,
+        includeDomains: b.includeDomains,
+        excludeDomains: b.excludeDomains,
+        contents: b.contents,
+        body: b,
+      };
     },
     refuse({ headers, params }) {
-      if (headers["x-api-key"] !== apiKey && headers.authorization !== `Bearer ${apiKey}`) return exaError(401, "Invalid API key", "INVALID_API_KEY");
+      if (headers["x-api-key"] !== apiKey && headers.authorization !== `Bearer ${apiKey}`)
+        return exaError(401, "Invalid API key", "INVALID_API_KEY");
       if (typeof params.query !== "string" || !params.query.trim()) return exaError(400, "query is required", "INVALID_REQUEST_BODY");
       const n = params.numResults;
-      if (n !== undefined && !(Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 100)) return exaError(400, "numResults must be between 1 and 100", "INVALID_NUM_RESULTS");
+      if (n !== undefined && !(Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 100))
+        return exaError(400, "numResults must be between 1 and 100", "INVALID_NUM_RESULTS");
       if (params.type !== undefined && !["auto", "neural", "fast", "instant", "deep", "deep-reasoning"].includes(params.type as string)) {
         return exaError(400, "Invalid search type", "INVALID_REQUEST_BODY");
       }
       return null;
     },
-    ask: (params) => ({ query: String(params.query ?? ""), count: typeof params.numResults === "number" ? params.numResults : 10, hosts: strings(params.includeDomains) }),
+    ask: (params) => ({
+      query: String(params.query ?? ""),
+      count: typeof params.numResults === "number" ? params.numResults : 10,
+      hosts: strings(params.includeDomains),
+    }),
     render(hits, params) {
       const contents = params.contents && typeof params.contents === "object" ? (params.contents as Record<string, unknown>) : {};
       return {

@@ -16,7 +16,10 @@ export interface ChatRequest {
   response_format?: { type: string; json_schema?: { name?: string; schema: Record<string, unknown>; strict?: boolean } };
 }
 
-export type ChatScript = (request: ChatRequest, kind: "plan" | "answer" | "structured" | "describe") => string | Record<string, unknown> | Promise<string | Record<string, unknown>>;
+export type ChatScript = (
+  request: ChatRequest,
+  kind: "plan" | "answer" | "structured" | "describe",
+) => string | Record<string, unknown> | Promise<string | Record<string, unknown>>;
 
 export interface ChatPeer {
   url: string;
@@ -106,17 +109,26 @@ export function startChatPeer(options: { apiKey?: string; script?: ChatScript } 
     idleTimeout: 60,
     async fetch(request) {
       const path = new URL(request.url).pathname;
-      if (path !== "/v1/chat/completions" || request.method !== "POST") return Response.json({ error: { message: "not found", type: "invalid_request_error" } }, { status: 404 });
+      if (path !== "/v1/chat/completions" || request.method !== "POST")
+        return Response.json({ error: { message: "not found", type: "invalid_request_error" } }, { status: 404 });
       if (request.headers.get("authorization") !== `Bearer ${peer.apiKey}`) {
-        return Response.json({ error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } }, { status: 401 });
+        return Response.json(
+          { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } },
+          { status: 401 },
+        );
       }
       const body = (await request.json()) as ChatRequest;
       peer.requests.push(body);
       if (peer.failNext && peer.failNext.count > 0) {
         peer.failNext.count--;
         const { status, message, garbage } = peer.failNext;
-        if (garbage !== undefined) return new Response(garbage, { headers: failureHeaders(peer.failNext, body.stream ? "text/event-stream" : "application/json") });
-        const error = { message: message ?? "upstream overloaded", type: status === 401 ? "invalid_request_error" : "server_error", ...(status === 401 ? { code: "invalid_api_key" } : {}) };
+        if (garbage !== undefined)
+          return new Response(garbage, { headers: failureHeaders(peer.failNext, body.stream ? "text/event-stream" : "application/json") });
+        const error = {
+          message: message ?? "upstream overloaded",
+          type: status === 401 ? "invalid_request_error" : "server_error",
+          ...(status === 401 ? { code: "invalid_api_key" } : {}),
+        };
         return Response.json({ error }, { status, headers: failureHeaders(peer.failNext, "application/json") });
       }
       const broken = body.stream && peer.breakStream && peer.breakStream.count > 0 ? peer.breakStream : null;
@@ -126,20 +138,37 @@ export function startChatPeer(options: { apiKey?: string; script?: ChatScript } 
       const answer = await peer.script(body, kind);
       const content = typeof answer === "string" ? answer : JSON.stringify(answer);
       const promptText = body.messages.map(textOf).join("\n");
-      const usage = { prompt_tokens: approxTokens(promptText), completion_tokens: approxTokens(content), total_tokens: approxTokens(promptText) + approxTokens(content) };
+      const usage = {
+        prompt_tokens: approxTokens(promptText),
+        completion_tokens: approxTokens(content),
+        total_tokens: approxTokens(promptText) + approxTokens(content),
+      };
       const base = { id: `chatcmpl-${crypto.randomUUID()}`, created: Math.floor(Date.now() / 1000), model: body.model };
       if (!body.stream) {
-        return Response.json({ ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage });
+        return Response.json({
+          ...base,
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+          usage,
+        });
       }
       const pieces = content.match(/\S+\s*|\s+/g) ?? [content];
       const encoder = new TextEncoder();
       const chunk = (payload: unknown) => encoder.encode(`data: ${JSON.stringify(payload)}\n\n`);
       const stream = new ReadableStream<Uint8Array>({
         async start(controller) {
-          controller.enqueue(chunk({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] }));
+          controller.enqueue(
+            chunk({
+              ...base,
+              object: "chat.completion.chunk",
+              choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
+            }),
+          );
           for (const piece of pieces) {
             if (peer.chunkDelayMs) await Bun.sleep(peer.chunkDelayMs);
-            controller.enqueue(chunk({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] }));
+            controller.enqueue(
+              chunk({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] }),
+            );
             if (broken) {
               // An OpenAI-compatible server reports a failure mid-stream as a chunk holding `error`.
               controller.enqueue(chunk({ error: { message: broken.message, type: broken.type } }));
@@ -147,8 +176,11 @@ export function startChatPeer(options: { apiKey?: string; script?: ChatScript } 
               return;
             }
           }
-          controller.enqueue(chunk({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
-          if (body.stream_options?.include_usage) controller.enqueue(chunk({ ...base, object: "chat.completion.chunk", choices: [], usage }));
+          controller.enqueue(
+            chunk({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+          );
+          if (body.stream_options?.include_usage)
+            controller.enqueue(chunk({ ...base, object: "chat.completion.chunk", choices: [], usage }));
           controller.enqueue(encoder.encode("data: [DONE]\n\n"));
           controller.close();
         },

@@ -18,7 +18,11 @@ export interface PageSite {
   put(path: string, html: string, headers?: Record<string, string>): void;
 }
 
-export function article(title: string, paragraphs: string[], extra: { lang?: string; author?: string; published?: string; site?: string } = {}): string {
+export function article(
+  title: string,
+  paragraphs: string[],
+  extra: { lang?: string; author?: string; published?: string; site?: string } = {},
+): string {
   return `<!doctype html>
 <html lang="${extra.lang ?? "en"}">
 <head>
@@ -60,7 +64,10 @@ export function startPageSite(): PageSite {
     "Construction will begin in March and is expected to take eighteen months, according to the transport department.",
     "The bridge will carry two lanes of traffic, a protected cycle path and a wide walkway for pedestrians.",
   ];
-  site.put("/article.html", article("Council approves the river bridge", paragraphs, { author: "Jane Reporter", published: "2026-03-04T10:00:00Z" }));
+  site.put(
+    "/article.html",
+    article("Council approves the river bridge", paragraphs, { author: "Jane Reporter", published: "2026-03-04T10:00:00Z" }),
+  );
 
   const server = Bun.serve({
     port: 0,
@@ -81,17 +88,38 @@ export function startPageSite(): PageSite {
         case "/redirect-loop":
           return new Response(null, { status: 301, headers: { location: "/redirect-loop" } });
         case "/to-private":
-          return new Response(null, { status: 302, headers: { location: url.searchParams.get("target") ?? "http://169.254.169.254/latest/meta-data/" } });
+          return new Response(null, {
+            status: 302,
+            headers: { location: url.searchParams.get("target") ?? "http://169.254.169.254/latest/meta-data/" },
+          });
         case "/gzip.html":
-          return new Response(Bun.gzipSync(new TextEncoder().encode(article("Compressed with gzip", ["This page travelled gzip-compressed over the wire and must arrive intact."]))), {
-            headers: { ...html, "content-encoding": "gzip" },
-          });
+          return new Response(
+            Bun.gzipSync(
+              new TextEncoder().encode(
+                article("Compressed with gzip", ["This page travelled gzip-compressed over the wire and must arrive intact."]),
+              ),
+            ),
+            {
+              headers: { ...html, "content-encoding": "gzip" },
+            },
+          );
         case "/brotli.html":
-          return new Response(brotliCompressSync(Buffer.from(article("Compressed with brotli", ["This page travelled brotli-compressed over the wire and must arrive intact."]))), {
-            headers: { ...html, "content-encoding": "br" },
-          });
+          return new Response(
+            brotliCompressSync(
+              Buffer.from(
+                article("Compressed with brotli", ["This page travelled brotli-compressed over the wire and must arrive intact."]),
+              ),
+            ),
+            {
+              headers: { ...html, "content-encoding": "br" },
+            },
+          );
         case "/latin1.html": {
-          const text = article("Café crème à Zürich", ["Ein Bericht über Käse, Würste und Grüße aus der Schweiz: naïve Façaden, déjà vu."], { lang: "de" });
+          const text = article(
+            "Café crème à Zürich",
+            ["Ein Bericht über Käse, Würste und Grüße aus der Schweiz: naïve Façaden, déjà vu."],
+            { lang: "de" },
+          );
           const bytes = Uint8Array.from([...text].map((c) => (c.charCodeAt(0) < 256 ? c.charCodeAt(0) : 63)));
           return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": "text/html; charset=ISO-8859-1" } });
         }
@@ -120,15 +148,24 @@ export function startPageSite(): PageSite {
         case "/gzip-bomb":
           return new Response(Bun.gzipSync(new Uint8Array(40 * 1024 * 1024)), { headers: { ...html, "content-encoding": "gzip" } });
         case "/report.pdf-octet":
-          return new Response(minimalPdf(["Quarterly report of the river bridge project.", "Spending stayed within the approved budget."], "Bridge report"), {
-            headers: { "content-type": "application/octet-stream" },
-          });
+          return new Response(
+            minimalPdf(["Quarterly report of the river bridge project.", "Spending stayed within the approved budget."], "Bridge report"),
+            {
+              headers: { "content-type": "application/octet-stream" },
+            },
+          );
         case "/html-as-pdf":
-          return new Response(article("Mislabelled page", ["This is HTML although the server calls it a PDF document."]), { headers: { "content-type": "application/pdf" } });
+          return new Response(article("Mislabelled page", ["This is HTML although the server calls it a PDF document."]), {
+            headers: { "content-type": "application/pdf" },
+          });
         case "/image.png":
-          return new Response(Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), { headers: { "content-type": "image/png" } });
+          return new Response(Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), {
+            headers: { "content-type": "image/png" },
+          });
         case "/plain.txt":
-          return new Response("Plain text notes.\n\nSecond paragraph of the notes.", { headers: { "content-type": "text/plain; charset=utf-8" } });
+          return new Response("Plain text notes.\n\nSecond paragraph of the notes.", {
+            headers: { "content-type": "text/plain; charset=utf-8" },
+          });
         case "/data.json":
           return Response.json({ bridge: { lanes: 2, cycle_path: true } });
         case "/etag.html": {
@@ -137,17 +174,29 @@ export function startPageSite(): PageSite {
             site.notModifiedSent++;
             return new Response(null, { status: 304, headers: { etag } });
           }
-          return new Response(article("A page with an ETag", ["This page supports conditional requests with an entity tag."]), { headers: { ...html, etag } });
-        }
-        case "/sitemap.xml": {
-          const locs = ["/article.html", "/gzip.html", "/brotli.html", "/latin1.html", "/missing-page"].map((p) => `<url><loc>${site.url}${p}</loc></url>`).join("");
-          return new Response(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs}</urlset>`, {
-            headers: { "content-type": "application/xml" },
+          return new Response(article("A page with an ETag", ["This page supports conditional requests with an entity tag."]), {
+            headers: { ...html, etag },
           });
         }
+        case "/sitemap.xml": {
+          const locs = ["/article.html", "/gzip.html", "/brotli.html", "/latin1.html", "/missing-page"]
+            .map((p) => `<url><loc>${site.url}${p}</loc></url>`)
+            .join("");
+          return new Response(
+            `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs}</urlset>`,
+            {
+              headers: { "content-type": "application/xml" },
+            },
+          );
+        }
         case "/huge-table.html": {
-          const rows = Array.from({ length: 20_000 }, (_, i) => `<tr><td>row ${i}</td><td>${"cell ".repeat(8)}</td><td>${i * 7}</td></tr>`).join("");
-          return new Response(`<!doctype html><html><body><article><h1>Huge table</h1><table>${rows}</table></article></body></html>`, { headers: html });
+          const rows = Array.from(
+            { length: 20_000 },
+            (_, i) => `<tr><td>row ${i}</td><td>${"cell ".repeat(8)}</td><td>${i * 7}</td></tr>`,
+          ).join("");
+          return new Response(`<!doctype html><html><body><article><h1>Huge table</h1><table>${rows}</table></article></body></html>`, {
+            headers: html,
+          });
         }
         case "/user-agent":
           return new Response(`<p>${request.headers.get("user-agent")}</p>`, { headers: html });

@@ -13,7 +13,15 @@
  * 500 and 429: errors; garbage: broken JSON; shape: JSON of another shape; html: a 200 HTML error page;
  * endless: a JSON body that never ends; hang: no headers, ever; an object: exactly that answer.
  */
-export type PeerFault = "500" | "429" | "garbage" | "shape" | "html" | "endless" | "hang" | { status: number; contentType: string; body: string };
+export type PeerFault =
+  | "500"
+  | "429"
+  | "garbage"
+  | "shape"
+  | "html"
+  | "endless"
+  | "hang"
+  | { status: number; contentType: string; body: string };
 
 /** A result as a test writes it; each peer renders it in its wire format. `raw` fields override the rendered item. */
 export interface PeerHit {
@@ -107,9 +115,12 @@ function faultResponse(fault: PeerFault, signals: AbortSignal[]): Response | Pro
       return Response.json({ status: "ok", data: { items: "none" } });
     case "html":
       // A CDN's or a proxy's error page served with 200 happens; it must not be taken for an answer.
-      return new Response("<!doctype html><html><head><title>Service unavailable</title></head><body><h1>We'll be right back</h1></body></html>", {
-        headers: { "content-type": "text/html; charset=utf-8" },
-      });
+      return new Response(
+        "<!doctype html><html><head><title>Service unavailable</title></head><body><h1>We'll be right back</h1></body></html>",
+        {
+          headers: { "content-type": "text/html; charset=utf-8" },
+        },
+      );
     case "endless": {
       let sent = false;
       const body = new ReadableStream<Uint8Array>({
@@ -129,8 +140,14 @@ function faultResponse(fault: PeerFault, signals: AbortSignal[]): Response | Pro
 
 /** Results derived from the query: varied hosts (or the asked ones), numbered paths, dates, snippets that mention the query. */
 export function plausibleHits(ask: PeerAsk): PeerHit[] {
-  const slug = ask.query.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "result";
-  const hosts = ask.hosts.length ? ask.hosts : ["en.example.org", "news.example.com", "docs.example.net", "blog.example.io", "forum.example.org"];
+  const slug =
+    ask.query
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "result";
+  const hosts = ask.hosts.length
+    ? ask.hosts
+    : ["en.example.org", "news.example.com", "docs.example.net", "blog.example.io", "forum.example.org"];
   return Array.from({ length: Math.min(Math.max(ask.count, 0), 100) }, (_, i) => {
     const host = hosts[i % hosts.length]!;
     return {
@@ -227,7 +244,10 @@ export function startProviderPeer<P>(wire: WireFormat<P>): ProviderPeer<P> {
 /** `text` with HTML special characters escaped and the query's words wrapped in `open`/`close`, as search engines mark matches. */
 export function markMatches(text: string, query: string, open: string, close: string): string {
   const escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
-  const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2);
+  const words = query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 2);
   if (!words.length) return escaped;
   const pattern = new RegExp(`\\b(${words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})\\b`, "giu");
   return escaped.replace(pattern, `${open}$1${close}`);

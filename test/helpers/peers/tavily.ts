@@ -40,19 +40,32 @@ export function startTavilyPeer(apiKey = "tvly-test-key"): TavilyPeer {
     path: "/search",
     params(_url, body) {
       const b = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-      return { query: b.query, max_results: b.max_results, include_domains: b.include_domains, exclude_domains: b.exclude_domains, search_depth: b.search_depth, body: b };
+      return {
+        query: b.query,
+        max_results: b.max_results,
+        include_domains: b.include_domains,
+        exclude_domains: b.exclude_domains,
+        search_depth: b.search_depth,
+        body: b,
+      };
     },
     refuse({ headers, params }) {
-      if (headers.authorization !== `Bearer ${apiKey}` && params.body.api_key !== apiKey) return tavilyError(401, "Unauthorized: missing or invalid API key.");
+      if (headers.authorization !== `Bearer ${apiKey}` && params.body.api_key !== apiKey)
+        return tavilyError(401, "Unauthorized: missing or invalid API key.");
       if (typeof params.query !== "string" || !params.query.trim()) return tavilyError(400, "Query is missing.");
       const max = params.max_results;
-      if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 0 && (max as number) <= 20)) return tavilyError(400, "max_results must be between 0 and 20.");
+      if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 0 && (max as number) <= 20))
+        return tavilyError(400, "max_results must be between 0 and 20.");
       if (params.search_depth !== undefined && !["basic", "advanced", "fast", "ultra-fast"].includes(params.search_depth as string)) {
         return tavilyError(400, "Invalid search depth. Must be 'basic', 'advanced', 'fast' or 'ultra-fast'.");
       }
       return null;
     },
-    ask: (params) => ({ query: String(params.query ?? ""), count: typeof params.max_results === "number" ? params.max_results : 5, hosts: strings(params.include_domains) }),
+    ask: (params) => ({
+      query: String(params.query ?? ""),
+      count: typeof params.max_results === "number" ? params.max_results : 5,
+      hosts: strings(params.include_domains),
+    }),
     render: (hits, params) => ({
       query: params.query,
       follow_up_questions: null,

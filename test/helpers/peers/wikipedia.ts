@@ -44,10 +44,13 @@ export function startWikipediaPeer(): WikipediaPeer {
     },
     refuse({ headers, params }) {
       if (GENERIC_AGENT.test(headers["user-agent"] ?? "")) {
-        return new Response("Please set a user-agent and respect our robot policy https://w.wiki/4wJS. See also https://phabricator.wikimedia.org/T400119.\n", {
-          status: 403,
-          headers: { "content-type": "text/plain" },
-        });
+        return new Response(
+          "Please set a user-agent and respect our robot policy https://w.wiki/4wJS. See also https://phabricator.wikimedia.org/T400119.\n",
+          {
+            status: 403,
+            headers: { "content-type": "text/plain" },
+          },
+        );
       }
       if (!params.q) return restError('Parameter "q" is required.');
       if (params.limit !== null && !(Number.isInteger(params.limit) && params.limit >= 1 && params.limit <= 100)) {

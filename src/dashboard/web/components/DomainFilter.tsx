@@ -44,7 +44,13 @@ export function DomainFilter({ value, onChange, names, errors = [] }: DomainFilt
       <div class="radios">
         {options.map((option) => (
           <label key={option.mode} class="radio">
-            <input type="radio" name={group} value={option.mode} checked={value.mode === option.mode} onChange={() => onChange({ ...value, mode: option.mode })} />
+            <input
+              type="radio"
+              name={group}
+              value={option.mode}
+              checked={value.mode === option.mode}
+              onChange={() => onChange({ ...value, mode: option.mode })}
+            />
             {option.label}
           </label>
         ))}
@@ -52,7 +58,15 @@ export function DomainFilter({ value, onChange, names, errors = [] }: DomainFilt
       {value.mode !== "any" ? (
         <Field label="Domain list" hint="One per line: example.com also covers its subdomains; a URL prefix works too." errors={errors}>
           {(control) => (
-            <textarea {...control} class="mono" rows={3} spellcheck={false} autocapitalize="off" value={value.text} onInput={(e) => onChange({ ...value, text: e.currentTarget.value })} />
+            <textarea
+              {...control}
+              class="mono"
+              rows={3}
+              spellcheck={false}
+              autocapitalize="off"
+              value={value.text}
+              onInput={(e) => onChange({ ...value, text: e.currentTarget.value })}
+            />
           )}
         </Field>
       ) : null}

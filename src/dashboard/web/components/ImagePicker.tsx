@@ -37,8 +37,20 @@ export function ImagePicker({ value, onChange, errors = [] }: ImagePickerProps) 
   };
   return (
     <div class="image-picker">
-      <Field label="Image (optional)" hint="PNG, JPEG, GIF or WebP; sent with the prompt as base64." errors={problem ? [problem, ...errors] : errors}>
-        {(control) => <input key={round} {...control} type="file" accept="image/png,image/jpeg,image/gif,image/webp" onChange={(e) => read(e.currentTarget)} />}
+      <Field
+        label="Image (optional)"
+        hint="PNG, JPEG, GIF or WebP; sent with the prompt as base64."
+        errors={problem ? [problem, ...errors] : errors}
+      >
+        {(control) => (
+          <input
+            key={round}
+            {...control}
+            type="file"
+            accept="image/png,image/jpeg,image/gif,image/webp"
+            onChange={(e) => read(e.currentTarget)}
+          />
+        )}
       </Field>
       {value ? (
         <div class="image-preview">

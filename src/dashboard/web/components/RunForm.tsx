@@ -35,9 +35,21 @@ export function runBody(inputs: EndpointInput[], values: Record<string, string>)
   return body;
 }
 
-function InputControl({ input, value, onValue, errors }: { input: EndpointInput; value: string; onValue: (v: string) => void; errors: string[] }) {
+function InputControl({
+  input,
+  value,
+  onValue,
+  errors,
+}: {
+  input: EndpointInput;
+  value: string;
+  onValue: (v: string) => void;
+  errors: string[];
+}) {
   const required = isRequired(input);
-  const hint = [input.description, input.default !== null && input.default !== undefined ? `Default: ${String(input.default)}` : null].filter(Boolean).join(" · ");
+  const hint = [input.description, input.default !== null && input.default !== undefined ? `Default: ${String(input.default)}` : null]
+    .filter(Boolean)
+    .join(" · ");
   return (
     <Field label={<code>{input.name}</code>} hint={hint || undefined} errors={errors} markRequired={required}>
       {(control) =>
@@ -97,9 +109,20 @@ export function RunForm({ inputs, path, idPrefix, submitLabel = "Run" }: RunForm
       <form class="stack" noValidate onSubmit={submit} aria-label="Try it">
         {inputs.length === 0 ? <p class="muted">This endpoint takes no inputs.</p> : null}
         {inputs.map((input) => (
-          <InputControl key={input.name} input={input} value={values[input.name] ?? ""} onValue={(v) => setValues((all) => ({ ...all, [input.name]: v }))} errors={issues(input.name)} />
+          <InputControl
+            key={input.name}
+            input={input}
+            value={values[input.name] ?? ""}
+            onValue={(v) => setValues((all) => ({ ...all, [input.name]: v }))}
+            errors={issues(input.name)}
+          />
         ))}
-        <DomainFilter value={domains} onChange={setDomains} names={DOMAIN_NAMES} errors={[...issues("include_domains"), ...issues("exclude_domains")]} />
+        <DomainFilter
+          value={domains}
+          onChange={setDomains}
+          names={DOMAIN_NAMES}
+          errors={[...issues("include_domains"), ...issues("exclude_domains")]}
+        />
         <button type="submit" disabled={busy}>
           {busy ? "Running…" : submitLabel}
         </button>

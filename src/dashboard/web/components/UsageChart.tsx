@@ -46,7 +46,9 @@ export function UsageChart({ days }: { days: UsageDay[] }) {
   const summary =
     first && last
       ? `${formatCount(total)} tokens from ${formatDay(first.date)} to ${formatDay(last.date)}` +
-        (busiest && busiest.tokens > 0 ? `; the busiest day was ${formatDay(busiest.date)} with ${formatCount(busiest.tokens)} tokens.` : "; no tokens used.")
+        (busiest && busiest.tokens > 0
+          ? `; the busiest day was ${formatDay(busiest.date)} with ${formatCount(busiest.tokens)} tokens.`
+          : "; no tokens used.")
       : "No days to show.";
 
   const plotWidth = Math.max(0, width - PAD.left - PAD.right);
@@ -60,7 +62,14 @@ export function UsageChart({ days }: { days: UsageDay[] }) {
   return (
     <div class="chart" ref={box}>
       {width > 0 ? (
-        <svg width={width} height={HEIGHT} viewBox={`0 0 ${width} ${HEIGHT}`} role="img" aria-label="Tokens per day" aria-describedby="usage-chart-summary">
+        <svg
+          width={width}
+          height={HEIGHT}
+          viewBox={`0 0 ${width} ${HEIGHT}`}
+          role="img"
+          aria-label="Tokens per day"
+          aria-describedby="usage-chart-summary"
+        >
           {ticks.map((tick) => (
             <g key={tick}>
               <line class="chart-grid" x1={PAD.left} x2={width - PAD.right} y1={y(tick)} y2={y(tick)} />
@@ -78,7 +87,12 @@ export function UsageChart({ days }: { days: UsageDay[] }) {
                   <title>{`${formatDay(day.date)}: ${formatCount(day.tokens)} tokens, ${formatCount(day.calls)} calls`}</title>
                 </rect>
                 {labelled.has(i) ? (
-                  <text class="chart-label" x={PAD.left + i * slot + (i === 0 ? 0 : i === days.length - 1 ? slot : slot / 2)} y={HEIGHT - 8} text-anchor={i === 0 ? "start" : i === days.length - 1 ? "end" : "middle"}>
+                  <text
+                    class="chart-label"
+                    x={PAD.left + i * slot + (i === 0 ? 0 : i === days.length - 1 ? slot : slot / 2)}
+                    y={HEIGHT - 8}
+                    text-anchor={i === 0 ? "start" : i === days.length - 1 ? "end" : "middle"}
+                  >
                     {formatDay(day.date)}
                   </text>
                 ) : null}

@@ -7,5 +7,10 @@ export function shellQuote(text: string): string {
 
 /** A curl call with the key read from the environment, never a real key on the page. */
 export function curlCommand(url: string, body: unknown): string {
-  return [`curl -sS -X POST ${shellQuote(url)}`, `  -H "X-API-Key: $CRITIQUE_API_KEY"`, `  -H 'Content-Type: application/json'`, `  -d ${shellQuote(JSON.stringify(body))}`].join(" \\\n");
+  return [
+    `curl -sS -X POST ${shellQuote(url)}`,
+    `  -H "X-API-Key: $CRITIQUE_API_KEY"`,
+    `  -H 'Content-Type: application/json'`,
+    `  -d ${shellQuote(JSON.stringify(body))}`,
+  ].join(" \\\n");
 }

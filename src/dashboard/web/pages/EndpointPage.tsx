@@ -118,9 +118,18 @@ export function EndpointPage({ apiId }: { apiId: number }) {
       <section class="card" aria-labelledby="try-heading">
         <h2 id="try-heading">Try it</h2>
         <p class="hint">
-          Calls <code class="wrap">POST /v1/user-defined-service/{data.stub}/v{data.version}</code>, this exact version{draft ? " (drafts too)" : ""}.
+          Calls{" "}
+          <code class="wrap">
+            POST /v1/user-defined-service/{data.stub}/v{data.version}
+          </code>
+          , this exact version{draft ? " (drafts too)" : ""}.
         </p>
-        <RunForm key={`${data.id}-${data.updated_at}`} inputs={data.inputs} path={`/v1/user-defined-service/${encodeURIComponent(data.stub)}/v${data.version}`} idPrefix="try-" />
+        <RunForm
+          key={`${data.id}-${data.updated_at}`}
+          inputs={data.inputs}
+          path={`/v1/user-defined-service/${encodeURIComponent(data.stub)}/v${data.version}`}
+          idPrefix="try-"
+        />
       </section>
 
       <div class="split">
@@ -138,7 +147,14 @@ export function EndpointPage({ apiId }: { apiId: number }) {
         <PublishForm record={data} onPublished={lineage.reload} />
       </div>
 
-      <ConfirmDialog open={confirmDelete} title="Delete this endpoint?" confirmLabel="Yes, delete it" busy={busy} onConfirm={remove} onCancel={() => setConfirmDelete(false)}>
+      <ConfirmDialog
+        open={confirmDelete}
+        title="Delete this endpoint?"
+        confirmLabel="Yes, delete it"
+        busy={busy}
+        onConfirm={remove}
+        onCancel={() => setConfirmDelete(false)}
+      >
         <p>
           Every version of <strong>{data.api_name}</strong> is deleted, permanently. Published marketplace snapshots stay callable.
         </p>

@@ -68,7 +68,9 @@ export function EndpointsPage() {
       <h2>Your endpoints</h2>
       <ErrorMessage error={list.error} />
       {list.data === null ? (
-        list.loading ? <p>Loading endpoints…</p> : null
+        list.loading ? (
+          <p>Loading endpoints…</p>
+        ) : null
       ) : endpoints.length === 0 ? (
         <p>No endpoints yet: design one above.</p>
       ) : (

@@ -81,13 +81,22 @@ export function KeysPage() {
   return (
     <section>
       <PageHeading title="API keys" />
-      <p class="lead">Keys call the API from your code. Send one in the <code>X-API-Key</code> header.</p>
+      <p class="lead">
+        Keys call the API from your code. Send one in the <code>X-API-Key</code> header.
+      </p>
 
       {created ? <NewKeyBox created={created} onDone={() => setCreated(null)} /> : null}
 
       <form class="card inline-form" onSubmit={create} aria-labelledby="create-key-heading">
         <h2 id="create-key-heading">Create a key</h2>
-        <TextInput label="Key name" hint="Optional: where the key is used, e.g. “production”." maxLength={100} value={name} onValue={setName} errors={createError instanceof ApiError ? createError.at("name") : []} />
+        <TextInput
+          label="Key name"
+          hint="Optional: where the key is used, e.g. “production”."
+          maxLength={100}
+          value={name}
+          onValue={setName}
+          errors={createError instanceof ApiError ? createError.at("name") : []}
+        />
         <button type="submit" disabled={creating}>
           {creating ? "Creating…" : "Create key"}
         </button>
@@ -98,7 +107,9 @@ export function KeysPage() {
       <StatusMessage text={status} />
       <ErrorMessage error={keys.error ?? revokeError} />
       {keys.data === null ? (
-        keys.loading ? <p>Loading keys…</p> : null
+        keys.loading ? (
+          <p>Loading keys…</p>
+        ) : null
       ) : keys.data.keys.length === 0 ? (
         <p>No keys yet.</p>
       ) : (
@@ -129,7 +140,12 @@ export function KeysPage() {
                   <td data-label="Status">{key.revoked_at ? `Revoked ${formatTime(key.revoked_at)}` : "Active"}</td>
                   <td data-label="Actions">
                     {key.revoked_at ? null : (
-                      <button type="button" class="danger small" aria-label={`Revoke key ${keyLabel(key)}`} onClick={() => setRevoking(key)}>
+                      <button
+                        type="button"
+                        class="danger small"
+                        aria-label={`Revoke key ${keyLabel(key)}`}
+                        onClick={() => setRevoking(key)}
+                      >
                         Revoke
                       </button>
                     )}
@@ -141,7 +157,14 @@ export function KeysPage() {
         </div>
       )}
 
-      <ConfirmDialog open={revoking !== null} title="Revoke this key?" confirmLabel="Yes, revoke it" busy={revokeBusy} onConfirm={revoke} onCancel={() => setRevoking(null)}>
+      <ConfirmDialog
+        open={revoking !== null}
+        title="Revoke this key?"
+        confirmLabel="Yes, revoke it"
+        busy={revokeBusy}
+        onConfirm={revoke}
+        onCancel={() => setRevoking(null)}
+      >
         <p>
           <code>{revoking ? keyLabel(revoking) : ""}</code> stops working at once, for every program that uses it. This cannot be undone.
         </p>

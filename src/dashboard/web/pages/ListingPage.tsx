@@ -33,8 +33,16 @@ function InputsTable({ inputs }: { inputs: EndpointInput[] }) {
                 <code>{input.name}</code>
               </td>
               <td data-label="Type">{input.type}</td>
-              <td data-label="Required">{(input.required ?? true) && (input.default === null || input.default === undefined) ? "Yes" : "No"}</td>
-              <td data-label="Default">{input.default === null || input.default === undefined ? <span class="muted">none</span> : <code>{String(input.default)}</code>}</td>
+              <td data-label="Required">
+                {(input.required ?? true) && (input.default === null || input.default === undefined) ? "Yes" : "No"}
+              </td>
+              <td data-label="Default">
+                {input.default === null || input.default === undefined ? (
+                  <span class="muted">none</span>
+                ) : (
+                  <code>{String(input.default)}</code>
+                )}
+              </td>
               <td data-label="Description">{input.description ?? ""}</td>
             </tr>
           ))}
@@ -45,7 +53,10 @@ function InputsTable({ inputs }: { inputs: EndpointInput[] }) {
 }
 
 export function ListingPage({ publicStub }: { publicStub: string }) {
-  const listing = useLoad((signal) => api.get<ListingDetail>(`/v1/marketplace/${encodeURIComponent(publicStub)}`, { signal }), [publicStub]);
+  const listing = useLoad(
+    (signal) => api.get<ListingDetail>(`/v1/marketplace/${encodeURIComponent(publicStub)}`, { signal }),
+    [publicStub],
+  );
   const [version, setVersion] = useState("");
   const data = listing.data;
   const back = <Link href={`${BASE}/marketplace`}>Marketplace</Link>;

@@ -66,7 +66,11 @@ export function MarketplacePage({ search }: { search: URLSearchParams }) {
 
       <ErrorMessage error={listings.error} />
       <div role="status" class="status-slot">
-        {data ? `${data.total} ${data.total === 1 ? "endpoint" : "endpoints"}${filtered ? " match" : ""}.` : listings.loading ? "Loading…" : ""}
+        {data
+          ? `${data.total} ${data.total === 1 ? "endpoint" : "endpoints"}${filtered ? " match" : ""}.`
+          : listings.loading
+            ? "Loading…"
+            : ""}
       </div>
       {data && data.items.length > 0 ? (
         <ul class="cards">

@@ -73,7 +73,13 @@ export function PlaygroundPage() {
       onEnd: (stopped) => {
         stop.current = null;
         setRunning(false);
-        setStatus(stopped ? "Search stopped." : failed ? "The search failed." : `Search finished with ${sources} ${sources === 1 ? "source" : "sources"}.`);
+        setStatus(
+          stopped
+            ? "Search stopped."
+            : failed
+              ? "The search failed."
+              : `Search finished with ${sources} ${sources === 1 ? "source" : "sources"}.`,
+        );
       },
     });
   };
@@ -84,17 +90,25 @@ export function PlaygroundPage() {
   return (
     <section>
       <PageHeading title="Playground" />
-      <p class="lead">Ask a question; the service searches, reads and answers with cited sources. The answer streams in over a WebSocket.</p>
+      <p class="lead">
+        Ask a question; the service searches, reads and answers with cited sources. The answer streams in over a WebSocket.
+      </p>
       <div class="split">
         <form class="card stack" onSubmit={run} aria-label="Search request">
           <TextArea label="Prompt" rows={4} required value={prompt} onValue={setPrompt} errors={issues("prompt")} />
           <ImagePicker value={image} onChange={setImage} errors={issues("image")} />
-          <DomainFilter value={domains} onChange={setDomains} names={DOMAIN_NAMES} errors={[...issues("source_whitelist"), ...issues("source_blacklist")]} />
+          <DomainFilter
+            value={domains}
+            onChange={setDomains}
+            names={DOMAIN_NAMES}
+            errors={[...issues("source_whitelist"), ...issues("source_blacklist")]}
+          />
           <JsonEditor
             label="Output format (JSON, optional)"
             hint={
               <>
-                Type names, nested objects or one-item arrays, e.g. <code>{'{"name": "string", "year": "integer"}'}</code>. Leave empty for a text answer.
+                Type names, nested objects or one-item arrays, e.g. <code>{'{"name": "string", "year": "integer"}'}</code>. Leave empty for
+                a text answer.
               </>
             }
             rows={5}

@@ -25,7 +25,8 @@ function useAuthForm(path: string, next: string) {
     }
   };
   // A taken email (409) belongs to the email field as much as a malformed one (422).
-  const fieldErrors = (name: string) => (error instanceof ApiError ? (name === "email" && error.status === 409 ? [error.message] : error.at(name)) : []);
+  const fieldErrors = (name: string) =>
+    error instanceof ApiError ? (name === "email" && error.status === 409 ? [error.message] : error.at(name)) : [];
   return { error, busy, submit, fieldErrors };
 }
 
@@ -47,8 +48,24 @@ export function SignInPage({ next }: { next: string }) {
           void form.submit({ email, password });
         }}
       >
-        <TextInput label="Email" type="email" autocomplete="username" required value={email} onValue={setEmail} errors={form.fieldErrors("email")} />
-        <TextInput label="Password" type="password" autocomplete="current-password" required value={password} onValue={setPassword} errors={form.fieldErrors("password")} />
+        <TextInput
+          label="Email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onValue={setEmail}
+          errors={form.fieldErrors("email")}
+        />
+        <TextInput
+          label="Password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onValue={setPassword}
+          errors={form.fieldErrors("password")}
+        />
         <ErrorMessage error={form.error} />
         <button type="submit" disabled={form.busy}>
           {form.busy ? "Signing in…" : "Sign in"}
@@ -78,8 +95,23 @@ export function SignUpPage({ next }: { next: string }) {
           void form.submit(body);
         }}
       >
-        <TextInput label="Name" hint="Optional: how your account is shown, e.g. as a publisher." autocomplete="organization" value={name} onValue={setName} errors={form.fieldErrors("name")} />
-        <TextInput label="Email" type="email" autocomplete="email" required value={email} onValue={setEmail} errors={form.fieldErrors("email")} />
+        <TextInput
+          label="Name"
+          hint="Optional: how your account is shown, e.g. as a publisher."
+          autocomplete="organization"
+          value={name}
+          onValue={setName}
+          errors={form.fieldErrors("name")}
+        />
+        <TextInput
+          label="Email"
+          type="email"
+          autocomplete="email"
+          required
+          value={email}
+          onValue={setEmail}
+          errors={form.fieldErrors("email")}
+        />
         <TextInput
           label="Password"
           type="password"

@@ -83,10 +83,18 @@ function DaysTable({ usage }: { usage: Usage }) {
           <thead>
             <tr>
               <th scope="col">Date</th>
-              <th scope="col" class="num">Calls</th>
-              <th scope="col" class="num">Tokens</th>
-              <th scope="col" class="num">Cost</th>
-              <th scope="col" class="num">Earnings</th>
+              <th scope="col" class="num">
+                Calls
+              </th>
+              <th scope="col" class="num">
+                Tokens
+              </th>
+              <th scope="col" class="num">
+                Cost
+              </th>
+              <th scope="col" class="num">
+                Earnings
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -116,9 +124,15 @@ function RecentCalls({ recent }: { recent: Usage["recent"] }) {
           <tr>
             <th scope="col">Time</th>
             <th scope="col">Route</th>
-            <th scope="col" class="num">Status</th>
-            <th scope="col" class="num">Tokens</th>
-            <th scope="col" class="num">Cost</th>
+            <th scope="col" class="num">
+              Status
+            </th>
+            <th scope="col" class="num">
+              Tokens
+            </th>
+            <th scope="col" class="num">
+              Cost
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -210,8 +224,8 @@ export function UsagePage() {
         <h2 id="earnings-heading">Publisher earnings</h2>
         {data ? (
           <p>
-            Your published endpoints earned <strong>{formatMoney(data.totals.earnings, true)}</strong> from {formatCount(data.totals.earning_calls)} paid{" "}
-            {data.totals.earning_calls === 1 ? "call" : "calls"} in this period.
+            Your published endpoints earned <strong>{formatMoney(data.totals.earnings, true)}</strong> from{" "}
+            {formatCount(data.totals.earning_calls)} paid {data.totals.earning_calls === 1 ? "call" : "calls"} in this period.
           </p>
         ) : null}
       </section>

@@ -73,7 +73,14 @@ export function EndpointEditor({ record, onSaved }: EditorProps) {
           onValue={setFormat}
           errors={issues("output_format")}
         />
-        <TextArea label="Version notes" hint="What changed in this version (optional)." rows={2} value={notes} onValue={setNotes} errors={issues("version_notes")} />
+        <TextArea
+          label="Version notes"
+          hint="What changed in this version (optional)."
+          rows={2}
+          value={notes}
+          onValue={setNotes}
+          errors={issues("version_notes")}
+        />
       </fieldset>
       {draft ? (
         <div class="actions">

@@ -80,7 +80,16 @@ export function InputRows({ rows, onChange, issues }: InputRowsProps) {
           <fieldset key={row.key} class="input-row">
             <legend>{title}</legend>
             <Field label="Name" errors={at("name")}>
-              {(c) => <input {...c} class="mono" value={row.name} autocapitalize="off" spellcheck={false} onInput={(e) => update(i, { name: e.currentTarget.value })} />}
+              {(c) => (
+                <input
+                  {...c}
+                  class="mono"
+                  value={row.name}
+                  autocapitalize="off"
+                  spellcheck={false}
+                  onInput={(e) => update(i, { name: e.currentTarget.value })}
+                />
+              )}
             </Field>
             <Field label="Type" errors={at("type")}>
               {(c) => (

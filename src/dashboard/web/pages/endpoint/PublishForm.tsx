@@ -45,11 +45,19 @@ export function PublishForm({ record, onPublished }: { record: EndpointRecord; o
     <form class="card stack" onSubmit={publish} aria-labelledby="publish-heading" noValidate>
       <h2 id="publish-heading">Publish to the marketplace</h2>
       <p class="hint">
-        Publishing {record.state === "draft" ? "releases this draft and " : ""}adds version {record.version} as a snapshot any account can call. Snapshots never change.
+        Publishing {record.state === "draft" ? "releases this draft and " : ""}adds version {record.version} as a snapshot any account can
+        call. Snapshots never change.
       </p>
       <TextInput label="Title" value={title} onValue={setTitle} maxLength={200} errors={issues("title")} />
       <TextArea label="Description" rows={3} value={description} onValue={setDescription} maxLength={2000} errors={issues("description")} />
-      <TextInput label="Category" hint="For example: companies, finance, science." value={category} onValue={setCategory} maxLength={60} errors={issues("category")} />
+      <TextInput
+        label="Category"
+        hint="For example: companies, finance, science."
+        value={category}
+        onValue={setCategory}
+        maxLength={60}
+        errors={issues("category")}
+      />
       <TextInput label="Tags" hint="Comma-separated." value={tags} onValue={setTags} errors={issues("tags")} />
       <div class="actions">
         <button type="submit" disabled={busy}>

@@ -33,7 +33,9 @@ export function VersionTimeline({ versions, currentId, busy, onRevert }: Timelin
               </Link>{" "}
               <StateBadge record={version} />
             </div>
-            <p class="muted">{version.frozen_at ? `Released ${formatTime(version.frozen_at)}` : `Draft, last saved ${formatTime(version.updated_at)}`}</p>
+            <p class="muted">
+              {version.frozen_at ? `Released ${formatTime(version.frozen_at)}` : `Draft, last saved ${formatTime(version.updated_at)}`}
+            </p>
             {version.version_notes ? <p class="notes">{version.version_notes}</p> : null}
             {version.state === "released" && version.version !== newest && !draft ? (
               <button type="button" class="secondary small" disabled={busy} onClick={() => onRevert(version)}>
