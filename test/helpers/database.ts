@@ -1,14 +1,19 @@
 /**
  * A fresh, migrated database per caller. On Postgres: a new database cloned
  * from a migrated template (fast, and runs never collide); on PGlite: a new
- * in-memory instance.
+ * in-memory instance loaded from a migrated data directory built once per
+ * process (starting an empty PGlite runs initdb, about 3 s; loading the
+ * migrated copy takes a tenth of that).
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle } from "drizzle-orm/pglite";
 import postgres from "postgres";
-import { openDatabase, type DatabaseHandle } from "../../db/client.ts";
+import { type Database, type DatabaseHandle, openDatabase } from "../../db/client.ts";
 import { migrateDatabase, migrationsFolder } from "../../db/migrate.ts";
+import * as schema from "../../db/schema.ts";
 import { TEST_DATABASE_URL } from "./env.ts";
 
 export interface TestDatabase {
@@ -57,10 +62,40 @@ async function ensureTemplate(adminUrl: string): Promise<string> {
   return name;
 }
 
+let pgliteTemplate: Promise<Blob> | undefined;
+
+/** The data directory of a migrated in-memory PGlite, uncompressed (loading skips the gunzip). */
+async function buildPgliteTemplate(): Promise<Blob> {
+  const handle = await openDatabase({ kind: "pglite-memory" });
+  try {
+    await migrateDatabase(handle);
+    return await (handle.db as unknown as { $client: PGlite }).$client.dumpDataDir("none");
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What db/client.ts's pglite-memory target gives, over a copy of the template. */
+async function pgliteFromTemplate(): Promise<DatabaseHandle> {
+  pgliteTemplate ??= buildPgliteTemplate();
+  const client = new PGlite({ loadDataDir: await pgliteTemplate });
+  await client.waitReady;
+  return {
+    db: drizzle({ client, schema }) as unknown as Database,
+    kind: "pglite",
+    description: "pglite (memory)",
+    async ping() {
+      await client.query("select 1");
+    },
+    async close() {
+      if (!client.closed) await client.close();
+    },
+  };
+}
+
 export async function freshDatabase(): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const handle = await openDatabase({ kind: "pglite-memory" });
-    await migrateDatabase(handle);
+    const handle = await pgliteFromTemplate();
     return { handle, url: undefined, drop: () => handle.close() };
   }
   template ??= ensureTemplate(TEST_DATABASE_URL);
