@@ -4,6 +4,7 @@
  * line, even when a caller pastes one where it does not belong. Errors are
  * logged by name and message only: no stack traces.
  */
+import { type Clock, systemClock } from "./clock.ts";
 import type { LogLevelName } from "./config.ts";
 
 export type LogFields = Record<string, unknown>;
@@ -81,10 +82,10 @@ export const silentLogger: Logger = createLogger({ level: "silent" });
  * write refused while the database flaps): logged at most once per interval
  * per message, with how many were skipped, so it is never silent and never a flood.
  */
-export function throttledWarn(log: Logger, intervalMs = 10_000): (msg: string, fields?: LogFields) => void {
+export function throttledWarn(log: Logger, intervalMs = 10_000, clock: Clock = systemClock): (msg: string, fields?: LogFields) => void {
   const last = new Map<string, { at: number; skipped: number }>();
   return (msg, fields) => {
-    const now = Date.now();
+    const now = clock.now();
     const seen = last.get(msg);
     if (seen && now - seen.at < intervalMs) {
       seen.skipped++;
