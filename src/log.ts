@@ -75,8 +75,6 @@ export function createLogger(options: { level: LogLevelName; sink?: LogSink; bas
   };
 }
 
-export const silentLogger: Logger = createLogger({ level: "silent" });
-
 /**
  * A warning for a failure that can repeat on every request (a background
  * write refused while the database flaps): logged at most once per interval

@@ -27,10 +27,6 @@ export class MemoryStore implements BucketStore {
     for (const [key, bucket] of this.buckets) if (bucket.expiresAt <= now) this.buckets.delete(key);
   }
 
-  get size(): number {
-    return this.buckets.size;
-  }
-
   async close(): Promise<void> {
     this.buckets.clear();
   }

@@ -34,8 +34,4 @@ export class CircuitBreaker {
     this.trial = false;
     if (this.failures >= this.threshold) this.openUntil = this.clock.now() + this.cooldownMs;
   }
-
-  get open(): boolean {
-    return this.failures >= this.threshold && this.clock.now() < this.openUntil;
-  }
 }

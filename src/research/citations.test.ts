@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { citationFilter, citedIds } from "./citations.ts";
+import { citationFilter } from "./citations.ts";
 
 test("markers of unknown sources are dropped even when split across deltas", () => {
   const filter = citationFilter(new Set([1, 2]));
@@ -7,7 +7,6 @@ test("markers of unknown sources are dropped even when split across deltas", () 
     ["The bridge opens in May [", "1][", "7] and costs 40 million [2", "]. See [3]", " and [12"].map((d) => filter.push(d)).join("") +
     filter.flush();
   expect(out).toBe("The bridge opens in May [1] and costs 40 million [2]. See  and [12");
-  expect(citedIds(out)).toEqual([1, 2]);
 });
 
 test("brackets that are not markers pass through", () => {

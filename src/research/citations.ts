@@ -21,7 +21,3 @@ export function citationFilter(validIds: ReadonlySet<number>) {
     },
   };
 }
-
-export function citedIds(text: string): number[] {
-  return [...new Set([...text.matchAll(/\[(\d{1,4})\]/g)].map((m) => Number(m[1])))];
-}

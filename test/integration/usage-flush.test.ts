@@ -9,7 +9,7 @@ import { sql } from "drizzle-orm";
 import { accounts, usageRecords } from "../../db/schema.ts";
 import { createAccount } from "../../src/accounts/service.ts";
 import { ManualClock } from "../../src/clock.ts";
-import { silentLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/log.ts";
 import { UsageRecorder } from "../../src/usage/recorder.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 
@@ -39,7 +39,7 @@ test("a refused debit writes no usage row; the retry writes every row and debit 
 
   const recorder = new UsageRecorder(
     db,
-    silentLogger,
+    createLogger({ level: "silent" }),
     { perMillionTokens: 1_000_000, publisherShare: 0 },
     { flushIntervalMs: 60_000, batchSize: 500 },
   );
