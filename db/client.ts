@@ -28,11 +28,16 @@ export interface DatabaseHandle {
 export type DatabaseTarget =
   | { kind: "postgres"; url: string; poolMax?: number }
   | { kind: "pglite"; dataDir: string; role: string }
-  | { kind: "pglite-memory" };
+  /** `loadDataDir`: start from a dumped data directory (tests copy one migrated template instead of migrating each database). */
+  | { kind: "pglite-memory"; loadDataDir?: Blob };
 
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "postgres") return openPostgres(target.url, target.poolMax ?? 10);
-  if (target.kind === "pglite-memory") return openPglite(new PGlite(), "pglite (memory)", async () => {});
+  if (target.kind === "pglite-memory") {
+    const client = new PGlite(target.loadDataDir ? { loadDataDir: target.loadDataDir } : undefined);
+    await client.waitReady;
+    return openPglite(client, "pglite (memory)", async () => {});
+  }
   const lock = await lockEmbeddedDatabase(target.dataDir, target.role);
   try {
     const client = new PGlite(`${target.dataDir}/pgdata`);

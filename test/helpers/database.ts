@@ -9,11 +9,9 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { drizzle } from "drizzle-orm/pglite";
 import postgres from "postgres";
-import { type Database, type DatabaseHandle, openDatabase } from "../../db/client.ts";
+import { type DatabaseHandle, openDatabase } from "../../db/client.ts";
 import { migrateDatabase, migrationsFolder } from "../../db/migrate.ts";
-import * as schema from "../../db/schema.ts";
 import { TEST_DATABASE_URL } from "./env.ts";
 
 export interface TestDatabase {
@@ -75,27 +73,10 @@ async function buildPgliteTemplate(): Promise<Blob> {
   }
 }
 
-/** What db/client.ts's pglite-memory target gives, over a copy of the template. */
-async function pgliteFromTemplate(): Promise<DatabaseHandle> {
-  pgliteTemplate ??= buildPgliteTemplate();
-  const client = new PGlite({ loadDataDir: await pgliteTemplate });
-  await client.waitReady;
-  return {
-    db: drizzle({ client, schema }) as unknown as Database,
-    kind: "pglite",
-    description: "pglite (memory)",
-    async ping() {
-      await client.query("select 1");
-    },
-    async close() {
-      if (!client.closed) await client.close();
-    },
-  };
-}
-
 export async function freshDatabase(): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const handle = await pgliteFromTemplate();
+    pgliteTemplate ??= buildPgliteTemplate();
+    const handle = await openDatabase({ kind: "pglite-memory", loadDataDir: await pgliteTemplate });
     return { handle, url: undefined, drop: () => handle.close() };
   }
   template ??= ensureTemplate(TEST_DATABASE_URL);
