@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import { type DatabaseHandle, openDatabase } from "../../db/client.ts";
 import { migrateDatabase, migrationsFolder } from "../../db/migrate.ts";
