@@ -22,6 +22,13 @@ export interface DatabaseHandle {
   /** A short description for logs: never the password. */
   readonly description: string;
   ping(signal?: AbortSignal): Promise<void>;
+  /**
+   * Calls `onMessage` with the payload of every NOTIFY on `channel`, and
+   * `onListening` each time the listener is (again) connected: what was sent
+   * while it was away is lost, which only the caller can make up for.
+   * Resolves to the function that stops listening.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onListening: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -58,6 +65,12 @@ function openPglite(client: PGlite, description: string, afterClose: () => Promi
     async ping() {
       await client.query("select 1");
     },
+    async listen(channel, onMessage, onListening) {
+      // In-process: nothing can be missed, so it is listening from the start and for good.
+      const stop = await client.listen(channel, onMessage);
+      onListening();
+      return stop;
+    },
     async close() {
       if (!client.closed) await client.close();
       await afterClose();
@@ -89,6 +102,11 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
       const query = client`select 1`;
       signal?.addEventListener("abort", () => query.cancel(), { once: true });
       await query;
+    },
+    async listen(channel, onMessage, onListening) {
+      // postgres.js keeps a connection of its own for LISTEN and reconnects it; onlisten runs after each connect.
+      const { unlisten } = await client.listen(channel, onMessage, onListening);
+      return unlisten;
     },
     async close() {
       await client.end({ timeout: 5 });

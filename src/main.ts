@@ -6,6 +6,7 @@
 import { openDatabase } from "../db/client.ts";
 import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
 import { migrateDatabase } from "../db/migrate.ts";
+import { followAccountChanges } from "./accounts/change-feed.ts";
 import { KeyCache } from "./accounts/key-cache.ts";
 import { BackgroundWrites } from "./background.ts";
 import { bootstrapFirstAccount } from "./accounts/service.ts";
@@ -54,9 +55,14 @@ await migrateDatabase(database, config.database.url);
 
 const load = new InFlightGauge();
 const limiter = await createRateLimiter(config.rateLimit, { clock, log, load });
-const usage = new UsageRecorder(database.db, log, config.pricing);
-let draining = false;
 const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
+const unfollowAccounts = await followAccountChanges(database, keyCache, log);
+const usage = new UsageRecorder(database.db, log, config.pricing, {
+  flushIntervalMs: 1_000,
+  batchSize: 500,
+  debited: (accountId) => keyCache.forgetAccount(accountId),
+});
+let draining = false;
 const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
 const pageReads = new PageReads();
 const extractor = new ExtractionPool({ size: config.extraction.workers, timeoutMs: config.extraction.timeoutMs }, log);
@@ -103,6 +109,7 @@ async function shutdown(signal: string): Promise<void> {
   await background.settled();
   await extractor.close();
   await usage.close();
+  await unfollowAccounts();
   await limiter.close();
   await database.close();
   log.info("stopped");

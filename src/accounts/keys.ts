@@ -5,7 +5,7 @@
  * lets a typo or a made-up key be refused before any database work. Only the
  * SHA-256 of the whole key is stored.
  */
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_LABEL = "sk_live_";
@@ -57,15 +57,18 @@ export interface NewApiKey {
   hash: string;
 }
 
-export async function hashApiKey(secret: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
-  return Buffer.from(digest).toString("hex");
+/**
+ * Every authenticated call hashes its key. Web Crypto's digest is async only: a hop through the event
+ * loop per call for ~1 µs of work; node:crypto's hash is the same SHA-256 without the hop.
+ */
+export function hashApiKey(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
 }
 
-export async function generateApiKey(): Promise<NewApiKey> {
+export function generateApiKey(): NewApiKey {
   const body = randomBase62(BODY_LENGTH);
   const secret = `${KEY_LABEL}${body}${checksum(`${KEY_LABEL}${body}`)}`;
-  return { secret, prefix: secret.slice(0, PREFIX_LENGTH), hash: await hashApiKey(secret) };
+  return { secret, prefix: secret.slice(0, PREFIX_LENGTH), hash: hashApiKey(secret) };
 }
 
 /** The key's lookup prefix when it is well formed (shape and checksum), else null. */
@@ -76,8 +79,10 @@ export function parseApiKey(candidate: string): { prefix: string } | null {
   return { prefix: candidate.slice(0, PREFIX_LENGTH) };
 }
 
+const encoder = new TextEncoder();
+
 export function sameHash(a: string, b: string): boolean {
-  const left = new TextEncoder().encode(a);
-  const right = new TextEncoder().encode(b);
+  const left = encoder.encode(a);
+  const right = encoder.encode(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }

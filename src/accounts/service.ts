@@ -43,7 +43,7 @@ export interface CreatedKey {
 async function issueKey(db: Database, accountId: string, name: string | null): Promise<CreatedKey> {
   // The prefix carries 8 random characters: a collision is rare but possible, so retry on the unique index.
   for (let attempt = 0; ; attempt++) {
-    const generated = await generateApiKey();
+    const generated = generateApiKey();
     try {
       const key = await q.insertKey(db, { id: newId("key"), accountId, name, prefix: generated.prefix, hash: generated.hash });
       return { key, secret: generated.secret };
@@ -101,7 +101,7 @@ export async function createKey(ctx: AccountsContext, accountId: string, name: s
 
 /** The owner's account, or 404. */
 export async function getAccount(ctx: AccountsContext, accountId: string): Promise<q.AccountRow> {
-  const account = await q.getAccount(ctx.db, accountId);
+  const account = ctx.keyCache?.account(accountId) ?? (await q.getAccount(ctx.db, accountId));
   if (!account) throw notFound("account");
   return account;
 }
@@ -149,8 +149,8 @@ export async function authenticate(ctx: AccountsContext, presented: string | nul
   if (!presented) throw unauthorized();
   const parsed = parseApiKey(presented.trim());
   if (!parsed) throw unauthorized();
-  const [found, hash] = await Promise.all([lookupKey(ctx, parsed.prefix), hashApiKey(presented.trim())]);
-  if (!found || !sameHash(found.key.hash, hash) || found.key.revokedAt !== null) throw unauthorized();
+  const found = await lookupKey(ctx, parsed.prefix);
+  if (!found || !sameHash(found.key.hash, hashApiKey(presented.trim())) || found.key.revokedAt !== null) throw unauthorized();
   const now = ctx.clock.now();
   if (!found.key.lastUsedAt || now - found.key.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS) {
     found.key.lastUsedAt = new Date(now); // the cached row too, so the next call does not write again

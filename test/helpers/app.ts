@@ -4,6 +4,7 @@
  * created through the real service, captured log lines, and stop().
  */
 import type { Database } from "../../db/client.ts";
+import { followAccountChanges } from "../../src/accounts/change-feed.ts";
 import { KeyCache } from "../../src/accounts/key-cache.ts";
 import { createAccount, type AccountsContext } from "../../src/accounts/service.ts";
 import { buildApp } from "../../src/app.ts";
@@ -80,8 +81,13 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   } else if (typeof choice === "function") store = choice(clock);
   await store.init?.().catch(() => {});
   const limiter = new RateLimiter(store, fallback, config.rateLimit, { clock, log, load });
-  const usage = new UsageRecorder(database.handle.db, log, config.pricing);
   const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
+  const unfollow = await followAccountChanges(database.handle, keyCache, log);
+  const usage = new UsageRecorder(database.handle.db, log, config.pricing, {
+    flushIntervalMs: 1_000,
+    batchSize: 500,
+    debited: (accountId) => keyCache.forgetAccount(accountId),
+  });
   const background = new BackgroundWrites();
   const accounts: AccountsContext = { db: database.handle.db, clock, keyCache, background };
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
@@ -117,6 +123,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     },
     async stop() {
       await app.stop(true);
+      await unfollow();
       await pageReads.drain();
       await extractor.close();
       await usage.close();
