@@ -65,3 +65,38 @@ export async function recentCalls(db: Database, accountId: string, limit: number
     .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
     .limit(limit);
 }
+
+/** A usage record as the batch insert sends it: the columns by their names in the table. */
+export interface UsageRecordRow {
+  account_id: string;
+  api_key_id: string | null;
+  route: string;
+  status: number;
+  tokens: number;
+  cost_micros: number;
+  publisher_account_id: string | null;
+  published_id: string | null;
+  api_id: number | null;
+  earnings_micros: number;
+  request_id: string;
+  created_at: Date;
+}
+
+/**
+ * Writes a batch of usage records in one statement with one parameter: the
+ * rows as JSON, unpacked by jsonb_to_recordset. Building a multi-row VALUES
+ * through the query builder cost more CPU than the rest of a call's hot path
+ * together (12 parameters per row, each escaped and typed in JavaScript);
+ * JSON.stringify is native, and both drivers send one text parameter alike.
+ */
+export async function insertUsageRecords(db: Database, rows: UsageRecordRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.execute(sql`
+    insert into usage_records (account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
+      api_id, earnings_micros, request_id, created_at)
+    select account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
+      api_id, earnings_micros, request_id, created_at
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(account_id text, api_key_id text, route text, status smallint,
+      tokens integer, cost_micros bigint, publisher_account_id text, published_id text, api_id integer, earnings_micros bigint,
+      request_id text, created_at timestamptz)`);
+}

@@ -9,13 +9,11 @@
  * flush, and close() flushes what is left.
  */
 import type { Database } from "../../db/client.ts";
-import { usageRecords } from "../../db/schema.ts";
 import type { Caller } from "../http/caller.ts";
 import { debitBalance } from "../accounts/queries.ts";
 import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";
-
-type UsageRow = typeof usageRecords.$inferInsert;
+import { insertUsageRecords, type UsageRecordRow } from "./queries.ts";
 
 export interface UsageEvent {
   caller: Caller;
@@ -36,6 +34,13 @@ export interface Pricing {
 
 const MAX_PENDING = 50_000;
 
+export interface RecorderOptions {
+  flushIntervalMs: number;
+  batchSize: number;
+  /** Told of each account whose balance a flush debited: cached copies of it are stale from then on. */
+  debited?: (accountId: string) => void;
+}
+
 export function priceOf(event: UsageEvent, pricing: Pricing): { costMicros: number; earningsMicros: number; debitMicros: number } {
   const plan = planFor(event.caller).name;
   // Dollars per million tokens times tokens is micro-dollars.
@@ -49,7 +54,7 @@ export function priceOf(event: UsageEvent, pricing: Pricing): { costMicros: numb
 }
 
 export class UsageRecorder {
-  private pending: UsageRow[] = [];
+  private pending: UsageRecordRow[] = [];
   private debits = new Map<string, number>();
   private flushing: Promise<void> | undefined;
   private readonly timer: ReturnType<typeof setInterval>;
@@ -58,7 +63,7 @@ export class UsageRecorder {
     private readonly db: Database,
     private readonly log: Logger,
     private readonly pricing: Pricing,
-    private readonly options: { flushIntervalMs: number; batchSize: number } = { flushIntervalMs: 1_000, batchSize: 500 },
+    private readonly options: RecorderOptions = { flushIntervalMs: 1_000, batchSize: 500 },
   ) {
     this.timer = setInterval(() => void this.flush(), options.flushIntervalMs);
     this.timer.unref?.();
@@ -71,18 +76,18 @@ export class UsageRecorder {
     }
     const price = priceOf(event, this.pricing);
     this.pending.push({
-      accountId: event.caller.accountId,
-      apiKeyId: event.caller.keyId,
+      account_id: event.caller.accountId,
+      api_key_id: event.caller.keyId,
       route: event.route,
       status: event.status,
       tokens: event.tokens,
-      costMicros: price.costMicros,
-      publisherAccountId: event.publisher?.accountId ?? null,
-      publishedId: event.publisher?.publishedId ?? null,
-      apiId: event.apiId ?? null,
-      earningsMicros: price.earningsMicros,
-      requestId: event.requestId,
-      createdAt: event.at,
+      cost_micros: price.costMicros,
+      publisher_account_id: event.publisher?.accountId ?? null,
+      published_id: event.publisher?.publishedId ?? null,
+      api_id: event.apiId ?? null,
+      earnings_micros: price.earningsMicros,
+      request_id: event.requestId,
+      created_at: event.at,
     });
     if (price.debitMicros > 0) this.debits.set(event.caller.accountId, (this.debits.get(event.caller.accountId) ?? 0) + price.debitMicros);
     if (this.pending.length >= this.options.batchSize) void this.flush();
@@ -110,10 +115,11 @@ export class UsageRecorder {
         await this.db.transaction(async (transaction) => {
           const tx = transaction as unknown as Database;
           for (let i = 0; i < batch.length; i += this.options.batchSize) {
-            await tx.insert(usageRecords).values(batch.slice(i, i + this.options.batchSize));
+            await insertUsageRecords(tx, batch.slice(i, i + this.options.batchSize));
           }
           for (const [accountId, micros] of debits) await debitBalance(tx, accountId, micros, new Date());
         });
+        for (const accountId of debits.keys()) this.options.debited?.(accountId);
       } catch (error) {
         this.log.error("usage records not written; will retry", { count: batch.length, error });
         this.pending = batch.concat(this.pending).slice(-MAX_PENDING);
