@@ -7,6 +7,18 @@ const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lowerc
 
 export type IdPrefix = "acct" | "key" | "req" | "page" | "ep" | "pub" | "pubv" | "sess" | "user";
 
+// One request id per call: drawing the CSPRNG's bytes 4 KiB at a time instead of 16 saves a native call on most.
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
+
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   let time = "";
   let t = now;
@@ -14,9 +26,8 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
   let random = "";
-  for (const byte of bytes) random += ALPHABET[byte & 31];
+  for (let i = 0; i < 16; i++) random += ALPHABET[randomByte() & 31];
   return `${prefix}_${time}${random}`;
 }
 

@@ -20,7 +20,7 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { KEY_ENV } from "./discovery/guide.ts";
 import { InFlightGauge } from "./limits/peak-load.ts";
 import { createRateLimiter } from "./limits/wiring.ts";
-import { createLogger } from "./log.ts";
+import { createLogger, flushLogs } from "./log.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 
 function fail(message: string): never {
@@ -78,6 +78,7 @@ log.info("listening", { url: localUrl, database: database.description, rate_limi
 const first = await bootstrapFirstAccount({ db: database.db, clock });
 if (first) {
   // The one time a key is printed: the operator needs it to make the first call. It is not a log line.
+  flushLogs();
   process.stdout.write(
     [
       "",

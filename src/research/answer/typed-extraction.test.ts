@@ -215,6 +215,7 @@ describe("it is fast enough to run on every search", () => {
     fillOutputFormat({ prompt: "Acme Corp", shape, schema, sources: many });
     const started = performance.now();
     for (let i = 0; i < 10; i++) fillOutputFormat({ prompt: "Acme Corp", shape, schema, sources: many });
-    expect((performance.now() - started) / 10).toBeLessThan(40);
+    // A guard against a blow-up (quadratic matching), not a speed target (those live in bench/): loose enough for a busy machine.
+    expect((performance.now() - started) / 10).toBeLessThan(250);
   });
 });
