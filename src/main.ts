@@ -3,6 +3,7 @@
  * the first account on an empty one, wire the limiter, listen, and on
  * SIGTERM drain in-flight requests (bounded) before closing the pools.
  */
+import "./production-mode.ts"; // first: before any library reads NODE_ENV
 import { openDatabase } from "../db/client.ts";
 import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
 import { migrateDatabase } from "../db/migrate.ts";

@@ -49,9 +49,16 @@ function parseBody(text: string, contentType: string): unknown {
 
 export function bodyParser(maxBytes: number) {
   return new Elysia({ name: "body-parser" }).onParse({ as: "global" }, async ({ request }) => {
-    const declared = Number(request.headers.get("content-length") ?? "0");
+    const length = request.headers.get("content-length");
+    const declared = Number(length ?? "0");
     if (declared > maxBytes) throw tooLarge(maxBytes);
-    const text = decode(await readAtMost(request.body, maxBytes, () => tooLarge(maxBytes)));
+    // A declared length bounds the body (the server reads no further), so it is read in one native call;
+    // only a chunked body, whose size nobody declared, is counted chunk by chunk.
+    const bytes =
+      length !== null && Number.isInteger(declared)
+        ? new Uint8Array(await request.arrayBuffer())
+        : await readAtMost(request.body, maxBytes, () => tooLarge(maxBytes));
+    const text = decode(bytes);
     const value = parseBody(text, (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase());
     requestMeta(request).rawBody = { value };
     return value;
