@@ -81,7 +81,7 @@ export const EnvSchema = Type.Object({
     maximum: 60_000,
     default: 2_000,
     description:
-      "How long a key lookup is reused in one process. Revocations and credit made elsewhere (CLI, another instance) apply within this time; 0 turns the cache off.",
+      "How long a key lookup is reused in one process while the database's change notifications are not arriving (with them, changes made anywhere evict at once and an entry lives up to a minute); 0 turns the cache off.",
   }),
   MAX_BODY_BYTES: Type.Integer({
     minimum: 1024,
