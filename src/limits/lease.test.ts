@@ -82,6 +82,20 @@ describe("a lease is spent locally", () => {
   });
 });
 
+describe("memory stays bounded by active keys", () => {
+  test("a key idle for a minute past its lease is forgotten: its next lease starts again at one token", async () => {
+    const bucket = sharedBucket();
+    const leases = instance(bucket);
+    await admittedOf(leases, 1 + 2 + 4 + 8);
+    expect(bucket.requests).toEqual([1, 2, 4, 8]);
+    bucket.clock.advance(LEASE_LIFETIME_MS + 60_000);
+    for (let i = 0; i < 1_024; i++) await leases.take(`other-${i % 8}`, enterprise); // the sweep runs every 1,024 takes
+    bucket.requests.length = 0;
+    await admittedOf(leases, 1);
+    expect(bucket.requests).toEqual([1]);
+  });
+});
+
 describe("leases never admit more than the shared bucket holds", () => {
   test("four instances at one frozen instant admit exactly its capacity", async () => {
     const bucket = sharedBucket();

@@ -8,7 +8,12 @@
  * tokens the bucket holds at that instant (by Redis's clock), so the leases
  * of every instance together never exceed it; a lease is spent only for
  * LEASE_LIFETIME_MS after it was asked for, and what is left then is dropped,
- * never given back. Lost tokens can only make the limit stricter.
+ * never given back. Lost tokens can only make the limit stricter. What a
+ * lease does change is when a token leaves the bucket: up to a lifetime
+ * before the call that spends it. So over any stretch of time the calls
+ * admitted stay within what a strict bucket would admit over that stretch
+ * plus one lifetime before it: at most one second's refill (a 60th of the
+ * limit) more, and only right after leases were taken from a full bucket.
  *
  * Checks that need tokens while a lease request is in flight wait for that
  * request (one round trip for all of them) and size the next one.
@@ -22,12 +27,12 @@ import { ENTERPRISE_MIN_PER_MINUTE } from "./plans.ts";
  * round trip per check: at their limits Redis is not the cost, and a token parked in one instance's lease
  * would be a real share of their bucket.
  */
-export const LEASE_FROM_PER_MINUTE = ENTERPRISE_MIN_PER_MINUTE;
+const LEASE_FROM_PER_MINUTE = ENTERPRISE_MIN_PER_MINUTE;
 
 /**
  * How long leased tokens may be spent. Long enough that a busy key renews about once per lease rather than
- * per check; short enough that tokens parked in a process whose callers went quiet (or that died) return to
- * circulation within a second, by refill.
+ * per check; short enough that tokens parked in a process whose callers went quiet (or that died) are idle
+ * for at most a second, and that the timing bound above stays one second's refill.
  */
 export const LEASE_LIFETIME_MS = 1_000;
 
@@ -38,7 +43,7 @@ export const LEASE_LIFETIME_MS = 1_000;
  * round trip per 100th of the limit: 0.02 per call at most for a 5,000/min key, under the 0.1 target with room
  * for the leases that are still growing and those cut short by an empty bucket.
  */
-export const LEASE_SHARE = 0.01;
+const LEASE_SHARE = 0.01;
 
 /** A key's learnt lease size is kept this long after its lease ended, then forgotten (memory stays bounded). */
 const IDLE_KEEP_MS = 60_000;
@@ -50,7 +55,7 @@ export function leased(policy: BucketPolicy): boolean {
   return policy.capacity >= LEASE_FROM_PER_MINUTE;
 }
 
-export function largestLease(policy: BucketPolicy): number {
+function largestLease(policy: BucketPolicy): number {
   return Math.max(1, Math.floor(policy.capacity * LEASE_SHARE));
 }
 
@@ -74,6 +79,19 @@ interface KeyLease {
   waiting: number;
 }
 
+const noLease = (): KeyLease => ({
+  tokens: 0,
+  expiresAt: 0,
+  granted: 0,
+  spent: 0,
+  want: 1,
+  bucketRemaining: 0,
+  resetMs: 0,
+  heardAt: 0,
+  refusedUntil: 0,
+  waiting: 0,
+});
+
 export class Leases {
   private readonly keys = new Map<string, KeyLease>();
   private takes = 0;
@@ -87,22 +105,7 @@ export class Leases {
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
     if (++this.takes % 1024 === 0) this.sweep(this.clock.now());
     let lease = this.keys.get(key);
-    if (!lease)
-      this.keys.set(
-        key,
-        (lease = {
-          tokens: 0,
-          expiresAt: 0,
-          granted: 0,
-          spent: 0,
-          want: 1,
-          bucketRemaining: 0,
-          resetMs: 0,
-          heardAt: 0,
-          refusedUntil: 0,
-          waiting: 0,
-        }),
-      );
+    if (!lease) this.keys.set(key, (lease = noLease()));
     for (;;) {
       const now = this.clock.now();
       const decision = spend(lease, now, policy);
@@ -148,8 +151,8 @@ export class Leases {
   /** Keys whose lease ended long ago carry only a learnt size: drop them. */
   private sweep(now: number): void {
     for (const [key, lease] of this.keys) {
-      if (!lease.pending && lease.waiting === 0 && Math.max(lease.expiresAt, lease.refusedUntil) + IDLE_KEEP_MS <= now)
-        this.keys.delete(key);
+      const idleSince = Math.max(lease.expiresAt, lease.refusedUntil);
+      if (!lease.pending && lease.waiting === 0 && idleSince + IDLE_KEEP_MS <= now) this.keys.delete(key);
     }
   }
 }
