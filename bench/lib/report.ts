@@ -22,7 +22,9 @@ export function summarize(samples: number[]): { p50: number; p99: number; mean: 
 export function printTable(title: string, rows: Row[]): void {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!);
-  const cell = (v: unknown) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : String(v));
+  // Small ratios (round trips per check with leases) keep two significant digits instead of printing as 0.000.
+  const decimal = (v: number) => (Math.abs(v) < 0.01 ? v.toPrecision(2) : v.toFixed(3));
+  const cell = (v: unknown) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : decimal(v)) : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (values: string[]) => `| ${values.map((v, i) => v.padEnd(widths[i]!)).join(" | ")} |`;
   console.log(`\n${title}\n`);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { takeToken, type BucketState } from "./bucket.ts";
+import { takeToken, takeTokens, type BucketState } from "./bucket.ts";
 
 const free = { capacity: 10, refillPerSecond: 10 / 60 };
 
@@ -36,5 +36,14 @@ describe("the token bucket", () => {
     const back = takeToken(state, 10_000, free);
     expect(back.decision.allowed).toBe(false);
     expect(back.state.updatedAt).toBe(50_000);
+  });
+
+  test("a take of several (a lease) grants what is asked, or all whole tokens held, never more", () => {
+    const first = takeTokens(undefined, 0, free, 4);
+    expect(first.grant).toEqual({ granted: 4, remaining: 6, retryAfterMs: 0, resetMs: 24_000 });
+    const second = takeTokens(first.state, 0, free, 100);
+    expect(second.grant).toMatchObject({ granted: 6, remaining: 0 });
+    expect(takeTokens(second.state, 5_999, free, 3).grant).toEqual({ granted: 0, remaining: 0, retryAfterMs: 1, resetMs: 60_000 - 5_999 });
+    expect(takeTokens(second.state, 12_000, free, 3).grant.granted).toBe(2);
   });
 });

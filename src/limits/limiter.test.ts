@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../clock.ts";
 import { ServiceError } from "../errors.ts";
 import { createLogger } from "../log.ts";
-import type { BucketPolicy, Decision } from "./bucket.ts";
+import type { BucketPolicy, Decision, Grant } from "./bucket.ts";
 import { RateLimiter, type LimiterSettings } from "./limiter.ts";
 import { MemoryStore } from "./memory-store.ts";
 import { InFlightGauge } from "./peak-load.ts";
@@ -18,6 +18,7 @@ const settings: LimiterSettings = {
 };
 const free = planFor({ balanceMicros: 0, customRateLimit: null });
 const pro = planFor({ balanceMicros: 1, customRateLimit: null });
+const enterprise = planFor({ balanceMicros: 0, customRateLimit: 5_000 });
 
 function memoryLimiter(load = new InFlightGauge()) {
   const clock = new ManualClock();
@@ -63,8 +64,13 @@ describe("free-tier throttling at peak load (spec 8.3)", () => {
 class HangingStore implements BucketStore {
   readonly name = "redis" as const;
   calls = 0;
+  leases = 0;
   async take(_key: string, _policy: BucketPolicy): Promise<Decision> {
     this.calls++;
+    return new Promise(() => {});
+  }
+  async lease(_key: string, _policy: BucketPolicy, _want: number): Promise<Grant> {
+    this.leases++;
     return new Promise(() => {});
   }
   async close() {}
@@ -104,5 +110,26 @@ describe("a store that does not answer", () => {
     const error = await limiter.check("k", free).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceError);
     expect((error as ServiceError).code).toBe("rate_limiter_unavailable");
+  });
+
+  test("an Enterprise lease request that hangs: the checks waiting for it fail open within the timeout, then the breaker skips the store", async () => {
+    const clock = new ManualClock();
+    const store = new HangingStore();
+    const limiter = new RateLimiter(store, new MemoryStore(clock), settings, {
+      clock,
+      log: createLogger({ level: "silent" }),
+      load: new InFlightGauge(),
+    });
+    const started = performance.now();
+    const first = await Promise.all(Array.from({ length: 8 }, () => limiter.check("k", enterprise)));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(first.every((o) => o.allowed && o.degraded)).toBe(true);
+    expect(store.leases).toBe(1);
+    await limiter.check("k", enterprise);
+    expect(store.leases).toBe(1);
+    expect(store.calls).toBe(0);
+    clock.advance(1_000);
+    await limiter.check("k", enterprise);
+    expect(store.calls).toBe(1); // the probe, on its own bucket
   });
 });

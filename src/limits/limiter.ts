@@ -4,12 +4,15 @@
  * circuit breaker. When the store fails, RATE_LIMIT_FAIL_MODE decides:
  * `open` keeps admitting against a per-process bucket, `closed` refuses with
  * 503. One log line when an outage starts and one when it ends; one probe at
- * a time goes back to the store so recovery needs no restart.
+ * a time goes back to the store so recovery needs no restart. Buckets with
+ * high limits are spent through leases (lease.ts), whose requests pass the
+ * same deadline and breaker.
  */
 import type { Clock } from "../clock.ts";
 import { ServiceError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { BucketPolicy, Decision } from "./bucket.ts";
+import { leased, Leases } from "./lease.ts";
 import type { MemoryStore } from "./memory-store.ts";
 import type { InFlightGauge } from "./peak-load.ts";
 import type { Plan } from "./plans.ts";
@@ -57,13 +60,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 export class RateLimiter {
   private outage: { since: number; nextProbeAt: number } | null = null;
   private probing = false;
+  private readonly leases: Leases | undefined;
 
   constructor(
     private readonly store: BucketStore,
     private readonly fallback: MemoryStore,
     private readonly settings: LimiterSettings,
     private readonly deps: { clock: Clock; log: Logger; load: InFlightGauge },
-  ) {}
+  ) {
+    const lease = store.lease?.bind(store);
+    if (lease) this.leases = new Leases((key, policy, want) => withTimeout(lease(key, policy, want), settings.timeoutMs), deps.clock);
+  }
 
   policyFor(plan: Plan): BucketPolicy {
     const perSecond = plan.perMinute / 60;
@@ -86,7 +93,10 @@ export class RateLimiter {
       return this.degraded(key, policy, plan);
     }
     try {
-      const decision = await withTimeout(this.store.take(key, policy), this.settings.timeoutMs);
+      const decision =
+        this.leases && leased(policy)
+          ? await this.leases.take(key, policy)
+          : await withTimeout(this.store.take(key, policy), this.settings.timeoutMs);
       return { ...decision, plan, degraded: false };
     } catch (error) {
       if (!this.outage) {

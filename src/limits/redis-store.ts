@@ -1,11 +1,11 @@
 import { RedisClient } from "bun";
-import type { BucketPolicy, Decision } from "./bucket.ts";
-import { decisionFromReply, isNoScript, scriptArgs, TOKEN_BUCKET_LUA, tokenBucketSha } from "./redis-script.ts";
+import { decisionOf, type BucketPolicy, type Decision, type Grant } from "./bucket.ts";
+import { grantFromReply, isNoScript, scriptArgs, TOKEN_BUCKET_LUA, tokenBucketSha } from "./redis-script.ts";
 import type { BucketStore } from "./store.ts";
 
 /**
  * Buckets in Redis over RESP with Bun's built-in client. One EVALSHA per
- * check; EVAL only when Redis has lost the script (restart, SCRIPT FLUSH).
+ * check or per lease; EVAL only when Redis has lost the script (restart, SCRIPT FLUSH).
  * No offline queue: while Redis is away a command fails at once, and the
  * limiter applies its fail mode instead of letting requests wait.
  */
@@ -45,13 +45,17 @@ export class RedisStore implements BucketStore {
   }
 
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
+    return decisionOf(await this.lease(key, policy, 1), policy);
+  }
+
+  async lease(key: string, policy: BucketPolicy, want: number): Promise<Grant> {
     await this.ensureConnected();
-    const args = [await tokenBucketSha(), "1", key, ...scriptArgs(policy)];
+    const args = [await tokenBucketSha(), "1", key, ...scriptArgs(policy, want)];
     try {
-      return decisionFromReply(await this.client.send("EVALSHA", args), policy);
+      return grantFromReply(await this.client.send("EVALSHA", args));
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      return decisionFromReply(await this.client.send("EVAL", [TOKEN_BUCKET_LUA, ...args.slice(1)]), policy);
+      return grantFromReply(await this.client.send("EVAL", [TOKEN_BUCKET_LUA, ...args.slice(1)]));
     }
   }
 

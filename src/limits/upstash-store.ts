@@ -1,11 +1,11 @@
 import { Redis } from "@upstash/redis";
-import type { BucketPolicy, Decision } from "./bucket.ts";
-import { decisionFromReply, isNoScript, scriptArgs, TOKEN_BUCKET_LUA, tokenBucketSha } from "./redis-script.ts";
+import { decisionOf, type BucketPolicy, type Decision, type Grant } from "./bucket.ts";
+import { grantFromReply, isNoScript, scriptArgs, TOKEN_BUCKET_LUA, tokenBucketSha } from "./redis-script.ts";
 import type { BucketStore } from "./store.ts";
 
 /**
  * Buckets in Upstash Redis through its REST API (`@upstash/redis`), with the
- * same script as RedisStore: one HTTPS request per check. The client's own
+ * same script as RedisStore: one HTTPS request per check or per lease. The client's own
  * retries (with backoff) are off: the limiter has a short deadline of its own.
  */
 export class UpstashStore implements BucketStore {
@@ -28,12 +28,16 @@ export class UpstashStore implements BucketStore {
   }
 
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
-    const args = scriptArgs(policy);
+    return decisionOf(await this.lease(key, policy, 1), policy);
+  }
+
+  async lease(key: string, policy: BucketPolicy, want: number): Promise<Grant> {
+    const args = scriptArgs(policy, want);
     try {
-      return decisionFromReply(await this.redis.evalsha(await tokenBucketSha(), [key], args), policy);
+      return grantFromReply(await this.redis.evalsha(await tokenBucketSha(), [key], args));
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      return decisionFromReply(await this.redis.eval(TOKEN_BUCKET_LUA, [key], args), policy);
+      return grantFromReply(await this.redis.eval(TOKEN_BUCKET_LUA, [key], args));
     }
   }
 
