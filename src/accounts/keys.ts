@@ -5,7 +5,7 @@
  * lets a typo or a made-up key be refused before any database work. Only the
  * SHA-256 of the whole key is stored.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_LABEL = "sk_live_";
@@ -62,7 +62,7 @@ export interface NewApiKey {
  * loop per call for ~1 µs of work; node:crypto's hash is the same SHA-256 without the hop.
  */
 export function hashApiKey(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 export function generateApiKey(): NewApiKey {

@@ -57,6 +57,7 @@ export class UsageRecorder {
   private pending: UsageRecordRow[] = [];
   private debits = new Map<string, number>();
   private flushing: Promise<void> | undefined;
+  private failing = false;
   private readonly timer: ReturnType<typeof setInterval>;
 
   constructor(
@@ -90,7 +91,9 @@ export class UsageRecorder {
       created_at: event.at,
     });
     if (price.debitMicros > 0) this.debits.set(event.caller.accountId, (this.debits.get(event.caller.accountId) ?? 0) + price.debitMicros);
-    if (this.pending.length >= this.options.batchSize) void this.flush();
+    // One flush at a time: while one writes, records pile up for the next (it follows at once when a batch waits).
+    // After a failed write only the timer retries, so an unreachable database is not asked once per call.
+    if (this.pending.length >= this.options.batchSize && !this.flushing && !this.failing) void this.flush();
   }
 
   /**
@@ -120,13 +123,16 @@ export class UsageRecorder {
           for (const [accountId, micros] of debits) await debitBalance(tx, accountId, micros, new Date());
         });
         for (const accountId of debits.keys()) this.options.debited?.(accountId);
+        this.failing = false;
       } catch (error) {
+        this.failing = true;
         this.log.error("usage records not written; will retry", { count: batch.length, error });
         this.pending = batch.concat(this.pending).slice(-MAX_PENDING);
         for (const [accountId, micros] of debits) this.debits.set(accountId, (this.debits.get(accountId) ?? 0) + micros);
       }
     })().finally(() => {
       this.flushing = undefined;
+      if (this.pending.length >= this.options.batchSize && !this.failing) void this.flush();
     });
     await this.flushing;
   }

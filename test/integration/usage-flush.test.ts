@@ -65,3 +65,40 @@ test("a refused debit writes no usage row; the retry writes every row and debit 
   // Three calls of one token at $1 per token: $3 debited once, not twice.
   expect(after!.balance).toBe(10_000_000 - 3_000_000);
 });
+
+test("records arriving faster than a batch is written go out in later batches, each once, with one write at a time", async () => {
+  const db = database.handle.db;
+  const { account, key } = await createAccount({ db, clock: new ManualClock() }, { name: "busy" });
+  let writing = 0;
+  let overlapped = false;
+  const watched = new Proxy(db, {
+    get(target, name, receiver) {
+      if (name !== "transaction") return Reflect.get(target, name, receiver);
+      return async (run: (tx: unknown) => Promise<unknown>) => {
+        writing++;
+        if (writing > 1) overlapped = true;
+        try {
+          return await target.transaction(run as never);
+        } finally {
+          writing--;
+        }
+      };
+    },
+  });
+  const recorder = new UsageRecorder(
+    watched,
+    createLogger({ level: "silent" }),
+    { perMillionTokens: 0, publisherShare: 0 },
+    { flushIntervalMs: 60_000, batchSize: 100 },
+  );
+  const caller = { accountId: account.id, accountName: "busy", keyId: key.id, keyPrefix: null, balanceMicros: 0, customRateLimit: null };
+  for (let i = 0; i < 1_050; i++) {
+    recorder.record({ caller, route: "GET /v1/account", status: 200, tokens: 0, requestId: `req_busy_${i}`, at: new Date() });
+    if (i % 50 === 0) await Bun.sleep(0);
+  }
+  await recorder.close();
+  const rows = await db.select({ id: usageRecords.requestId }).from(usageRecords).where(sql`${usageRecords.accountId} = ${account.id}`);
+  expect(rows.length).toBe(1_050);
+  expect(new Set(rows.map((r) => r.id)).size).toBe(1_050);
+  expect(overlapped).toBe(false);
+});
