@@ -20,6 +20,12 @@ const MAX_ENTRIES = 10_000;
 /** The ceiling while notifications arrive: a notification lost without a reconnect is survived within it. */
 export const LIVE_TTL_MS = 60_000;
 
+/** Full maps drop their oldest entry: a flood of accounts cannot grow the cache without bound. */
+function bounded<K, V>(map: Map<K, V>): Map<K, V> {
+  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
+  return map;
+}
+
 interface Entry<T> {
   value: T;
   expiresAt: number;
@@ -28,7 +34,9 @@ interface Entry<T> {
 export class KeyCache {
   private readonly entries = new Map<string, Entry<KeyLookup>>();
   private readonly accounts = new Map<string, Entry<AccountRow>>();
+  private readonly keyLists = new Map<string, Entry<ApiKeyRow[]>>();
   private live = false;
+  private evictions = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -59,27 +67,49 @@ export class KeyCache {
     return this.fresh(this.accounts, accountId);
   }
 
-  set(prefix: string, value: KeyLookup): void {
-    if (this.ttlMs <= 0) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    if (this.accounts.size >= MAX_ENTRIES) this.accounts.delete(this.accounts.keys().next().value!);
-    const expiresAt = this.now() + (this.live ? Math.max(this.ttlMs, LIVE_TTL_MS) : this.ttlMs);
-    this.entries.set(prefix, { value, expiresAt });
-    this.accounts.set(value.account.id, { value: value.account, expiresAt });
+  /** An account's keys as GET /v1/keys lists them, while fresh (any change to one of them evicts the account). */
+  keysOf(accountId: string): ApiKeyRow[] | undefined {
+    return this.fresh(this.keyLists, accountId);
   }
 
-  forgetKey(keyId: string): void {
-    for (const [prefix, hit] of this.entries) if (hit.value.key.id === keyId) this.entries.delete(prefix);
+  /**
+   * Taken before a lookup's query, handed back to set(): when anything was
+   * evicted meanwhile, the row read may predate that change (a revocation
+   * committed while the query ran) and is not cached.
+   */
+  version(): number {
+    return this.evictions;
+  }
+
+  set(prefix: string, value: KeyLookup, version: number): void {
+    const expiresAt = this.expiry(version);
+    if (expiresAt === null) return;
+    bounded(this.entries).set(prefix, { value, expiresAt });
+    bounded(this.accounts).set(value.account.id, { value: value.account, expiresAt });
+  }
+
+  setKeysOf(accountId: string, keys: ApiKeyRow[], version: number): void {
+    const expiresAt = this.expiry(version);
+    if (expiresAt !== null) bounded(this.keyLists).set(accountId, { value: keys, expiresAt });
   }
 
   forgetAccount(accountId: string): void {
+    this.evictions++;
     this.accounts.delete(accountId);
+    this.keyLists.delete(accountId);
     for (const [prefix, hit] of this.entries) if (hit.value.account.id === accountId) this.entries.delete(prefix);
   }
 
   clear(): void {
+    this.evictions++;
     this.entries.clear();
     this.accounts.clear();
+    this.keyLists.clear();
+  }
+
+  private expiry(version: number): number | null {
+    if (this.ttlMs <= 0 || version !== this.evictions) return null;
+    return this.now() + (this.live ? Math.max(this.ttlMs, LIVE_TTL_MS) : this.ttlMs);
   }
 
   private fresh<T>(map: Map<string, Entry<T>>, id: string): T | undefined {

@@ -96,7 +96,9 @@ export async function createAccount(ctx: AccountsContext, input: NewAccountInput
 
 export async function createKey(ctx: AccountsContext, accountId: string, name: string | null): Promise<CreatedKey> {
   if (!(await q.getAccount(ctx.db, accountId))) throw notFound("account");
-  return issueKey(ctx.db, accountId, name);
+  const created = await issueKey(ctx.db, accountId, name);
+  ctx.keyCache?.forgetAccount(accountId); // its cached key list lacks the new one
+  return created;
 }
 
 /** The owner's account, or 404. */
@@ -106,8 +108,14 @@ export async function getAccount(ctx: AccountsContext, accountId: string): Promi
   return account;
 }
 
-export function listKeys(ctx: AccountsContext, accountId: string): Promise<q.ApiKeyRow[]> {
-  return q.listKeys(ctx.db, accountId);
+export async function listKeys(ctx: AccountsContext, accountId: string): Promise<q.ApiKeyRow[]> {
+  const cache = ctx.keyCache;
+  const cached = cache?.keysOf(accountId);
+  if (cached) return cached;
+  const version = cache?.version() ?? 0;
+  const keys = await q.listKeys(ctx.db, accountId);
+  cache?.setKeysOf(accountId, keys, version);
+  return keys;
 }
 
 /** The owner's key, or 404: another account's key and a string that cannot be a key id alike (the latter without a query). */
@@ -122,7 +130,7 @@ export async function revokeKey(ctx: AccountsContext, accountId: string, keyId: 
   if (!looksLikeId("key", keyId)) throw notFound("key");
   const key = await q.revokeKey(ctx.db, accountId, keyId, new Date(ctx.clock.now()));
   if (!key) throw notFound("key");
-  ctx.keyCache?.forgetKey(keyId);
+  ctx.keyCache?.forgetAccount(accountId);
   return key;
 }
 
@@ -137,10 +145,12 @@ export async function addCredit(ctx: AccountsContext, accountId: string, dollars
 }
 
 async function lookupKey(ctx: AccountsContext, prefix: string): Promise<KeyLookup | null> {
-  const cached = ctx.keyCache?.get(prefix);
+  const cache = ctx.keyCache;
+  const cached = cache?.get(prefix);
   if (cached) return cached;
+  const version = cache?.version() ?? 0;
   const found = await q.findKeyForAuth(ctx.db, prefix);
-  if (found) ctx.keyCache?.set(prefix, found);
+  if (found) cache?.set(prefix, found, version);
   return found;
 }
 

@@ -60,3 +60,23 @@ test("a plan changed in SQL shows on the next calls: the account view and the li
   );
   expect(after.limit).toBe("6000");
 });
+
+test("a key created or revoked on one instance shows in the other's key list, though the list was cached", async () => {
+  const owner = await first.account({ name: "lists" });
+  const list = async () => {
+    const response = await first.fetch("/v1/keys", { headers: { "X-API-Key": owner.apiKey } });
+    return ((await response.json()).keys as { id: string; revoked_at: string | null }[]).map(
+      (k) => `${k.id}:${k.revoked_at ? "revoked" : "live"}`,
+    );
+  };
+  expect(await list()).toEqual([`${owner.keyId}:live`]);
+  const created = await second.fetch("/v1/keys", {
+    method: "POST",
+    headers: { "X-API-Key": owner.apiKey, "content-type": "application/json" },
+    body: JSON.stringify({ name: "second" }),
+  });
+  const newKey = (await created.json()).id as string;
+  await waitFor(async () => ((await list()).includes(`${newKey}:live`) ? true : undefined), "the new key listed", 1_000);
+  await second.fetch(`/v1/keys/${newKey}`, { method: "DELETE", headers: { "X-API-Key": owner.apiKey } });
+  await waitFor(async () => ((await list()).includes(`${newKey}:revoked`) ? true : undefined), "the revocation listed", 1_000);
+});
