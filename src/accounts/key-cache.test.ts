@@ -83,3 +83,16 @@ test("an account's key list is cached and goes with the account", () => {
   cache.forgetAccount("a1");
   expect(cache.keysOf("a1")).toBeUndefined();
 });
+
+test("a prefix no key has is remembered for the short TTL, and forgotten when any account changes", () => {
+  let now = 0;
+  const cache = new KeyCache(2_000, () => now);
+  cache.following();
+  cache.setUnknown("sk_live_nothere", cache.version());
+  expect(cache.isUnknown("sk_live_nothere")).toBe(true);
+  now = 2_000;
+  expect(cache.isUnknown("sk_live_nothere")).toBe(false);
+  cache.setUnknown("sk_live_nothere", cache.version());
+  cache.forgetAccount("a1"); // e.g. a key created somewhere
+  expect(cache.isUnknown("sk_live_nothere")).toBe(false);
+});

@@ -7,7 +7,9 @@
  * main.ts): while those arrive an entry is trusted for LIVE_TTL_MS, and when
  * they do not (not yet listening, or the listener reconnected and may have
  * missed some) only for the configured short TTL.
- * Unknown keys are never cached, so a flood of made-up keys cannot fill it.
+ * A prefix no key has is remembered for the short TTL only, in a bounded
+ * map: a client retrying with a mistyped key costs one query per TTL, and a
+ * flood of made-up keys can only push older entries out.
  */
 import type { AccountRow, ApiKeyRow } from "./queries.ts";
 
@@ -35,6 +37,7 @@ export class KeyCache {
   private readonly entries = new Map<string, Entry<KeyLookup>>();
   private readonly accounts = new Map<string, Entry<AccountRow>>();
   private readonly keyLists = new Map<string, Entry<ApiKeyRow[]>>();
+  private readonly unknown = new Map<string, number>();
   private live = false;
   private evictions = 0;
 
@@ -67,6 +70,20 @@ export class KeyCache {
     return this.fresh(this.accounts, accountId);
   }
 
+  /** True while a recent lookup of this prefix found no key. */
+  isUnknown(prefix: string): boolean {
+    const until = this.unknown.get(prefix);
+    if (until === undefined) return false;
+    if (until > this.now()) return true;
+    this.unknown.delete(prefix);
+    return false;
+  }
+
+  /** No key has this prefix (as of `version`): a new key announced since then clears it. */
+  setUnknown(prefix: string, version: number): void {
+    if (this.ttlMs > 0 && version === this.evictions) bounded(this.unknown).set(prefix, this.now() + this.ttlMs);
+  }
+
   /** An account's keys as GET /v1/keys lists them, while fresh (any change to one of them evicts the account). */
   keysOf(accountId: string): ApiKeyRow[] | undefined {
     return this.fresh(this.keyLists, accountId);
@@ -95,6 +112,7 @@ export class KeyCache {
 
   forgetAccount(accountId: string): void {
     this.evictions++;
+    this.unknown.clear(); // a new key may have one of the prefixes remembered as unknown
     this.accounts.delete(accountId);
     this.keyLists.delete(accountId);
     for (const [prefix, hit] of this.entries) if (hit.value.account.id === accountId) this.entries.delete(prefix);
@@ -102,6 +120,7 @@ export class KeyCache {
 
   clear(): void {
     this.evictions++;
+    this.unknown.clear();
     this.entries.clear();
     this.accounts.clear();
     this.keyLists.clear();

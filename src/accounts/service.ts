@@ -148,9 +148,11 @@ async function lookupKey(ctx: AccountsContext, prefix: string): Promise<KeyLooku
   const cache = ctx.keyCache;
   const cached = cache?.get(prefix);
   if (cached) return cached;
+  if (cache?.isUnknown(prefix)) return null;
   const version = cache?.version() ?? 0;
   const found = await q.findKeyForAuth(ctx.db, prefix);
   if (found) cache?.set(prefix, found, version);
+  else cache?.setUnknown(prefix, version);
   return found;
 }
 
