@@ -59,7 +59,7 @@ let draining = false;
 const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
 const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
 const pageReads = new PageReads();
-const extractor = new ExtractionPool({ size: config.extraction.workers, timeoutMs: config.extraction.timeoutMs }, log);
+const extractor = new ExtractionPool(config.extraction, log);
 const background = new BackgroundWrites();
 const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background }, config, {
   draining: () => draining,
