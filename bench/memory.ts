@@ -6,8 +6,7 @@
  * (VmRSS, VmHWM in /proc/<pid>/status; worker threads live in the same
  * process, so they are counted) read at four moments:
  *
- * - start: the server listens (and, on an empty database, has printed the
- *   first account's key);
+ * - start: the server has said it listens;
  * - idle: BENCH_IDLE_MS later, nothing asked;
  * - request: an authenticated GET /v1/account, then BENCH_IDLE_MS;
  * - extraction: a POST /v1/contents of a loopback page, then BENCH_IDLE_MS
@@ -19,6 +18,8 @@
  * TEST_REDIS_URL) are set, Postgres + Redis on a database created for the
  * run (first start) and again on it, dropped afterwards. Each is repeated
  * BENCH_REPEATS times (default 3) and the median is shown.
+ *
+ * BENCH_BUN_ARGS adds arguments to bun (`--smol`).
  *
  * `--base <dir>` measures another checkout (with its node_modules) in the
  * same run, alternating with this one, as the baseline.
@@ -36,6 +37,7 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 4000);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+const BUN_ARGS = (process.env.BENCH_BUN_ARGS ?? "").split(" ").filter(Boolean);
 const baseIndex = process.argv.indexOf("--base");
 const base = baseIndex > 0 ? process.argv[baseIndex + 1] : undefined;
 
@@ -74,20 +76,20 @@ interface Run {
   key: string | undefined;
 }
 
-async function waitFor(output: () => string, pattern: RegExp, exited: () => boolean, timeoutMs = 60_000): Promise<RegExpExecArray> {
+async function waitFor(output: () => string, pattern: RegExp, exited: () => boolean, pollMs = 10, timeoutMs = 60_000): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const match = pattern.exec(output());
     if (match) return match;
     if (exited() || Date.now() > deadline) throw new Error(`no ${pattern} in:\n${output()}`);
-    await Bun.sleep(10);
+    await Bun.sleep(pollMs);
   }
 }
 
 /** One start of the server in `dir` with `env`, measured, then stopped with SIGTERM. */
 async function measure(dir: string, env: Record<string, string>, key: string | undefined): Promise<Run> {
   const started = performance.now();
-  const child = Bun.spawn([process.execPath, "src/main.ts"], {
+  const child = Bun.spawn([process.execPath, ...BUN_ARGS, "src/main.ts"], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? "",
@@ -111,11 +113,11 @@ async function measure(dir: string, env: Record<string, string>, key: string | u
   const output = () => chunks.join("");
   const exited = () => child.exitCode !== null;
   try {
-    const url = (await waitFor(output, /"msg":"listening","url":"(http:\/\/[^"]+)"/, exited))[1]!;
-    // An empty database gets its first account right after listening; its key is printed then.
-    if (!key) key = (await waitFor(output, /export \w+=(\S+)/, exited))[1]!;
+    const url = (await waitFor(output, /"msg":"listening","url":"(http:\/\/[^"]+)"/, exited, 1))[1]!;
     const startMs = performance.now() - started;
     const start = sample(child.pid);
+    // An empty database gets its first account right after listening; its key is printed then.
+    if (!key) key = (await waitFor(output, /export \w+=(\S+)/, exited))[1]!;
     await Bun.sleep(IDLE_MS);
     const idle = sample(child.pid);
     const account = await fetch(`${url}/v1/account`, { headers: { "X-API-Key": key } });
@@ -225,10 +227,14 @@ for (const [checkout, byStart] of results)
   }
 rows.sort((a, b) => String(a.start).localeCompare(String(b.start)) || String(a.checkout).localeCompare(String(b.checkout)));
 
-printTable(`Server RSS, median of ${REPEATS} (idle = ${IDLE_MS} ms without requests)`, rows);
+printTable(
+  `Server RSS, median of ${REPEATS} (idle = ${IDLE_MS} ms without requests)${BUN_ARGS.length ? `, bun ${BUN_ARGS.join(" ")}` : ""}`,
+  rows,
+);
 const path = writeResults("memory", {
   repeats: REPEATS,
   idleMs: IDLE_MS,
+  bunArgs: BUN_ARGS,
   checkouts,
   rows,
   runs: Object.fromEntries([...results].map(([checkout, byStart]) => [checkout, Object.fromEntries(byStart)])),
