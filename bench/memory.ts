@@ -69,6 +69,8 @@ const site = Bun.serve({
 
 interface Run {
   startMs: number;
+  /** The first POST /v1/contents, end to end: what loading on first use costs the first caller. */
+  extractionMs: number;
   start: Sample;
   idle: Sample;
   request: Sample;
@@ -76,7 +78,13 @@ interface Run {
   key: string | undefined;
 }
 
-async function waitFor(output: () => string, pattern: RegExp, exited: () => boolean, pollMs = 10, timeoutMs = 60_000): Promise<RegExpExecArray> {
+async function waitFor(
+  output: () => string,
+  pattern: RegExp,
+  exited: () => boolean,
+  pollMs = 10,
+  timeoutMs = 60_000,
+): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const match = pattern.exec(output());
@@ -124,15 +132,17 @@ async function measure(dir: string, env: Record<string, string>, key: string | u
     if (account.status !== 200) throw new Error(`GET /v1/account answered ${account.status}: ${await account.text()}`);
     await Bun.sleep(IDLE_MS);
     const request = sample(child.pid);
+    const asked = performance.now();
     const contents = await fetch(`${url}/v1/contents`, {
       method: "POST",
       headers: { "X-API-Key": key, "content-type": "application/json" },
       body: JSON.stringify({ url: `${site.url}article.html`, max_age_seconds: 0 }),
     });
     if (contents.status !== 200) throw new Error(`POST /v1/contents answered ${contents.status}: ${await contents.text()}`);
+    const extractionMs = performance.now() - asked;
     await Bun.sleep(IDLE_MS);
     const extraction = sample(child.pid);
-    return { startMs, start, idle, request, extraction, key };
+    return { startMs, extractionMs, start, idle, request, extraction, key };
   } finally {
     child.kill("SIGTERM");
     const code = await child.exited;
@@ -223,6 +233,7 @@ for (const [checkout, byStart] of results)
       "peak to start MB": mb((r) => r.start.peakMb),
       "peak MB": mb((r) => r.extraction.peakMb),
       "start ms": Math.round(median(runs.map((r) => r.startMs))),
+      "1st extraction ms": Math.round(median(runs.map((r) => r.extractionMs))),
     });
   }
 rows.sort((a, b) => String(a.start).localeCompare(String(b.start)) || String(a.checkout).localeCompare(String(b.checkout)));
