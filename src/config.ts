@@ -152,8 +152,7 @@ export const EnvSchema = Type.Object({
     minimum: 100,
     maximum: 3_600_000,
     default: 60_000,
-    description:
-      "A worker thread without a page to extract for this long stops, and its memory (some 15 MB) is returned; the next page starts one again.",
+    description: "A worker thread without a page to extract for this long stops (giving back some 10 MB); the next page starts one again.",
   }),
   CONTENTS_MAX_AGE_SECONDS: Type.Integer({
     minimum: 0,

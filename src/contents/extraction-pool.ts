@@ -7,9 +7,10 @@
  * hold a thread.
  *
  * Each worker is a whole JavaScript heap with the extractor's libraries in it
- * (linkedom, Readability, turndown, pdf.js): some 15 MB, the first over 30.
- * So workers start when pages arrive, up to `workers`, and one left
- * without work for `idleMs` stops: a server that reads no pages holds none.
+ * (linkedom, Readability, turndown, pdf.js): the first adds some 30 MB to
+ * the process, each further one 12. So workers start when pages arrive, up
+ * to `workers`, and one left without work for `idleMs` stops (giving back
+ * some 10 MB): a server that reads no pages holds none.
  */
 import { isErrorCode, ServiceError } from "../errors.ts";
 import type { Logger } from "../log.ts";
