@@ -9,8 +9,8 @@ let o200k: typeof CountO200k | undefined;
 
 /**
  * The encoding's 200,000 ranks take some 60 MB once built (90 MB while
- * loading): the first count loads them (a few hundred milliseconds, once),
- * so a server that has not read or searched anything yet does not hold them.
+ * loading): the first count loads them (0.3 to 1 s, once per process), so
+ * a server that has not read or searched anything yet does not hold them.
  */
 function counter(): typeof CountO200k {
   return (o200k ??= (require("gpt-tokenizer/encoding/o200k_base") as { countTokens: typeof CountO200k }).countTokens);
