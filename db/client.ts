@@ -4,7 +4,8 @@
  * Everything above this file sees only `Database`, Drizzle's common Postgres
  * type, so the same queries run on both.
  */
-import { PGlite } from "@electric-sql/pglite";
+import { rename, rm, rmdir, stat } from "node:fs/promises";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
@@ -41,19 +42,81 @@ export type DatabaseTarget =
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "postgres") return openPostgres(target.url, target.poolMax ?? 10);
   if (target.kind === "pglite-memory") {
-    const client = new PGlite(target.loadDataDir ? { loadDataDir: target.loadDataDir } : undefined);
+    const client = new PGlite({ ...PGLITE_OPTIONS, ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}) });
     await client.waitReady;
     return openPglite(client, "pglite (memory)", async () => {});
   }
   const lock = await lockEmbeddedDatabase(target.dataDir, target.role);
   try {
-    const client = new PGlite(`${target.dataDir}/pgdata`);
+    const pgdata = `${target.dataDir}/pgdata`;
+    if (!(await isCluster(pgdata))) await createCluster(pgdata);
+    const client = new PGlite(pgdata, PGLITE_OPTIONS);
     await client.waitReady;
     return openPglite(client, `pglite (${target.dataDir})`, () => lock.release());
   } catch (error) {
     await lock.release();
     throw error;
   }
+}
+
+/**
+ * PGlite's Postgres gets 16 MB of shared buffers instead of the stock 128 MB, which are all resident
+ * from the start (measured: an open instance holds 135 MB instead of 260). A small database's hot pages
+ * fit, and the rest stay in the operating system's page cache, a read away, as they do for a server
+ * Postgres. Given on the start line, so folders made before this setting get it too. initdb writes
+ * 1 MB WAL segments instead of 16: PGlite holds a new cluster in memory more than once while making it,
+ * and the smaller one takes some 140 MB off that peak.
+ */
+const SETTINGS = ["-c", "shared_buffers=16MB"];
+const PGLITE_OPTIONS: PGliteOptions = {
+  startParams: [...PGlite.defaultStartParams, ...SETTINGS],
+  initDbStartParams: ["--wal-segsize=1", ...SETTINGS],
+};
+
+async function isCluster(pgdata: string): Promise<boolean> {
+  return stat(`${pgdata}/PG_VERSION`).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * A new cluster for an empty folder. PGlite's own initdb on a folder keeps two Postgres instances, a
+ * snapshot of one's heap and a tar of the new cluster alive at once; in memory, initdb writes straight
+ * into the instance's files (no tar), and the scratch instance is closed and collected before the
+ * cluster is written to disk (measured: a peak of 630 MB instead of 720 with the settings above, 1 GB
+ * without them). Written beside the folder and renamed into place, so an interrupted first start
+ * leaves no half-made cluster behind.
+ */
+async function createCluster(pgdata: string): Promise<void> {
+  await rmdir(pgdata).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return;
+    if (error.code === "ENOTEMPTY") throw new Error(`${pgdata} holds files but no database (no PG_VERSION); move it away to start afresh`);
+    throw error;
+  });
+  const scratch = new PGlite(PGLITE_OPTIONS);
+  await scratch.waitReady;
+  collectClosedInstances(); // PGlite's own initdb instance, closed by now, before the tar is made
+  const cluster = await scratch.dumpDataDir("none");
+  await scratch.close();
+  collectClosedInstances();
+  const staging = `${pgdata}.new`;
+  await rm(staging, { recursive: true, force: true });
+  const writer = new PGlite(staging, { ...PGLITE_OPTIONS, loadDataDir: cluster });
+  await writer.waitReady;
+  await writer.close();
+  await rename(staging, pgdata);
+  collectClosedInstances();
+}
+
+/**
+ * A closed PGlite's WASM heap (128 MB or more) is returned only when the garbage collector finalizes it:
+ * the first full collection finds the instance unreachable, the second releases its memory (measured:
+ * after one, some 300 MB are still resident).
+ */
+function collectClosedInstances(): void {
+  Bun.gc(true);
+  Bun.gc(true);
 }
 
 function openPglite(client: PGlite, description: string, afterClose: () => Promise<void>): DatabaseHandle {

@@ -224,7 +224,7 @@ async function runIndex(
 ): Promise<number> {
   const log = createLogger({ level: "warn", sink: (line) => process.stderr.write(`${line}\n`) });
   const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
-  const extractor = new ExtractionPool({ size: config.extraction.workers, timeoutMs: config.extraction.timeoutMs }, log);
+  const extractor = new ExtractionPool(config.extraction, log);
   const ctx = {
     db: handle.db,
     fetcher,

@@ -148,6 +148,12 @@ export const EnvSchema = Type.Object({
     default: 15_000,
     description: "Longest extraction of one page; a worker past it is replaced and the read fails.",
   }),
+  EXTRACT_IDLE_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 60_000,
+    description: "A worker thread without a page to extract for this long stops (giving back some 10 MB); the next page starts one again.",
+  }),
   CONTENTS_MAX_AGE_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 31_536_000,
@@ -316,7 +322,7 @@ export interface Config {
     readonly userAgent: string;
   };
   readonly contentsMaxAgeSeconds: number;
-  readonly extraction: { readonly workers: number; readonly timeoutMs: number };
+  readonly extraction: { readonly workers: number; readonly timeoutMs: number; readonly idleMs: number };
   readonly pricing: { readonly perMillionTokens: number; readonly publisherShare: number };
   readonly dashboard: {
     readonly sessionDays: number;
@@ -496,7 +502,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       userAgent: env.FETCH_USER_AGENT,
     },
     contentsMaxAgeSeconds: env.CONTENTS_MAX_AGE_SECONDS,
-    extraction: { workers: env.EXTRACT_WORKERS, timeoutMs: env.EXTRACT_TIMEOUT_MS },
+    extraction: { workers: env.EXTRACT_WORKERS, timeoutMs: env.EXTRACT_TIMEOUT_MS, idleMs: env.EXTRACT_IDLE_MS },
     pricing: { perMillionTokens: env.PRICE_PER_MILLION_TOKENS, publisherShare: env.PUBLISHER_SHARE },
     dashboard: {
       sessionDays: env.SESSION_DAYS,

@@ -5,6 +5,12 @@
  * exceeds them, and replaces a worker that takes longer than the time limit
  * (the only way to stop synchronous work) so one pathological page cannot
  * hold a thread.
+ *
+ * Each worker is a whole JavaScript heap with the extractor's libraries in it
+ * (linkedom, Readability, turndown, pdf.js): the first adds some 30 MB to
+ * the process, each further one 12. So workers start when pages arrive, up
+ * to `workers`, and one left without work for `idleMs` stops (giving back
+ * some 10 MB): a server that reads no pages holds none.
  */
 import { isErrorCode, ServiceError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -28,6 +34,7 @@ interface Slot {
   ready: boolean;
   task: Task | null;
   timer: ReturnType<typeof setTimeout> | undefined;
+  idle: ReturnType<typeof setTimeout> | undefined;
 }
 
 type Reply =
@@ -44,14 +51,18 @@ export class ExtractionPool implements Extractor {
   private closed = false;
 
   constructor(
-    private readonly settings: { size: number; timeoutMs: number },
+    private readonly settings: { workers: number; timeoutMs: number; idleMs: number },
     private readonly log: Logger,
-  ) {
-    for (let i = 0; i < settings.size; i++) this.slots.push(this.spawn());
+  ) {}
+
+  /** Workers running or starting. */
+  get workers(): number {
+    return this.slots.length;
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(WORKER_URL), ready: false, task: null, timer: undefined };
+    const slot: Slot = { worker: new Worker(WORKER_URL), ready: false, task: null, timer: undefined, idle: undefined };
+    this.slots.push(slot);
     slot.worker.onmessage = (event: MessageEvent<Reply>) => this.finish(slot, event.data);
     slot.worker.onerror = (event) => {
       this.log.error("extraction worker failed", { error: event.message });
@@ -70,7 +81,13 @@ export class ExtractionPool implements Extractor {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (!slot.ready || slot.task || this.queue.length === 0) continue;
+      if (!slot.ready || slot.task) continue;
+      if (this.queue.length === 0) {
+        slot.idle ??= setTimeout(() => this.retire(slot), this.settings.idleMs).unref();
+        continue;
+      }
+      clearTimeout(slot.idle);
+      slot.idle = undefined;
       const task = this.queue.shift()!;
       slot.task = task;
       slot.timer = setTimeout(() => {
@@ -81,6 +98,16 @@ export class ExtractionPool implements Extractor {
       const body = task.input.body.slice();
       slot.worker.postMessage({ id: task.id, input: { ...task.input, body } }, [body.buffer]);
     }
+    // What is still waiting gets a worker each, up to `workers`; one that is starting takes a task when ready.
+    const starting = this.slots.filter((slot) => !slot.ready).length;
+    for (let waiting = this.queue.length - starting; waiting > 0 && this.slots.length < this.settings.workers; waiting--) this.spawn();
+  }
+
+  private retire(slot: Slot): void {
+    const index = this.slots.indexOf(slot);
+    if (slot.task || index < 0) return;
+    slot.worker.terminate();
+    this.slots.splice(index, 1);
   }
 
   private finish(slot: Slot, reply: Reply): void {
@@ -108,23 +135,23 @@ export class ExtractionPool implements Extractor {
     this.dispatch();
   }
 
-  /** Stops a worker stuck in (or broken by) a task, fails that task, and starts a fresh worker. */
+  /** Stops a worker stuck in (or broken by) a task and fails that task; the queue gets a fresh worker if it needs one. */
   private replace(slot: Slot, error: ServiceError): void {
     clearTimeout(slot.timer);
+    clearTimeout(slot.idle);
     slot.worker.terminate();
     slot.task?.reject(error);
     const index = this.slots.indexOf(slot);
-    if (index >= 0 && !this.closed) {
-      this.slots[index] = this.spawn();
-      this.dispatch();
-    }
+    if (index >= 0) this.slots.splice(index, 1);
+    if (!this.closed) this.dispatch();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const task of this.queue.splice(0)) task.reject(new ServiceError("service_unavailable", "the service is shutting down"));
-    for (const slot of this.slots) {
+    for (const slot of this.slots.splice(0)) {
       clearTimeout(slot.timer);
+      clearTimeout(slot.idle);
       slot.worker.terminate();
     }
   }

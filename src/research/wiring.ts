@@ -6,7 +6,6 @@ import type { ContentsContext } from "../contents/service.ts";
 import type { Logger } from "../log.ts";
 import { CircuitBreaker } from "./breaker.ts";
 import type { EngineDeps, EngineSettings } from "./engine.ts";
-import { AiSdkLlm } from "./llm/ai-sdk.ts";
 import type { LlmPort } from "./llm/port.ts";
 import { BraveSource } from "./sources/brave.ts";
 import { ExaSource } from "./sources/exa.ts";
@@ -36,7 +35,10 @@ export function searchSources(search: Config["search"], localIndex: LocalIndex, 
 }
 
 export function languageModel(llm: Config["llm"]): LlmPort | null {
-  return llm ? new AiSdkLlm(llm) : null;
+  if (!llm) return null;
+  // Loaded here, not imported: the AI SDK and its providers (some 20 MB resident) stay out of a server without a model.
+  const { AiSdkLlm } = require("./llm/ai-sdk.ts") as typeof import("./llm/ai-sdk.ts");
+  return new AiSdkLlm(llm);
 }
 
 export function engineSettings(search: Config["search"]): EngineSettings {

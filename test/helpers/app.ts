@@ -92,7 +92,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const accounts: AccountsContext = { db: database.handle.db, clock, keyCache, background };
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
   const pageReads = new PageReads();
-  const extractor = new ExtractionPool({ size: 1, timeoutMs: config.extraction.timeoutMs }, log);
+  const extractor = new ExtractionPool({ ...config.extraction, workers: 1 }, log);
   const app = buildApp(
     { database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background },
     config,

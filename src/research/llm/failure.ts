@@ -6,19 +6,15 @@
  * APICallError's status) and, for errors a provider sends inside a stream,
  * the provider's own error type: never the wording of a message.
  */
-import {
-  APICallError,
-  EmptyResponseBodyError,
-  InvalidResponseDataError,
-  JSONParseError,
-  LoadAPIKeyError,
-  NoContentGeneratedError,
-  NoObjectGeneratedError,
-  NoOutputGeneratedError,
-  RetryError,
-  TypeValidationError,
-} from "ai";
+import type * as Sdk from "ai";
 import type { Logger } from "../../log.ts";
+
+/**
+ * The AI SDK (some 20 MB resident) is loaded with a configured model (wiring.ts), not by a server that
+ * answers extractively. What is classified here came out of it, so by then it is loaded and this is a
+ * lookup.
+ */
+const sdk = (): typeof Sdk => require("ai");
 
 export type ModelFailure =
   | "model_auth_failed"
@@ -73,6 +69,18 @@ function streamErrorType(error: unknown): ModelFailure | undefined {
 }
 
 export function classifyModelFailure(error: unknown): ModelFailure {
+  const {
+    APICallError,
+    EmptyResponseBodyError,
+    InvalidResponseDataError,
+    JSONParseError,
+    LoadAPIKeyError,
+    NoContentGeneratedError,
+    NoObjectGeneratedError,
+    NoOutputGeneratedError,
+    RetryError,
+    TypeValidationError,
+  } = sdk();
   if (RetryError.isInstance(error)) return classifyModelFailure(error.lastError);
   if (LoadAPIKeyError.isInstance(error)) return "model_auth_failed";
   if (APICallError.isInstance(error)) return error.statusCode === undefined ? "model_unavailable" : byStatus(error.statusCode);
@@ -107,6 +115,7 @@ export function modelFailure(error: unknown, log: Logger, where: string): ModelF
 
 /** What the provider answered, for the log: its status and the start of its body (a garbled answer's only trace). */
 function answered(error: unknown): { status?: number; body?: string } {
+  const { APICallError, RetryError } = sdk();
   const call = RetryError.isInstance(error) ? error.lastError : error;
   if (!APICallError.isInstance(call)) return {};
   return {
