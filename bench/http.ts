@@ -17,7 +17,9 @@
  *
  * BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (64),
  * BENCH_BACKENDS (postgres,embedded), BENCH_DATABASE_URL (the server to
- * create the database on, default the local one).
+ * create the database on, default the local one). `--base DIR` also runs
+ * another checkout's app (an earlier commit, with node_modules) in the same
+ * interleaved rounds, as the "(base)" rows.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,7 +29,8 @@ import postgres from "postgres";
 import { RedisClient, type Subprocess } from "bun";
 import { generateApiKey } from "../src/accounts/keys.ts";
 import { freePort, privateRedis } from "../test/helpers/redis-server.ts";
-import { root, runCli } from "../test/helpers/process.ts";
+import { parseArgs } from "node:util";
+import { root } from "../test/helpers/process.ts";
 import { printTable, writeResults, type Row } from "./lib/report.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk.ts";
 
@@ -36,6 +39,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,embedded").split(",").map((b) => b.trim());
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const { values: cli } = parseArgs({ options: { base: { type: "string" } } });
+const ROOTS: { root: string; label: string }[] = [{ root, label: "" }, ...(cli.base ? [{ root: cli.base, label: " (base)" }] : [])];
 
 const wrk = await ensureWrk();
 const children: Subprocess[] = [];
@@ -71,8 +76,8 @@ interface Backend {
 }
 
 /** Commands our Lua scripts run inside Redis: counted by commandstats, but not round trips. */
-function scriptedCommands(): Set<string> {
-  const dir = fileURLToPath(new URL("../src/limits/", import.meta.url));
+function scriptedCommands(appRoot: string): Set<string> {
+  const dir = join(appRoot, "src/limits");
   const names = new Set<string>();
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
     for (const match of readFileSync(join(dir, file), "utf8").matchAll(/redis\.call\(\s*['"](\w+)['"]/gi))
@@ -81,12 +86,19 @@ function scriptedCommands(): Set<string> {
   return names;
 }
 
-async function startApp(name: string, env: Record<string, string>): Promise<Omit<Backend, "counters">> {
-  const cliEnv = { ...env, FETCH_ALLOW_HOSTS: `127.0.0.1:${page.port}`, LOG_LEVEL: "warn" };
+async function startApp(name: string, appRoot: string, env: Record<string, string>): Promise<Omit<Backend, "counters">> {
+  const cliEnv = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    ...env,
+    FETCH_ALLOW_HOSTS: `127.0.0.1:${page.port}`,
+    LOG_LEVEL: "warn",
+  };
   const cli = async (args: string[]) => {
-    const result = await runCli(args, cliEnv);
-    if (result.code !== 0) throw new Error(`cli ${args.join(" ")}: ${result.stderr}`);
-    return result.stdout;
+    const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], { cwd: appRoot, env: cliEnv, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    if (code !== 0) throw new Error(`cli ${args.join(" ")}: ${stderr}`);
+    return stdout;
   };
   await cli(["db", "migrate"]);
   const enterpriseKey = JSON.parse(await cli(["accounts", "create", "--name", "bench-enterprise", "--limit", "1000000", "--json"])).api_key;
@@ -98,8 +110,16 @@ async function startApp(name: string, env: Record<string, string>): Promise<Omit
   const logPath = join(logDir, "server.log");
   // The access log goes to a file, as it would to a log shipper's pipe: the server pays for every line.
   const child = Bun.spawn([process.execPath, "src/main.ts"], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", PORT: String(port), ...env },
+    cwd: appRoot,
+    // NODE_ENV as the Dockerfile sets it, so a base checkout from before src/production-mode.ts runs as deployed too.
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      ...env,
+    },
     stdin: "ignore",
     stdout: Bun.file(logPath),
     stderr: "inherit",
@@ -116,9 +136,9 @@ async function startApp(name: string, env: Record<string, string>): Promise<Omit
   return { name, url, enterpriseKey, freeKey, logPath };
 }
 
-async function postgresBackend(): Promise<Backend> {
+async function postgresBackend(appRoot: string, label: string): Promise<Backend> {
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  const database = `bench_http_${process.pid}`;
+  const database = `bench_http_${process.pid}_${label ? "base" : "this"}`;
   await admin.unsafe(`create database ${database}`);
   cleanups.push(async () => {
     await admin.unsafe(`drop database if exists ${database} with (force)`);
@@ -129,10 +149,10 @@ async function postgresBackend(): Promise<Backend> {
   cleanups.push(() => redisServer.kill());
   const databaseUrl = new URL(ADMIN_URL);
   databaseUrl.pathname = `/${database}`;
-  const app = await startApp("postgres", { DATABASE_URL: databaseUrl.toString(), REDIS_URL: redisServer.url });
+  const app = await startApp(`postgres${label}`, appRoot, { DATABASE_URL: databaseUrl.toString(), REDIS_URL: redisServer.url });
   const redis = new RedisClient(redisServer.url);
   cleanups.push(() => redis.close());
-  const scripted = scriptedCommands();
+  const scripted = scriptedCommands(appRoot);
   const ignored = new Set(["info", "hello", "client|setinfo", "script|load"]);
   return {
     ...app,
@@ -151,10 +171,10 @@ async function postgresBackend(): Promise<Backend> {
   };
 }
 
-async function embeddedBackend(): Promise<Backend> {
+async function embeddedBackend(appRoot: string, label: string): Promise<Backend> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-http-pglite-"));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  return startApp("embedded", { DATA_DIR: dataDir });
+  return startApp(`embedded${label}`, appRoot, { DATA_DIR: dataDir });
 }
 
 function targets(backend: Backend): Record<string, { target: WrkTarget; status: number }> {
@@ -201,7 +221,9 @@ async function statusOf({ target }: { target: WrkTarget }): Promise<number> {
 
 try {
   const backends: Backend[] = [];
-  for (const name of BACKENDS) backends.push(name === "postgres" ? await postgresBackend() : await embeddedBackend());
+  for (const name of BACKENDS)
+    for (const { root: appRoot, label } of ROOTS)
+      backends.push(name === "postgres" ? await postgresBackend(appRoot, label) : await embeddedBackend(appRoot, label));
 
   // The free key's bucket (10/min) is emptied first: from then on its calls are the 429 being measured.
   for (const backend of backends) for (let i = 0; i < 12; i++) await statusOf(targets(backend)["GET /v1/account (429)"]!);
@@ -254,7 +276,7 @@ try {
   for (const slot of results.values()) {
     const requests = slot.runs.reduce((s, r) => s + r.requests, 0);
     const perSecond = median(slot.runs.map((r) => r.perSecond));
-    const counted = slot.backend === "postgres";
+    const counted = slot.backend.startsWith("postgres");
     rows.push({
       backend: slot.backend,
       target: slot.target,
