@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import { answeredCall, requestMeta } from "../http/request-context.ts";
+import { answeredCall, callerAccount, queuedOn, requestMeta } from "../http/request-context.ts";
 import type { Logger } from "../log.ts";
 import { collect, type RunEvents, type SearchAnswer } from "../research/run/drain.ts";
 import { checkSearchBody, startSearch, type RunDeps } from "../research/run/hold.ts";
@@ -27,10 +27,13 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
         if (!streamed) return await collect(await startSearch(runs, research, answeredCall(request)));
         // The stream outlives this handler: its run records the usage when it ends.
         meta.usageRecordedLater = true;
+        // The stream starts once the run has its slot: until then the caller waits for the response's head.
         const call = {
+          account: callerAccount(meta),
           requestId: meta.id,
           signal: AbortSignal.any([request.signal, stop.signal]),
           usage: usage.forStream({ caller, route: "POST /v1/search (stream)", requestId: meta.id }),
+          admitted: queuedOn(meta),
         };
         events = await startSearch(runs, research, call);
       } catch (error) {
