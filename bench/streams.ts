@@ -5,23 +5,29 @@
  * process (src/main.ts, so its RSS is its own) on a fresh Postgres database
  * and Redis, with an Enterprise key whose limit refuses nothing; it searches
  * a loopback world: a SearXNG peer that answers every query with the same
- * ten pages, served on loopback (BENCH_FRESH_PAGES=1: under new URLs for
- * every search). N clients open their streams at once
+ * ten article-sized pages, served on loopback (BENCH_FRESH_PAGES=1: under
+ * new URLs for every search). N clients open their streams at once
  * (BENCH_STREAMS, default 1,000): the WebSocket face, then the SSE face, each
  * on a fresh server and database. Reported per face: completed and errors,
- * the server's peak RSS (VmHWM, and the highest sampled VmRSS), p50/p99 time
- * from opening the stream to the first `context` message and to the end of
- * the stream, throughput, and the run queue's depth as /readyz reported it.
+ * the server's RSS when the load starts and at its peak (VmHWM, and the
+ * highest sampled VmRSS), p50/p99 time from opening the stream to the first
+ * `context` message and to the end of the stream, searches per second, how
+ * many of a search's sources were read rather than taken from their snippets
+ * (a run starved of time reads fewer: the read budget cuts it short), and the
+ * run queue's depth as /readyz reported it.
  *
  * BENCH_FACES=ws or sse runs one face; BENCH_DATABASE_URL and BENCH_REDIS_URL
- * point at the services (defaults: local Postgres and Redis); RUN_CONCURRENCY
- * and RUN_QUEUE_MAX, when set, are passed to the server.
+ * point at the services (defaults: local Postgres and Redis);
+ * RUN_CONCURRENCY, RUN_QUEUE_MAX, SEARCH_DEADLINE_MS, SEARCH_READ_BUDGET_MS
+ * and BUN_OPTIONS, when set, are passed to the server; BENCH_PROFILE=1 writes
+ * its CPU profile.
  */
 import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import { article } from "../test/helpers/peers/pages.ts";
 import { startSearxngPeer } from "../test/helpers/peers/searxng.ts";
 import { runCli, startServer, type ServerProcess } from "../test/helpers/process.ts";
+import { seededRandom } from "./lib/latency.ts";
 import { printTable, summarize, writeResults, type Row } from "./lib/report.ts";
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1_000);
@@ -30,7 +36,7 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const STREAM_TIMEOUT_MS = 180_000;
 const PAGES = 10;
-const PASSED_THROUGH = ["RUN_CONCURRENCY", "RUN_QUEUE_MAX", "SEARCH_DEADLINE_MS"];
+const PASSED_THROUGH = ["RUN_CONCURRENCY", "RUN_QUEUE_MAX", "SEARCH_DEADLINE_MS", "SEARCH_READ_BUDGET_MS", "BUN_OPTIONS"];
 
 type Face = "ws" | "sse";
 
@@ -126,7 +132,51 @@ const facts: [string, string[]][] = [
     ],
   ],
 ];
-const pages = facts.map(([aspect, [lead, detail]]) => article(`The river bridge: ${aspect}`, [lead!, detail!]));
+// Pages of a real article's length (BENCH_PAGE_PARAGRAPHS, default 40 paragraphs, about 8 KB of text):
+// reading, ranking and answering cost what they cost on the web. The filler varies from page to page.
+const PARAGRAPHS = Number(process.env.BENCH_PAGE_PARAGRAPHS ?? 40);
+const random = seededRandom(20261123);
+const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+const subjects = [
+  "The council",
+  "A spokesperson",
+  "The mayor",
+  "Local traders",
+  "Residents of the east bank",
+  "The auditor",
+  "A cycling group",
+  "The harbour authority",
+];
+const verbs = ["noted", "argued", "recalled", "complained", "reported", "explained", "estimated", "suggested"];
+const topics = [
+  "the ferry timetable",
+  "parking near the market",
+  "the old tram depot",
+  "school routes",
+  "river levels in winter",
+  "night buses",
+  "the fish market",
+  "street lighting",
+  "the rowing club",
+  "noise at the quay",
+];
+const details = [
+  "during a long meeting",
+  "in a letter to the newspaper",
+  "at the spring fair",
+  "in last year's survey",
+  "on local radio",
+  "in a public hearing",
+];
+const filler = () =>
+  Array.from(
+    { length: 3 },
+    () =>
+      `${pick(subjects)} ${pick(verbs)} that ${pick(topics)} ${pick(["changed", "mattered", "stayed the same", "needed work"])} ${pick(details)}.`,
+  ).join(" ");
+const pages = facts.map(([aspect, [lead, detail]]) =>
+  article(`The river bridge: ${aspect}`, [lead!, detail!, ...Array.from({ length: Math.max(0, PARAGRAPHS - 2) }, filler)]),
+);
 const site = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
@@ -193,7 +243,11 @@ async function startInstance(face: Face): Promise<Instance> {
   const created = await runCli(["accounts", "create", "--name", "bench", "--limit", "1000000", "--json"], env);
   if (created.code !== 0) throw new Error(`accounts create failed: ${created.stderr}`);
   const key = JSON.parse(created.stdout).api_key as string;
-  running = { server: await startServer(env), key, database };
+  // BENCH_PROFILE=1 writes a CPU profile of each server run (markdown, for reading) to /tmp/bench-profile.
+  const profile: Record<string, string> = process.env.BENCH_PROFILE
+    ? { BUN_OPTIONS: "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/bench-profile" }
+    : {};
+  running = { server: await startServer({ ...env, ...profile }), key, database };
   return running;
 }
 
@@ -230,6 +284,8 @@ interface StreamResult {
   /** Context entries, and how many carry text from the page itself (not only its search snippet). */
   sources: number;
   sourcesRead: number;
+  /** WebSocket only: when the upgrade was answered (authenticated, rate limited, opened). */
+  openedMs: number;
   firstContextMs: number;
   doneMs: number;
   error?: string;
@@ -237,7 +293,14 @@ interface StreamResult {
 
 function webSocketSearch(base: string, key: string, i: number, started: number): Promise<StreamResult> {
   return new Promise((resolve) => {
-    const result: StreamResult = { ok: false, sources: 0, sourcesRead: 0, firstContextMs: Number.NaN, doneMs: Number.NaN };
+    const result: StreamResult = {
+      ok: false,
+      sources: 0,
+      sourcesRead: 0,
+      openedMs: Number.NaN,
+      firstContextMs: Number.NaN,
+      doneMs: Number.NaN,
+    };
     let answered = false;
     const socket = new WebSocket(`${base.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": key } } as unknown as string[]);
     // A socket that never opened may never report its close: the timeout settles the result itself.
@@ -245,7 +308,10 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
       socket.close();
       resolve({ ...result, error: "timeout", doneMs: performance.now() - started });
     }, STREAM_TIMEOUT_MS);
-    socket.onopen = () => socket.send(JSON.stringify({ prompt: prompt(i) }));
+    socket.onopen = () => {
+      result.openedMs = performance.now() - started;
+      socket.send(JSON.stringify({ prompt: prompt(i) }));
+    };
     socket.onmessage = (event) => {
       const message = JSON.parse(String(event.data)) as { type: string; content: unknown };
       if (message.type === "context" && Number.isNaN(result.firstContextMs)) {
@@ -268,7 +334,14 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
 }
 
 async function sseSearch(base: string, key: string, i: number, started: number): Promise<StreamResult> {
-  const result: StreamResult = { ok: false, sources: 0, sourcesRead: 0, firstContextMs: Number.NaN, doneMs: Number.NaN };
+  const result: StreamResult = {
+    ok: false,
+    sources: 0,
+    sourcesRead: 0,
+    openedMs: Number.NaN,
+    firstContextMs: Number.NaN,
+    doneMs: Number.NaN,
+  };
   let answered = false;
   try {
     const response = await fetch(`${base}/v1/search`, {
@@ -322,7 +395,8 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
       face === "ws" ? await webSocketSearch(server.url, key, i, performance.now()) : await sseSearch(server.url, key, i, performance.now());
     if (!warm.ok) throw new Error(`warm-up search failed: ${warm.error}`);
   }
-  let peakRssKb = procStatusKb(pid, "VmRSS");
+  const startRssKb = procStatusKb(pid, "VmRSS");
+  let peakRssKb = startRssKb;
   const depth = { running: 0, queued: 0, capacity: Number.NaN, queue_max: Number.NaN };
   const sampler = setInterval(() => (peakRssKb = Math.max(peakRssKb, procStatusKb(pid, "VmRSS"))), 100);
   const readyz = setInterval(async () => {
@@ -361,13 +435,16 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
   const lastDone = Math.max(0, ...completed.map((r) => r.doneMs));
   const errorKinds = [...new Set(errors.map((r) => r.error))].slice(0, 5);
   if (errorKinds.length) console.log(`${face}: ${errors.length} errors, e.g. ${JSON.stringify(errorKinds)}`);
+  const opened = summarize(completed.map((r) => r.openedMs));
   const row: Row = {
     face: face === "ws" ? "WebSocket" : "SSE",
     streams: STREAMS,
     completed: completed.length,
     errors: errors.length,
+    start_rss_mb: Math.round(startRssKb / 1024),
     peak_rss_mb: Math.round(hwmKb / 1024),
     peak_sampled_rss_mb: Math.round(peakRssKb / 1024),
+    opened_p50_s: face === "ws" ? opened.p50 / 1000 : "n/a",
     first_context_p50_s: firstContext.p50 / 1000,
     first_context_p99_s: firstContext.p99 / 1000,
     done_p50_s: done.p50 / 1000,
