@@ -12,6 +12,8 @@ export interface CandidatePassage {
   sourceId: number;
   text: string;
   heading?: string | null;
+  /** The text's tokens, when already counted (a cached page's passages). */
+  tokens?: number;
 }
 
 export interface RankedPassage extends CandidatePassage {
@@ -86,7 +88,7 @@ export function rankPassages(query: string, candidates: CandidatePassage[], opti
     const [{ i, relevance }] = pool.splice(pick, 1) as [{ i: number; relevance: number }];
     const candidate = candidates[i]!;
     if (termSets[i]!.size > 0 && similarity[i]! > 0.8) continue; // a near-copy
-    const tokens = countTokens(candidate.text);
+    const tokens = candidate.tokens ?? countTokens(candidate.text);
     if (spent + tokens > options.tokenBudget) {
       if (chosen.length === 0) continue;
       break;

@@ -7,6 +7,7 @@ import type { Logger } from "../log.ts";
 import { CircuitBreaker } from "./breaker.ts";
 import type { EngineDeps, EngineSettings } from "./engine.ts";
 import { AiSdkLlm } from "./llm/ai-sdk.ts";
+import { PassageCache } from "./passage-cache.ts";
 import type { LlmPort } from "./llm/port.ts";
 import { BraveSource } from "./sources/brave.ts";
 import { ExaSource } from "./sources/exa.ts";
@@ -61,6 +62,7 @@ export function engineDeps(
   return {
     sources,
     contents: parts.contents,
+    passages: new PassageCache(),
     llm: languageModel(config.llm),
     breakers: new Map(sources.map((s) => [s.name, new CircuitBreaker(parts.clock)])),
     settings: engineSettings(config.search),

@@ -12,6 +12,7 @@ import { InFlightGauge } from "../../limits/peak-load.ts";
 import { createLogger } from "../../log.ts";
 import { CircuitBreaker } from "../breaker.ts";
 import type { EngineDeps } from "../engine.ts";
+import { PassageCache } from "../passage-cache.ts";
 import type { ResearchRequest } from "../request.ts";
 import type { SearchSource } from "../sources/source.ts";
 import { engineSettings } from "../wiring.ts";
@@ -41,6 +42,7 @@ function world(source: SearchSource, deadlineMs = 5_000, queue = { concurrency: 
     sources: [source],
     // Never read: these sources find no pages.
     contents: {} as ContentsContext,
+    passages: new PassageCache(),
     llm: null,
     breakers: new Map([[source.name, new CircuitBreaker(clock)]]),
     settings: { ...settings, read: { ...settings.read, early: false } },
