@@ -122,7 +122,7 @@ describe("order", () => {
     expect(order).toEqual(["a0", "a1", "b1", "c1", "a2", "c2", "a3"]);
   });
 
-  test("several slots: each slot freed goes to the next lane in turn", async () => {
+  test("an account holding every slot: the next slot freed goes to the account that runs none, though its lane came later", async () => {
     const { runs } = queue(2);
     const { order, ask } = runner(runs);
     const a0 = await ask("acct_a", "a0");
@@ -130,9 +130,19 @@ describe("order", () => {
     for (const name of ["a2", "a3"]) void ask("acct_a", name);
     void ask("acct_b", "b1");
     a0.release();
+    await settle();
+    expect(order).toEqual(["a0", "a1", "b1"]);
     a1.release();
     await settle();
-    expect(order).toEqual(["a0", "a1", "a2", "b1"]);
+    expect(order).toEqual(["a0", "a1", "b1", "a2"]);
+  });
+
+  test("with nobody else waiting, one account may use every slot", async () => {
+    const { runs } = queue(3);
+    const { order, ask } = runner(runs);
+    for (const name of ["a0", "a1", "a2"]) await ask("acct_a", name);
+    expect(order).toEqual(["a0", "a1", "a2"]);
+    expect(runs.depth()).toMatchObject({ running: 3, queued: 0 });
   });
 });
 

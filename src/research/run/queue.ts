@@ -8,10 +8,13 @@
  * they start in turn and each finishes in about the time it needs alone.
  *
  * Fair: each account waits in a lane of its own, in the order its runs
- * asked (FIFO), and a freed slot goes to the lanes in turn (round-robin),
- * so an account with a thousand runs waiting delays another account's run
- * by one turn, not by a thousand. A waiter whose signal aborts (its caller
- * went away, or its deadline passed) leaves the queue at once and never runs.
+ * asked (FIFO). A freed slot goes to the waiting account with the fewest
+ * runs executing, and among equals to the lanes in turn (round-robin): an
+ * account with a thousand runs waiting, or holding every slot, delays
+ * another account's run by one slot freeing, not by a thousand runs. No slot
+ * is kept idle for fairness: with nobody else waiting, one account may use
+ * them all. A waiter whose signal aborts (its caller went away, or its
+ * deadline passed) leaves the queue at once and never runs.
  */
 import type { Clock } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
@@ -52,6 +55,8 @@ const NOTICE_INTERVAL_MS = 10_000;
 export class RunQueue {
   private running = 0;
   private queued = 0;
+  /** Runs executing, by account. */
+  private readonly runningOf = new Map<string, number>();
   /** Waiting runs by account; the map's order is the turn order (a lane served moves to the back). */
   private readonly lanes = new Map<string, Waiter[]>();
   private readonly notice: (msg: string, fields?: Record<string, unknown>) => void;
@@ -79,7 +84,7 @@ export class RunQueue {
   admit(account: string, signal: AbortSignal): Promise<RunSlot> {
     if (signal.aborted) return Promise.reject(signal.reason);
     // Slots are handed out as they free, so a free slot means nobody is waiting: no one is overtaken.
-    if (this.running < this.settings.concurrency) return Promise.resolve(this.grant(null, 0));
+    if (this.running < this.settings.concurrency) return Promise.resolve(this.grant(account, null, 0));
     if (this.queued >= this.settings.maxQueued) {
       this.warn("run queue full; refusing runs", this.fields());
       return Promise.reject(
@@ -112,8 +117,9 @@ export class RunQueue {
     });
   }
 
-  private grant(since: number | null, ahead: number): RunSlot {
+  private grant(account: string, since: number | null, ahead: number): RunSlot {
     this.running++;
+    this.runningOf.set(account, (this.runningOf.get(account) ?? 0) + 1);
     let released = false;
     return {
       waitedMs: since === null ? 0 : this.clock.now() - since,
@@ -122,20 +128,32 @@ export class RunQueue {
         if (released) return;
         released = true;
         this.running--;
+        const left = this.runningOf.get(account)! - 1;
+        if (left) this.runningOf.set(account, left);
+        else this.runningOf.delete(account);
         this.next();
       },
     };
   }
 
-  /** Hands free slots to the lanes in turn: the front lane's oldest waiter, then that lane goes to the back. */
+  /**
+   * Hands free slots out: to the lane whose account runs the fewest, the
+   * first such lane in turn order; its oldest waiter runs, and the lane goes
+   * to the back of the turn order.
+   */
   private next(): void {
     while (this.running < this.settings.concurrency && this.queued > 0) {
-      const [account, lane] = this.lanes.entries().next().value as [string, Waiter[]];
+      let chosen: [string, Waiter[]] | undefined;
+      for (const entry of this.lanes) {
+        if (!chosen || (this.runningOf.get(entry[0]) ?? 0) < (this.runningOf.get(chosen[0]) ?? 0)) chosen = entry;
+        if (!this.runningOf.has(chosen[0])) break; // nobody runs fewer than none
+      }
+      const [account, lane] = chosen!;
       const waiter = lane.shift()!;
       this.lanes.delete(account);
       if (lane.length) this.lanes.set(account, lane);
       this.queued--;
-      waiter.grant(this.grant(waiter.since, waiter.ahead));
+      waiter.grant(this.grant(account, waiter.since, waiter.ahead));
     }
   }
 
