@@ -19,6 +19,7 @@ import { designRoutes } from "./endpoints/routes.ts";
 import { userServiceRoutes } from "./endpoints/service-routes.ts";
 import { marketplaceRoutes } from "./marketplace/routes.ts";
 import type { RunDeps } from "./research/run/hold.ts";
+import { RunQueue } from "./research/run/queue.ts";
 import { engineDeps } from "./research/wiring.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { searchRoutes } from "./search/routes.ts";
@@ -60,7 +61,7 @@ export interface AppDeps {
 
 export type AppConfig = Pick<
   Config,
-  "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "llm" | "fetch" | "dashboard"
+  "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "runs" | "llm" | "fetch" | "dashboard"
 >;
 
 export interface AppState {
@@ -102,6 +103,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
   const runs: RunDeps = {
     engine: engineDeps(config, { contents, clock: deps.clock, log: deps.log }),
     load: deps.load,
+    queue: new RunQueue({ concurrency: config.runs.concurrency, maxQueued: config.runs.queueMax }, deps.clock, deps.log),
     deadlineMs: config.search.deadlineMs,
     clock: deps.clock,
   };
@@ -146,7 +148,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(inputGuard())
     .use(openapiDocs(config.publicBaseUrl))
     .use(docsAssets())
-    .use(opsRoutes({ database: deps.database, limiter: deps.limiter, draining: state.draining }))
+    .use(opsRoutes({ database: deps.database, limiter: deps.limiter, runs: runs.queue, draining: state.draining }))
     .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))
     .use(accountRoutes(auth, accounts))
     .use(contentsRoutes(auth, contents))

@@ -49,6 +49,20 @@ describe("the environment", () => {
     expect(found[0]).toContain("<= 65535");
   });
 
+  test("research runs at once: 8 per CPU, 32 with a language model, fewer where half the memory holds fewer at 16 MB a run", () => {
+    const GB = 1024 ** 3;
+    expect(loadConfig({}, { cpus: 2, memoryBytes: 24 * GB }).runs).toEqual({ concurrency: 16, queueMax: 2_000 });
+    const model = { LLM_PROVIDER: "openai", LLM_MODEL: "m", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" };
+    expect(loadConfig(model, { cpus: 2, memoryBytes: 24 * GB }).runs.concurrency).toBe(64);
+    expect(loadConfig(model, { cpus: 2, memoryBytes: 0.5 * GB }).runs.concurrency).toBe(16);
+    expect(loadConfig({}, { cpus: 64, memoryBytes: 16 * 1024 ** 2 }).runs.concurrency).toBe(1);
+    expect(loadConfig({ RUN_CONCURRENCY: "3", RUN_QUEUE_MAX: "0" }).runs).toEqual({ concurrency: 3, queueMax: 0 });
+    expect(problems({ RUN_CONCURRENCY: "0", RUN_QUEUE_MAX: "-1" }).map((p) => p.split(" ")[0])).toEqual([
+      "RUN_CONCURRENCY",
+      "RUN_QUEUE_MAX",
+    ]);
+  });
+
   test("Upstash needs both its URL and token, and excludes REDIS_URL", () => {
     expect(problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })[0]).toContain("set together");
     expect(

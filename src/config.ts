@@ -3,8 +3,29 @@
  * start. Nothing else in src/ reads process.env: the parsed Config is passed in.
  * Each property's description is the documentation (README and `cli config`).
  */
+import { availableParallelism, totalmem } from "node:os";
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+
+/**
+ * Research runs per CPU when RUN_CONCURRENCY does not say. Without a language
+ * model a run is CPU work in this process (ranking, the extractive answer)
+ * around short waits for providers and pages: a few per CPU keep the CPUs busy,
+ * and more only interleave, so every run's first event comes later and more
+ * pages sit in memory at once. With a model, a run mostly waits for it.
+ */
+const RUNS_PER_CPU = { extractive: 8, model: 32 };
+/** Memory one run may hold at worst: its pages' bodies and extractions (SEARCH_READ_PAGES of up to FETCH_MAX_BYTES each, mostly far less). */
+const RUN_MEMORY_BYTES = 16 * 1024 * 1024;
+
+/** The default number of runs at once: so many per CPU, fewer where half the memory holds fewer. */
+export function defaultRunConcurrency(host: { cpus: number; memoryBytes: number }, withModel: boolean): number {
+  const perCpu = withModel ? RUNS_PER_CPU.model : RUNS_PER_CPU.extractive;
+  return Math.max(1, Math.min(perCpu * host.cpus, Math.floor(host.memoryBytes / 2 / RUN_MEMORY_BYTES)));
+}
+
+/** This machine, as the run queue's default sees it: its CPUs, and a container's memory limit if there is one (Bun and Node report it). */
+const thisHost = () => ({ cpus: availableParallelism(), memoryBytes: process.constrainedMemory?.() || totalmem() });
 
 const LogLevel = Type.Union([
   Type.Literal("debug"),
@@ -224,6 +245,21 @@ export const EnvSchema = Type.Object({
     default: 5_242_880,
     description: "Largest image accepted (decoded bytes).",
   }),
+  RUN_CONCURRENCY: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      description:
+        "Research runs (searches, streams and endpoint calls) executing at once per instance; more wait their turn, fairly between accounts. Absent: 8 per CPU (32 with a language model, whose runs mostly wait for it), fewer when half the memory (a container's limit, if any) holds fewer at 16 MB a run.",
+    }),
+  ),
+  RUN_QUEUE_MAX: Type.Integer({
+    minimum: 0,
+    maximum: 100_000,
+    default: 2_000,
+    description:
+      "Research runs that may wait for a slot per instance; beyond it a run is refused with 503 queue_full and Retry-After. Waiting counts against the run's SEARCH_DEADLINE_MS.",
+  }),
   WS_MAX_SOCKETS_PER_KEY: Type.Integer({ minimum: 1, maximum: 10_000, default: 20, description: "Open search WebSockets per API key." }),
   LLM_PROVIDER: Type.Optional(
     Type.Union([Type.Literal("none"), Type.Literal("openai"), Type.Literal("anthropic")], {
@@ -353,6 +389,8 @@ export interface Config {
     readonly imageMaxBytes: number;
     readonly maxSocketsPerKey: number;
   };
+  /** Admission of research runs (research/run/queue.ts). */
+  readonly runs: { readonly concurrency: number; readonly queueMax: number };
   readonly llm: {
     readonly provider: "openai" | "anthropic";
     readonly model: string;
@@ -418,7 +456,10 @@ function describeRule(schema: TSchema): string {
   return parts.join(" ") || "valid";
 }
 
-export function loadConfig(environment: Record<string, string | undefined>): Config {
+export function loadConfig(
+  environment: Record<string, string | undefined>,
+  host: { cpus: number; memoryBytes: number } = thisHost(),
+): Config {
   const raw: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [name, schema] of Object.entries(EnvSchema.properties)) {
@@ -533,6 +574,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
       imageMaxBytes: env.IMAGE_MAX_BYTES,
       maxSocketsPerKey: env.WS_MAX_SOCKETS_PER_KEY,
     },
+    runs: { concurrency: env.RUN_CONCURRENCY ?? defaultRunConcurrency(host, llmProvider !== "none"), queueMax: env.RUN_QUEUE_MAX },
     llm:
       llmProvider === "none"
         ? null

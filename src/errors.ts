@@ -20,6 +20,8 @@ export const ERROR_CODES = [
   "deadline_exceeded",
   "service_unavailable",
   "draining",
+  /** This instance's research runs are all busy and its queue of waiting runs is full (research/run/queue.ts). */
+  "queue_full",
   "internal_error",
   // Reading a page for a caller (/v1/contents, a search's reads): the site's failure, not ours.
   "fetch_blocked",

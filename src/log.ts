@@ -133,6 +133,16 @@ export function createLogger(options: { level: LogLevelName; sink?: LogSink; bas
  * per message, with how many were skipped, so it is never silent and never a flood.
  */
 export function throttledWarn(log: Logger, intervalMs = 10_000, clock: Clock = systemClock): (msg: string, fields?: LogFields) => void {
+  return throttledLog(log, "warn", intervalMs, clock);
+}
+
+/** throttledWarn at any level: a state that holds for a while under load (runs queueing) is said once per interval. */
+export function throttledLog(
+  log: Logger,
+  level: Exclude<LogLevelName, "silent">,
+  intervalMs = 10_000,
+  clock: Clock = systemClock,
+): (msg: string, fields?: LogFields) => void {
   const last = new Map<string, { at: number; skipped: number }>();
   return (msg, fields) => {
     const now = clock.now();
@@ -141,7 +151,7 @@ export function throttledWarn(log: Logger, intervalMs = 10_000, clock: Clock = s
       seen.skipped++;
       return;
     }
-    log.warn(msg, { ...fields, ...(seen?.skipped ? { skipped: seen.skipped } : {}) });
+    log[level](msg, { ...fields, ...(seen?.skipped ? { skipped: seen.skipped } : {}) });
     last.set(msg, { at: now, skipped: 0 });
   };
 }

@@ -61,10 +61,13 @@ export function splitPassages(markdown: string): Passage[] {
   const passages: Passage[] = [];
   let heading: string | null = null;
   let buffer: string[] = [];
+  // The buffer's words, counted as pieces join it: recounting the joined buffer for every piece was quadratic.
+  let buffered = 0;
   const flush = () => {
     const content = buffer.join("\n\n").trim();
     if (content) passages.push({ ordinal: passages.length, heading, content });
     buffer = [];
+    buffered = 0;
   };
   for (const block of markdown.split(/\n\s*\n/)) {
     const headingMatch = /^#{1,6}\s+(.+)$/.exec(block.trim());
@@ -75,8 +78,10 @@ export function splitPassages(markdown: string): Passage[] {
     }
     for (const piece of splitLong(markdownToPlain(block))) {
       if (!piece) continue;
-      if (buffer.length && words(buffer.join(" ")) + words(piece) > PASSAGE_WORDS) flush();
+      const count = words(piece);
+      if (buffer.length && buffered + count > PASSAGE_WORDS) flush();
       buffer.push(piece);
+      buffered += count;
     }
   }
   flush();

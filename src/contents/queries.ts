@@ -11,22 +11,52 @@ import type { Passage } from "./passages.ts";
 export type PageRow = typeof pages.$inferSelect;
 export type NewPage = typeof pages.$inferInsert;
 
-// Every page read looks its URL up first: the statement is built once per database, not per read.
-const findPageStatements = new WeakMap<Database, { execute(values: { url: string }): Promise<PageRow[]> }>();
+/**
+ * What research reads of a stored page: what ranks its passages and cites it,
+ * and what revalidates it. Not its HTML, plain text or links: a search never
+ * uses them, and for a thousand concurrent searches they were most of what
+ * reading the cache allocated.
+ */
+export type PageText = Pick<PageRow, "id" | "url" | "finalUrl" | "title" | "markdown" | "etag" | "lastModified" | "fetchedAt">;
+
+type Lookup<T> = { execute(values: { url: string }): Promise<T[]> };
+
+// Every page read looks its URL up first: the statements are built once per database, not per read.
+const lookups = new WeakMap<Database, { full: Lookup<PageRow>; text: Lookup<PageText> }>();
+
+function lookupsFor(db: Database) {
+  let built = lookups.get(db);
+  if (!built) {
+    const byUrl = eq(pages.url, sql.placeholder("url"));
+    built = {
+      full: db.select().from(pages).where(byUrl).limit(1).prepare("find_page") as unknown as Lookup<PageRow>,
+      text: db
+        .select({
+          id: pages.id,
+          url: pages.url,
+          finalUrl: pages.finalUrl,
+          title: pages.title,
+          markdown: pages.markdown,
+          etag: pages.etag,
+          lastModified: pages.lastModified,
+          fetchedAt: pages.fetchedAt,
+        })
+        .from(pages)
+        .where(byUrl)
+        .limit(1)
+        .prepare("find_page_text") as unknown as Lookup<PageText>,
+    };
+    lookups.set(db, built);
+  }
+  return built;
+}
 
 export async function findPage(db: Database, url: string): Promise<PageRow | null> {
-  let statement = findPageStatements.get(db);
-  if (!statement) {
-    statement = db
-      .select()
-      .from(pages)
-      .where(eq(pages.url, sql.placeholder("url")))
-      .limit(1)
-      .prepare("find_page") as unknown as { execute(values: { url: string }): Promise<PageRow[]> };
-    findPageStatements.set(db, statement);
-  }
-  const rows = await statement.execute({ url });
-  return rows[0] ?? null;
+  return (await lookupsFor(db).full.execute({ url }))[0] ?? null;
+}
+
+export async function findPageText(db: Database, url: string): Promise<PageText | null> {
+  return (await lookupsFor(db).text.execute({ url }))[0] ?? null;
 }
 
 /** Stores a freshly read page and replaces its passages, in one transaction. */

@@ -28,8 +28,8 @@ export interface ContentsContext {
   extractor: Extractor;
 }
 
-export interface PageRead {
-  page: q.PageRow;
+export interface PageRead<P = q.PageRow> {
+  page: P;
   /** True when the stored copy was served (fresh, or revalidated with a 304). */
   cached: boolean;
 }
@@ -56,15 +56,32 @@ export function readableType(mediaType: string): boolean {
  * it in the background: the research engine's reads do not wait for the
  * cache write (on the embedded database writes queue one at a time).
  */
-export async function readPage(
+export function readPage(ctx: ContentsContext, input: ReadInput): Promise<PageRead> {
+  return readThrough(ctx, input, q.findPage);
+}
+
+/** readPage for research: a page served from the cache comes without what a search never uses (q.PageText). */
+export function readPageText(ctx: ContentsContext, input: ReadInput): Promise<PageRead<q.PageText>> {
+  return readThrough(ctx, input, q.findPageText);
+}
+
+interface ReadInput {
+  url: URL;
+  maxAgeSeconds?: number;
+  signal?: AbortSignal;
+  waitForStore?: boolean;
+}
+
+async function readThrough<P extends q.PageText>(
   ctx: ContentsContext,
-  input: { url: URL; maxAgeSeconds?: number; signal?: AbortSignal; waitForStore?: boolean },
-): Promise<PageRead> {
+  input: ReadInput,
+  find: (db: Database, url: string) => Promise<P | null>,
+): Promise<PageRead<P | q.PageRow>> {
   const key = input.url.toString();
   const maxAge = input.maxAgeSeconds ?? ctx.defaultMaxAgeSeconds;
   const pending = ctx.reads.storing.get(key);
   if (pending && maxAge > 0) return { page: pending, cached: true };
-  const existing = await q.findPage(ctx.db, key);
+  const existing = await find(ctx.db, key);
   if (existing && maxAge > 0 && ctx.clock.now() - existing.fetchedAt.getTime() <= maxAge * 1000) return { page: existing, cached: true };
 
   // One fetch per URL at a time; each caller still gives up on its own signal.
@@ -79,7 +96,7 @@ export async function readPage(
   return { page: read.page, cached: read.cached };
 }
 
-async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | null): Promise<SharedRead> {
+async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageText | null): Promise<SharedRead> {
   const conditional: Record<string, string> = {};
   if (stale?.etag) conditional["If-None-Match"] = stale.etag;
   if (stale?.lastModified) conditional["If-Modified-Since"] = stale.lastModified;
@@ -87,7 +104,8 @@ async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageRow | 
   const now = new Date(ctx.clock.now());
   if (fetched.notModified && stale) {
     const page = await q.revalidatePage(ctx.db, stale.id, now, fetched.etag, fetched.lastModified);
-    return { page: page ?? stale, cached: true, stored: Promise.resolve() };
+    // The stored row comes back whole; a row gone meanwhile is read again (the stale copy may be a PageText only).
+    return page ? { page, cached: true, stored: Promise.resolve() } : fetchAndStore(ctx, url, null);
   }
   const document = await ctx.extractor.extract({ body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl });
   const finalUrl = new URL(fetched.finalUrl);

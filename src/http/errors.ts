@@ -34,6 +34,7 @@ const STATUS: Record<ErrorCode, number> = {
   rate_limiter_unavailable: 503,
   service_unavailable: 503,
   draining: 503,
+  queue_full: 503,
   deadline_exceeded: 504,
   fetch_timeout: 504,
 };

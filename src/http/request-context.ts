@@ -27,6 +27,8 @@ export interface RequestMeta {
   publisher?: { accountId: string; publishedId: string };
   /** Set when the call ran one of the caller's designed endpoints: the version (its integer id) that ran. */
   apiId?: number;
+  /** Set when the call's research run waited for a slot: how long, and how many runs were waiting ahead of it. */
+  queued?: { waitedMs: number; ahead: number };
 }
 
 const metas = new WeakMap<Request, RequestMeta>();
@@ -45,12 +47,15 @@ export function requestMeta(request: Request): RequestMeta {
 /**
  * A research run answered within this request (the JSON search, an
  * endpoint call), as the run wrapper (research/run/hold.ts) takes it: the
- * request id, the client's signal, and its usage: the tokens go on this
- * request's own record, written when the response is sent with its status.
+ * caller's account (its lane in the run queue), the request id, the client's
+ * signal, and its usage: the tokens go on this request's own record, written
+ * when the response is sent with its status. A wait for a run slot goes on
+ * the request's log line.
  */
 export function answeredCall(request: Request) {
   const meta = requestMeta(request);
   return {
+    account: callerAccount(meta),
     requestId: meta.id,
     signal: request.signal,
     usage: {
@@ -58,8 +63,20 @@ export function answeredCall(request: Request) {
         meta.tokens = tokens;
       },
     },
+    admitted: queuedOn(meta),
   };
 }
+
+/** The account a research run waits as: research routes are authenticated, so the caller is known by now. */
+export function callerAccount(meta: RequestMeta): string {
+  if (!meta.caller) throw new Error("a research run started before its caller was authenticated");
+  return meta.caller.accountId;
+}
+
+/** Puts a run's wait for its slot on the request's log line. */
+export const queuedOn = (meta: RequestMeta) => (slot: { waitedMs: number; ahead: number }) => {
+  meta.queued = { waitedMs: slot.waitedMs, ahead: slot.ahead };
+};
 
 function statusNumber(status: unknown): number {
   return typeof status === "number" ? status : 200;
@@ -119,6 +136,7 @@ export function requestContext(
         account_id: meta.caller?.accountId,
         key_id: meta.caller?.keyId,
         error: meta.errorCode,
+        ...(meta.queued ? { queued_ms: meta.queued.waitedMs, queued_ahead: meta.queued.ahead } : {}),
       });
       onFinished(entry);
     });

@@ -5,16 +5,17 @@
  * in flight, and the read stage takes these promises over instead of
  * starting again. Bounded: the first `maxPages` hits of a list, at most
  * twice `maxPages` URLs a run. A read the merge does not choose finishes in
- * the background (readPage's fetch has its own deadline) and lands in the
+ * the background (the read's fetch has its own deadline) and lands in the
  * page cache and the local index like any other.
  */
 import { parseRequestedUrl } from "../contents/egress/policy.ts";
-import { readPage, type ContentsContext, type PageRead } from "../contents/service.ts";
+import type { PageText } from "../contents/queries.ts";
+import { readPageText, type ContentsContext, type PageRead } from "../contents/service.ts";
 import { canonicalUrl } from "./canonical-url.ts";
 import type { SearchHit } from "./sources/source.ts";
 
 export class EarlyReads {
-  private readonly started = new Map<string, Promise<PageRead>>();
+  private readonly started = new Map<string, Promise<PageRead<PageText>>>();
 
   constructor(
     private readonly contents: ContentsContext,
@@ -29,7 +30,7 @@ export class EarlyReads {
       const key = canonicalUrl(hit.url);
       if (!key || this.started.has(key)) continue;
       const read = (async () =>
-        readPage(this.contents, { url: parseRequestedUrl(hit.url, ["url"]), signal: this.signal, waitForStore: false }))();
+        readPageText(this.contents, { url: parseRequestedUrl(hit.url, ["url"]), signal: this.signal, waitForStore: false }))();
       // Whoever takes the read reports its failure; one nobody takes fails quietly.
       read.catch(() => {});
       this.started.set(key, read);
@@ -37,7 +38,7 @@ export class EarlyReads {
   }
 
   /** The read started for this canonical URL, if any. */
-  take(key: string): Promise<PageRead> | undefined {
+  take(key: string): Promise<PageRead<PageText>> | undefined {
     return this.started.get(key);
   }
 }

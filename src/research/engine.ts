@@ -23,6 +23,7 @@ import { sniffImage } from "./image.ts";
 import { addUsage, NO_USAGE, type ImageBytes, type LlmPort } from "./llm/port.ts";
 import { modelFailure, modelFailureNote, modelFailureWords } from "./llm/failure.ts";
 import { conforms, type JsonSchema } from "./output-format.ts";
+import type { PassageCache } from "./passage-cache.ts";
 import { planQueries } from "./plan.ts";
 import type { RankOptions } from "./rank.ts";
 import { readHits, type ReadSettings } from "./read.ts";
@@ -41,6 +42,8 @@ export interface EngineSettings {
 export interface EngineDeps {
   sources: SearchSource[];
   contents: ContentsContext;
+  /** Stored pages' passages, cut once per version (shared by every run of the instance). */
+  passages: PassageCache;
   llm: LlmPort | null;
   breakers: Map<string, CircuitBreaker>;
   settings: EngineSettings;
@@ -152,7 +155,7 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
   lap("read");
 
   const question = [request.prompt, ...plan.queries, imageDescription ?? ""].join("\n");
-  const evidence = gatherEvidence(question, outcomes, deps.settings.rank);
+  const evidence = gatherEvidence(question, outcomes, deps.settings.rank, deps.passages);
   lap("rank");
   yield { type: "context", content: evidence.context };
 

@@ -4,8 +4,8 @@
  * source. Sources are numbered 1..n in the order of their best passage:
  * these ids are what the context lists and what `[n]` cites.
  */
-import { splitPassages } from "../contents/passages.ts";
 import { countTokens } from "../tokens.ts";
+import type { PassageCache } from "./passage-cache.ts";
 import { rankPassages, type CandidatePassage, type RankOptions } from "./rank.ts";
 import type { ReadOutcome } from "./read.ts";
 import type { ContextEntry, EvidenceSource } from "./types.ts";
@@ -17,7 +17,7 @@ export interface Evidence {
   processedTokens: number;
 }
 
-export function gatherEvidence(question: string, outcomes: ReadOutcome[], options: RankOptions): Evidence {
+export function gatherEvidence(question: string, outcomes: ReadOutcome[], options: RankOptions, passages: PassageCache): Evidence {
   const candidates: CandidatePassage[] = [];
   const meta = new Map<number, { title: string; url: string }>();
   outcomes.forEach((outcome, index) => {
@@ -25,14 +25,14 @@ export function gatherEvidence(question: string, outcomes: ReadOutcome[], option
     const url = outcome.page?.finalUrl ?? outcome.hit.url;
     meta.set(provisionalId, { title: outcome.page?.title ?? outcome.hit.title ?? url, url });
     if (outcome.page) {
-      for (const passage of splitPassages(outcome.page.markdown))
-        candidates.push({ sourceId: provisionalId, text: passage.content, heading: passage.heading });
+      for (const passage of passages.passagesOf(outcome.page))
+        candidates.push({ sourceId: provisionalId, text: passage.text, heading: passage.heading, tokens: passage.tokens });
     }
     if (outcome.hit.snippet && (!outcome.page || candidates.every((c) => c.sourceId !== provisionalId))) {
       candidates.push({ sourceId: provisionalId, text: outcome.hit.snippet });
     }
   });
-  const processedTokens = candidates.reduce((sum, c) => sum + countTokens(c.text), 0);
+  const processedTokens = candidates.reduce((sum, c) => sum + (c.tokens ?? countTokens(c.text)), 0);
   const ranked = rankPassages(question, candidates, options);
   const order: number[] = [];
   for (const passage of ranked) if (!order.includes(passage.sourceId)) order.push(passage.sourceId);

@@ -12,6 +12,8 @@ export interface CandidatePassage {
   sourceId: number;
   text: string;
   heading?: string | null;
+  /** The text's tokens, when already counted (a cached page's passages). */
+  tokens?: number;
 }
 
 export interface RankedPassage extends CandidatePassage {
@@ -64,8 +66,10 @@ export function rankPassages(query: string, candidates: CandidatePassage[], opti
   const termSets = tokenized.map((t) => new Set(t));
   const lambda = options.lambda ?? 0.7;
   const pool = candidates.map((_, i) => ({ i, relevance: scores[i]! / best })).filter((p) => p.relevance > 0);
+  // Each candidate's greatest similarity to a chosen passage, kept up to date as passages are chosen:
+  // one comparison per candidate per choice, instead of one per chosen passage per candidate per choice.
+  const similarity = new Float64Array(candidates.length);
   const chosen: RankedPassage[] = [];
-  const chosenIdx: number[] = [];
   const perSource = new Map<number, number>();
   let spent = 0;
   while (pool.length && chosen.length < options.maxPassages) {
@@ -73,10 +77,9 @@ export function rankPassages(query: string, candidates: CandidatePassage[], opti
     let pickValue = -Infinity;
     for (let p = 0; p < pool.length; p++) {
       const { i, relevance } = pool[p]!;
-      const similarity = chosenIdx.reduce((m, j) => Math.max(m, jaccard(termSets[i]!, termSets[j]!)), 0);
       // A source that already gave passages is a little less welcome: variety of sources.
       const repeat = (perSource.get(candidates[i]!.sourceId) ?? 0) * 0.1;
-      const value = lambda * relevance - (1 - lambda) * similarity - repeat;
+      const value = lambda * relevance - (1 - lambda) * similarity[i]! - repeat;
       if (value > pickValue) {
         pickValue = value;
         pick = p;
@@ -84,15 +87,15 @@ export function rankPassages(query: string, candidates: CandidatePassage[], opti
     }
     const [{ i, relevance }] = pool.splice(pick, 1) as [{ i: number; relevance: number }];
     const candidate = candidates[i]!;
-    if (termSets[i]!.size > 0 && chosenIdx.some((j) => jaccard(termSets[i]!, termSets[j]!) > 0.8)) continue; // a near-copy
-    const tokens = countTokens(candidate.text);
+    if (termSets[i]!.size > 0 && similarity[i]! > 0.8) continue; // a near-copy
+    const tokens = candidate.tokens ?? countTokens(candidate.text);
     if (spent + tokens > options.tokenBudget) {
       if (chosen.length === 0) continue;
       break;
     }
     spent += tokens;
     chosen.push({ ...candidate, score: relevance, tokens });
-    chosenIdx.push(i);
+    for (const { i: other } of pool) similarity[other] = Math.max(similarity[other]!, jaccard(termSets[other]!, termSets[i]!));
     perSource.set(candidate.sourceId, (perSource.get(candidate.sourceId) ?? 0) + 1);
   }
   return chosen;

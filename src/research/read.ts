@@ -8,8 +8,8 @@
  */
 import { untilAborted } from "../abort.ts";
 import { parseRequestedUrl } from "../contents/egress/policy.ts";
-import type { PageRow } from "../contents/queries.ts";
-import { readPage, type ContentsContext, type PageRead } from "../contents/service.ts";
+import type { PageText } from "../contents/queries.ts";
+import { readPageText, type ContentsContext, type PageRead } from "../contents/service.ts";
 import { ServiceError } from "../errors.ts";
 import type { EarlyReads } from "./early-reads.ts";
 import type { MergedHit } from "./fanout.ts";
@@ -24,7 +24,7 @@ export interface ReadSettings {
 
 export interface ReadOutcome {
   hit: MergedHit;
-  page: PageRow | null;
+  page: PageText | null;
   cached: boolean;
   error: string | null;
 }
@@ -39,7 +39,7 @@ export async function readHits(
   const chosen = hits.slice(0, settings.maxPages);
   const outcomes: ReadOutcome[] = chosen.map((hit) => ({ hit, page: null, cached: false, error: "not read in time" }));
   const budget = AbortSignal.any([signal, AbortSignal.timeout(settings.budgetMs)]);
-  const settle = async (outcome: ReadOutcome, read: Promise<PageRead>) => {
+  const settle = async (outcome: ReadOutcome, read: Promise<PageRead<PageText>>) => {
     try {
       const { page, cached } = await untilAborted(read, budget);
       outcome.page = page;
@@ -64,7 +64,7 @@ export async function readHits(
       // The answer needs the page, not its cache write: that finishes in the background.
       await settle(
         outcome,
-        (async () => readPage(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: budget, waitForStore: false }))(),
+        (async () => readPageText(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: budget, waitForStore: false }))(),
       );
     }
   };

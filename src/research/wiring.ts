@@ -6,6 +6,7 @@ import type { ContentsContext } from "../contents/service.ts";
 import type { Logger } from "../log.ts";
 import { CircuitBreaker } from "./breaker.ts";
 import type { EngineDeps, EngineSettings } from "./engine.ts";
+import { PassageCache } from "./passage-cache.ts";
 import type { LlmPort } from "./llm/port.ts";
 import { BraveSource } from "./sources/brave.ts";
 import { ExaSource } from "./sources/exa.ts";
@@ -63,6 +64,7 @@ export function engineDeps(
   return {
     sources,
     contents: parts.contents,
+    passages: new PassageCache(),
     llm: languageModel(config.llm),
     breakers: new Map(sources.map((s) => [s.name, new CircuitBreaker(parts.clock)])),
     settings: engineSettings(config.search),

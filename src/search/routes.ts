@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import { answeredCall, requestMeta } from "../http/request-context.ts";
+import { answeredCall, callerAccount, queuedOn, requestMeta } from "../http/request-context.ts";
 import type { Logger } from "../log.ts";
 import { collect, type RunEvents, type SearchAnswer } from "../research/run/drain.ts";
 import { checkSearchBody, startSearch, type RunDeps } from "../research/run/hold.ts";
@@ -27,10 +27,13 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
         if (!streamed) return await collect(await startSearch(runs, research, answeredCall(request)));
         // The stream outlives this handler: its run records the usage when it ends.
         meta.usageRecordedLater = true;
+        // The stream starts once the run has its slot: until then the caller waits for the response's head.
         const call = {
+          account: callerAccount(meta),
           requestId: meta.id,
           signal: AbortSignal.any([request.signal, stop.signal]),
           usage: usage.forStream({ caller, route: "POST /v1/search (stream)", requestId: meta.id }),
+          admitted: queuedOn(meta),
         };
         events = await startSearch(runs, research, call);
       } catch (error) {
@@ -58,7 +61,7 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
         tags: ["Search"],
         summary: "Research a prompt: search, read, and answer with cited sources",
         description:
-          "Answers with `{response, context, info}`. `[n]` markers in the response cite context entry n. With `Accept: text/event-stream` the same run streams as server-sent events (`context`, `response` deltas, `error`), each `data:` a JSON `{type, content}`; an `error` ends the stream, its content the JSON answer's detail with its code in parentheses. A run longer than the service deadline is a 504.",
+          "Answers with `{response, context, info}`. `[n]` markers in the response cite context entry n. With `Accept: text/event-stream` the same run streams as server-sent events (`context`, `response` deltas, `error`), each `data:` a JSON `{type, content}`; an `error` ends the stream, its content the JSON answer's detail with its code in parentheses. A run longer than the service deadline is a 504; time spent waiting for a run slot on a busy instance counts, and with the instance's queue full the call is a 503 `queue_full` with Retry-After.",
       }),
     },
   );

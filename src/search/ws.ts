@@ -69,7 +69,13 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
       if (!Value.Check(SearchMessage, body)) throw new InvalidInput(validationIssues(SearchMessage, body, ["body"]));
       const request = checkSearchBody(runs, body as SearchBody);
       held = true;
-      const events = await startSearch(runs, request, { requestId: state.requestId, signal, usage: state.usage });
+      // A busy instance queues the run (research/run/queue.ts): the socket simply waits, as SPEC 6 has no message for it.
+      const events = await startSearch(runs, request, {
+        account: state.caller.accountId,
+        requestId: state.requestId,
+        signal,
+        usage: state.usage,
+      });
       await drain(events, (event) => send(socket, signal, event));
     } catch (error) {
       // A run we stopped (a second message) ends with why we stopped it: the wrapper says so.

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
 import { LocalIndex } from "../../src/contents/local-index.ts";
+import { findPageText } from "../../src/contents/queries.ts";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startCanary, startPageSite, type PageSite } from "../helpers/peers/pages.ts";
@@ -251,6 +252,15 @@ describe("the page cache", () => {
     expect(again.content).toBe(first.content);
     expect(Date.parse(again.fetched_at)).toBeGreaterThan(Date.parse(first.fetched_at));
     expect(site.hits.get("/etag.html")).toBe(2);
+  });
+
+  test("a search's lookup of a stored page brings what ranks and cites it, not its HTML, text or links", async () => {
+    const stored = await jsonOf(contents({ url: `${site.url}/article.html`, format: "markdown" }));
+    const page = await findPageText(app.db, `${site.url}/article.html`);
+    expect(Object.keys(page!).sort()).toEqual(["etag", "fetchedAt", "finalUrl", "id", "lastModified", "markdown", "title", "url"]);
+    expect(page!.markdown).toBe(stored.content);
+    expect(page!.title).toBe("Council approves the river bridge");
+    expect(await findPageText(app.db, `${site.url}/never-read.html`)).toBeNull();
   });
 });
 

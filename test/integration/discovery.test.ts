@@ -120,6 +120,7 @@ describe("operations", () => {
       database: { ok: true },
       rate_limit_store: { healthy: true, fail_mode: "open" },
       draining: false,
+      runs: { running: 0, queued: 0, queue_max: 2_000 },
     });
   });
 });

@@ -12,11 +12,13 @@ import { InFlightGauge } from "../../limits/peak-load.ts";
 import { createLogger } from "../../log.ts";
 import { CircuitBreaker } from "../breaker.ts";
 import type { EngineDeps } from "../engine.ts";
+import { PassageCache } from "../passage-cache.ts";
 import type { ResearchRequest } from "../request.ts";
 import type { SearchSource } from "../sources/source.ts";
 import { engineSettings } from "../wiring.ts";
 import { collect, drain } from "./drain.ts";
-import { holdRun, startSearch, type RunDeps } from "./hold.ts";
+import { holdRun, startSearch, type RunCall, type RunDeps } from "./hold.ts";
+import { RunQueue } from "./queue.ts";
 
 interface Recorded {
   status: number;
@@ -32,7 +34,7 @@ const neverAnswers: SearchSource = {
     new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
 };
 
-function world(source: SearchSource, deadlineMs = 5_000) {
+function world(source: SearchSource, deadlineMs = 5_000, queue = { concurrency: 4, maxQueued: 4 }) {
   const clock = new ManualClock(Date.UTC(2030, 4, 6, 7, 8, 9));
   const lines: string[] = [];
   const settings = engineSettings(loadConfig({ PROVIDER_TIMEOUT_MS: "60000" }).search);
@@ -40,21 +42,49 @@ function world(source: SearchSource, deadlineMs = 5_000) {
     sources: [source],
     // Never read: these sources find no pages.
     contents: {} as ContentsContext,
+    passages: new PassageCache(),
     llm: null,
     breakers: new Map([[source.name, new CircuitBreaker(clock)]]),
     settings: { ...settings, read: { ...settings.read, early: false } },
     log: createLogger({ level: "debug", sink: (line) => lines.push(line) }),
   };
   const load = new InFlightGauge();
-  const deps: RunDeps = { engine, load, deadlineMs, clock };
+  const deps: RunDeps = { engine, load, queue: new RunQueue(queue, clock, engine.log), deadlineMs, clock };
   const recorded: Recorded[] = [];
   const controller = new AbortController();
-  const call = {
+  const call: RunCall = {
+    account: "acct_hold_test",
     requestId: "req_hold_test",
     signal: controller.signal,
     usage: { record: (status: number, tokens: number, at: Date) => void recorded.push({ status, tokens, at }) },
   };
   return { clock, deps, load, recorded, controller, call, lines };
+}
+
+/** Another caller of the same world: its own signal and usage records. */
+function anotherCall(account: string) {
+  const controller = new AbortController();
+  const recorded: number[] = [];
+  const call: RunCall = {
+    account,
+    requestId: `req_${account}`,
+    signal: controller.signal,
+    usage: { record: (status) => void recorded.push(status) },
+  };
+  return { call, controller, recorded };
+}
+
+/** An endpoint run that holds its slot until `finish` is called. */
+function heldOpen() {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  return {
+    finish,
+    work: async () => {
+      await done;
+      return { info: { token_usage: 1, tokens: { prompt: 1, completion: 0, total: 1 } } };
+    },
+  };
 }
 
 const question: ResearchRequest = { prompt: "river bridge cost", image: null, whitelist: null, blacklist: null, outputFormat: null };
@@ -158,5 +188,91 @@ describe("a run answered in one piece (an endpoint call)", () => {
     await expect(holdRun(deps, call, "endpoint", async () => Promise.reject(bug))).rejects.toBe(bug);
     expect(load.value).toBe(0);
     expect(recorded.map((r) => r.status)).toEqual([409, 500]);
+  });
+});
+
+describe("a run admitted through the queue", () => {
+  test("with every slot busy a run waits, then runs when one frees; its wait is reported by the clock", async () => {
+    const { deps, call, clock } = world(answersNothing, 5_000, { concurrency: 1, maxQueued: 4 });
+    const first = heldOpen();
+    const running = holdRun(deps, call, "endpoint", first.work);
+    const second = anotherCall("acct_other");
+    const waits: { waitedMs: number; ahead: number }[] = [];
+    let ran = false;
+    const waiting = holdRun(deps, { ...second.call, admitted: (slot) => waits.push(slot) }, "endpoint", async () => {
+      ran = true;
+      return { info: { token_usage: 2, tokens: { prompt: 2, completion: 0, total: 2 } } };
+    });
+    await Bun.sleep(5);
+    expect(ran).toBe(false);
+    expect(deps.queue.depth()).toEqual({ running: 1, queued: 1, capacity: 1, queueMax: 4 });
+    clock.advance(1_500);
+    first.finish();
+    await running;
+    expect((await waiting).info.token_usage).toBe(2);
+    expect(ran).toBe(true);
+    expect(waits).toEqual([{ waitedMs: 1_500, ahead: 0 }]);
+    expect(second.recorded).toEqual([200]);
+    expect(deps.queue.depth()).toMatchObject({ running: 0, queued: 0 });
+  });
+
+  test("the deadline counts the wait: a run still queued when it passes is a 504 that never ran", async () => {
+    const { deps, call, load } = world(answersNothing, 60, { concurrency: 1, maxQueued: 4 });
+    const first = heldOpen();
+    const running = holdRun(deps, call, "endpoint", first.work);
+    const second = anotherCall("acct_other");
+    let ran = false;
+    const error = await failureOf(
+      startSearch(deps, question, second.call).then(() => {
+        ran = true;
+      }),
+    );
+    expect(error.code).toBe("deadline_exceeded");
+    expect(error.message).toBe("the search did not finish within 1 second");
+    expect(ran).toBe(false);
+    expect(second.recorded).toEqual([504]);
+    expect(deps.queue.depth()).toMatchObject({ running: 1, queued: 0 });
+    // The waiting run was counted in flight while it waited (it is load), and out once it ended.
+    expect(load.value).toBe(1);
+    first.finish();
+    await running;
+    expect(load.value).toBe(0);
+  });
+
+  test("a caller that goes away while queued leaves at once, is recorded as gone and never runs", async () => {
+    const { deps, call } = world(answersNothing, 5_000, { concurrency: 1, maxQueued: 4 });
+    const first = heldOpen();
+    const running = holdRun(deps, call, "endpoint", first.work);
+    const second = anotherCall("acct_other");
+    let ran = false;
+    const waiting = failureOf(
+      holdRun(deps, second.call, "endpoint", async () => {
+        ran = true;
+        return { info: { token_usage: 0, tokens: { prompt: 0, completion: 0, total: 0 } } };
+      }),
+    );
+    await Bun.sleep(5);
+    expect(deps.queue.depth().queued).toBe(1);
+    second.controller.abort();
+    expect((await waiting).message).toBe("the caller went away");
+    expect(deps.queue.depth()).toMatchObject({ running: 1, queued: 0 });
+    expect(second.recorded).toEqual([400]);
+    first.finish();
+    await running;
+    expect(ran).toBe(false);
+  });
+
+  test("a full queue refuses at once with 503 queue_full and Retry-After, recorded as 503", async () => {
+    const { deps, call, load } = world(answersNothing, 5_000, { concurrency: 1, maxQueued: 0 });
+    const first = heldOpen();
+    const running = holdRun(deps, call, "endpoint", first.work);
+    const second = anotherCall("acct_other");
+    const error = await failureOf(startSearch(deps, question, second.call));
+    expect(error.code).toBe("queue_full");
+    expect(error.extra.retryAfterSeconds).toBe(5);
+    expect(second.recorded).toEqual([503]);
+    expect(load.value).toBe(1);
+    first.finish();
+    await running;
   });
 });

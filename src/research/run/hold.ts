@@ -1,12 +1,19 @@
 /**
  * The one wrapper around a research run, for every caller: the JSON answer,
  * the SSE and WebSocket streams, and designed and published endpoint calls.
- * It holds the run to the service deadline (a 504, with whatever was
- * gathered dropped), counts it as in flight (at peak, free buckets refill
- * more slowly: spec 8.3), gives the engine the call's request-id logger,
- * says why a run its caller stopped ended, and ends every run it holds in
- * exactly one usage record, stamped by the injected clock. No HTTP here: a
- * face passes its caller's AbortSignal, its request id and where usage goes.
+ * It admits the run through this instance's fair queue (queue.ts), holds it
+ * to the service deadline (a 504, with whatever was gathered dropped),
+ * counts it as in flight (at peak, free buckets refill more slowly: spec
+ * 8.3), gives the engine the call's request-id logger, says why a run its
+ * caller stopped ended, and ends every run it holds in exactly one usage
+ * record, stamped by the injected clock. No HTTP here: a face passes its
+ * caller's account, AbortSignal, request id and where usage goes.
+ *
+ * The deadline counts from when the run asks for its slot, so time spent
+ * waiting is part of it: a caller is never held longer than the deadline,
+ * and a run whose deadline passes while it waits ends as a 504 without
+ * running. A caller that goes away while waiting leaves the queue at once.
+ * The in-flight count includes waiting runs: they are the instance's load.
  */
 import type { Clock } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
@@ -16,6 +23,7 @@ import { parseSearchBody, type ResearchRequest, type SearchBody } from "../reque
 import type { TokenReport } from "../types.ts";
 import type { RunEvents } from "./drain.ts";
 import { faceOutcome } from "./outcome.ts";
+import type { RunQueue, RunSlot } from "./queue.ts";
 
 /** Runs in flight in this process (limits/peak-load.ts): enter() counts one in; the function it returns counts it out. */
 export interface LoadGauge {
@@ -35,15 +43,23 @@ export interface RunUsage {
 export interface RunDeps {
   engine: EngineDeps;
   load: LoadGauge;
+  queue: RunQueue;
   deadlineMs: number;
   clock: Clock;
 }
 
-/** One caller's run: its request id (on log lines and the usage record), its signal (the caller going away), where its usage goes. */
+/**
+ * One caller's run: its account (its lane in the queue), its request id (on
+ * log lines and the usage record), its signal (the caller going away), where
+ * its usage goes, and who hears how long it waited for its slot (a face's
+ * request log line).
+ */
 export interface RunCall {
+  account: string;
   requestId: string;
   signal: AbortSignal;
   usage: RunUsage;
+  admitted?: (slot: Pick<RunSlot, "waitedMs" | "ahead">) => void;
 }
 
 /** The deadline's words: "the search did not finish within …", "the endpoint did not finish within …". */
@@ -65,7 +81,7 @@ export function engineFor(deps: RunDeps, requestId: string): EngineDeps {
  * ServiceErrors (504 past the deadline), and the usage is recorded then.
  */
 export async function startSearch(deps: RunDeps, request: ResearchRequest, call: RunCall): Promise<RunEvents> {
-  const held = hold(deps, call, "search");
+  const held = await hold(deps, call, "search");
   let prepared;
   try {
     prepared = await prepareRun(held.engine, request, held.signal);
@@ -94,7 +110,7 @@ export async function holdRun<T extends { info: TokenReport }>(
   subject: RunSubject,
   work: (engine: EngineDeps, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const held = hold(deps, call, subject);
+  const held = await hold(deps, call, subject);
   try {
     const result = await work(held.engine, held.signal);
     held.end(200, result.info.token_usage);
@@ -118,32 +134,38 @@ interface Held {
   end(status: number, tokens: number): void;
 }
 
-function hold(deps: RunDeps, call: RunCall, subject: RunSubject): Held {
+/** Waits for the run's slot, then holds it; a run refused or stopped while waiting is ended (counted out, recorded) and its error thrown. */
+async function hold(deps: RunDeps, call: RunCall, subject: RunSubject): Promise<Held> {
   const deadline = AbortSignal.timeout(deps.deadlineMs);
+  const signal = AbortSignal.any([call.signal, deadline]);
   const leave = deps.load.enter();
+  let slot: RunSlot | undefined;
   let ended = false;
   const end = (status: number, tokens: number) => {
     if (ended) return;
     ended = true;
     leave();
+    slot?.release();
     call.usage.record(status, tokens, new Date(deps.clock.now()));
   };
-  return {
-    engine: engineFor(deps, call.requestId),
-    signal: AbortSignal.any([call.signal, deadline]),
-    end,
-    fail(error) {
-      let failure = error;
-      if (deadline.aborted)
-        failure = new ServiceError(
-          "deadline_exceeded",
-          `the ${subject} did not finish within ${waitWords(Math.round(deps.deadlineMs / 1000))}`,
-        );
-      else if (call.signal.aborted) failure = callerStopped(call.signal);
-      end(faceOutcome(failure, call.requestId).status, 0);
-      return failure;
-    },
+  const fail = (error: unknown) => {
+    let failure = error;
+    if (deadline.aborted)
+      failure = new ServiceError(
+        "deadline_exceeded",
+        `the ${subject} did not finish within ${waitWords(Math.round(deps.deadlineMs / 1000))}`,
+      );
+    else if (call.signal.aborted) failure = callerStopped(call.signal);
+    end(faceOutcome(failure, call.requestId).status, 0);
+    return failure;
   };
+  try {
+    slot = await deps.queue.admit(call.account, signal);
+  } catch (error) {
+    throw fail(error);
+  }
+  if (slot.waitedMs > 0) call.admitted?.({ waitedMs: slot.waitedMs, ahead: slot.ahead });
+  return { engine: engineFor(deps, call.requestId), signal, end, fail };
 }
 
 /** Why a caller stopped its run: the reason it gave (a second WebSocket message), else that it went away. */
