@@ -91,6 +91,8 @@ if (first) {
       "Try it:",
       `  curl -sS ${localUrl}/v1/account -H "X-API-Key: $${KEY_ENV}"`,
       "",
+      `The dashboard is at ${localUrl}/dashboard (set a sign-in with: npm run cli -- accounts password --account ${first.account.id} --email YOU@EXAMPLE.COM).`,
+      "",
     ].join("\n") + "\n",
   );
 }

@@ -120,21 +120,25 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
     },
   );
 
-  return new Elysia()
-    .use(authRoutes)
-    .use(credit)
-    .get("/dashboard", page, { detail: { hide: true } })
-    .get(
-      "/dashboard/*",
-      async ({ params }) => {
-        const path = params["*"];
-        if (!`/dashboard/${path}`.startsWith(ASSET_PREFIX)) return page();
-        const asset = (await dashboardBundle()).assets.get(path.slice(ASSET_PREFIX.length - "/dashboard/".length));
-        if (!asset) throw notFound("asset");
-        return new Response(asset.body, {
-          headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable", ...PAGE_HEADERS },
-        });
-      },
-      { detail: { hide: true } },
-    );
+  return (
+    new Elysia()
+      .use(authRoutes)
+      .use(credit)
+      // The root is where a person lands first (the first-start message, a browser): it leads to the dashboard.
+      .get("/", ({ redirect }) => redirect("/dashboard", 302), { detail: { hide: true } })
+      .get("/dashboard", page, { detail: { hide: true } })
+      .get(
+        "/dashboard/*",
+        async ({ params }) => {
+          const path = params["*"];
+          if (!`/dashboard/${path}`.startsWith(ASSET_PREFIX)) return page();
+          const asset = (await dashboardBundle()).assets.get(path.slice(ASSET_PREFIX.length - "/dashboard/".length));
+          if (!asset) throw notFound("asset");
+          return new Response(asset.body, {
+            headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable", ...PAGE_HEADERS },
+          });
+        },
+        { detail: { hide: true } },
+      )
+  );
 }

@@ -245,3 +245,14 @@ describe("the CLI sets a password on an account it created", () => {
     expect((await jsonOf(signedIn)).account.id).toBe(created.account_id);
   });
 });
+
+describe("the root leads to the dashboard", () => {
+  test("GET / is a redirect to /dashboard, which serves the page", async () => {
+    const root = await app.fetch("/", { redirect: "manual" });
+    expect(root.status).toBe(302);
+    expect(root.headers.get("location")).toBe("/dashboard");
+    const page = await app.fetch("/", { redirect: "follow" });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+  });
+});

@@ -40,6 +40,8 @@ describe("the first start", () => {
     try {
       const [, key] = await waitForOutput(server, KEY_LINE);
       expect(server.output()).toContain(`curl -sS ${server.url}/v1/account -H "X-API-Key: $CRITIQUE_API_KEY"`);
+      expect(server.output()).toContain(`The dashboard is at ${server.url}/dashboard`);
+      expect((await fetch(`${server.url}/`, { redirect: "manual" })).headers.get("location")).toBe("/dashboard");
       const account = await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": key! } });
       expect(account.status).toBe(200);
       expect(await jsonOf(account)).toMatchObject({ name: "local", plan: "free", rate_limit_per_minute: 10 });
