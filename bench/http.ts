@@ -30,7 +30,7 @@ import { RedisClient, type Subprocess } from "bun";
 import { generateApiKey } from "../src/accounts/keys.ts";
 import { freePort, privateRedis } from "../test/helpers/redis-server.ts";
 import { parseArgs } from "node:util";
-import { root } from "../test/helpers/process.ts";
+import { root, runCli } from "../test/helpers/process.ts";
 import { printTable, writeResults, type Row } from "./lib/report.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk.ts";
 
@@ -87,18 +87,11 @@ function scriptedCommands(appRoot: string): Set<string> {
 }
 
 async function startApp(name: string, appRoot: string, env: Record<string, string>): Promise<Omit<Backend, "counters">> {
-  const cliEnv = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? "/tmp",
-    ...env,
-    FETCH_ALLOW_HOSTS: `127.0.0.1:${page.port}`,
-    LOG_LEVEL: "warn",
-  };
+  const cliEnv = { ...env, FETCH_ALLOW_HOSTS: `127.0.0.1:${page.port}`, LOG_LEVEL: "warn" };
   const cli = async (args: string[]) => {
-    const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], { cwd: appRoot, env: cliEnv, stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    if (code !== 0) throw new Error(`cli ${args.join(" ")}: ${stderr}`);
-    return stdout;
+    const result = await runCli(args, cliEnv, appRoot);
+    if (result.code !== 0) throw new Error(`cli ${args.join(" ")}: ${result.stderr}`);
+    return result.stdout;
   };
   await cli(["db", "migrate"]);
   const enterpriseKey = JSON.parse(await cli(["accounts", "create", "--name", "bench-enterprise", "--limit", "1000000", "--json"])).api_key;

@@ -291,16 +291,14 @@ interface StreamResult {
   error?: string;
 }
 
+/** A stream's result before anything happened: times are NaN until measured. */
+function unsettled(): StreamResult {
+  return { ok: false, sources: 0, sourcesRead: 0, openedMs: Number.NaN, firstContextMs: Number.NaN, doneMs: Number.NaN };
+}
+
 function webSocketSearch(base: string, key: string, i: number, started: number): Promise<StreamResult> {
   return new Promise((resolve) => {
-    const result: StreamResult = {
-      ok: false,
-      sources: 0,
-      sourcesRead: 0,
-      openedMs: Number.NaN,
-      firstContextMs: Number.NaN,
-      doneMs: Number.NaN,
-    };
+    const result = unsettled();
     let answered = false;
     const socket = new WebSocket(`${base.replace("http", "ws")}/v1/ws/search`, { headers: { "X-API-Key": key } } as unknown as string[]);
     // A socket that never opened may never report its close: the timeout settles the result itself.
@@ -334,14 +332,7 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
 }
 
 async function sseSearch(base: string, key: string, i: number, started: number): Promise<StreamResult> {
-  const result: StreamResult = {
-    ok: false,
-    sources: 0,
-    sourcesRead: 0,
-    openedMs: Number.NaN,
-    firstContextMs: Number.NaN,
-    doneMs: Number.NaN,
-  };
+  const result = unsettled();
   let answered = false;
   try {
     const response = await fetch(`${base}/v1/search`, {

@@ -59,8 +59,6 @@ const limiter = await createRateLimiter(config.rateLimit, { clock, log, load });
 const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
 const unfollowAccounts = await followAccountChanges(database, keyCache, log);
 const usage = new UsageRecorder(database.db, log, config.pricing, {
-  flushIntervalMs: 1_000,
-  batchSize: 500,
   debited: (accountId) => keyCache.forgetAccount(accountId),
 });
 let draining = false;

@@ -33,9 +33,14 @@ interface Entry<T> {
   expiresAt: number;
 }
 
+/** An account and the prefixes of its cached keys, so evicting it touches those keys only. */
+interface AccountEntry extends Entry<AccountRow> {
+  prefixes: Set<string>;
+}
+
 export class KeyCache {
   private readonly entries = new Map<string, Entry<KeyLookup>>();
-  private readonly accounts = new Map<string, Entry<AccountRow>>();
+  private readonly accounts = new Map<string, AccountEntry>();
   private readonly keyLists = new Map<string, Entry<ApiKeyRow[]>>();
   private readonly unknown = new Map<string, number>();
   private live = false;
@@ -101,8 +106,14 @@ export class KeyCache {
   set(prefix: string, value: KeyLookup, version: number): void {
     const expiresAt = this.expiry(version);
     if (expiresAt === null) return;
+    const accountId = value.account.id;
+    const known = this.accounts.get(accountId);
+    // An account pushed out takes its keys with it: none may outlive the entry its eviction goes through.
+    if (!known && this.accounts.size >= MAX_ENTRIES) this.dropAccount(this.accounts.keys().next().value!);
+    const prefixes = known?.prefixes ?? new Set<string>();
+    prefixes.add(prefix);
+    this.accounts.set(accountId, { value: value.account, expiresAt, prefixes });
     bounded(this.entries).set(prefix, { value, expiresAt });
-    bounded(this.accounts).set(value.account.id, { value: value.account, expiresAt });
   }
 
   setKeysOf(accountId: string, keys: ApiKeyRow[], version: number): void {
@@ -113,9 +124,15 @@ export class KeyCache {
   forgetAccount(accountId: string): void {
     this.evictions++;
     this.unknown.clear(); // a new key may have one of the prefixes remembered as unknown
-    this.accounts.delete(accountId);
+    this.dropAccount(accountId);
     this.keyLists.delete(accountId);
-    for (const [prefix, hit] of this.entries) if (hit.value.account.id === accountId) this.entries.delete(prefix);
+  }
+
+  private dropAccount(accountId: string): void {
+    const known = this.accounts.get(accountId);
+    if (!known) return;
+    this.accounts.delete(accountId);
+    for (const prefix of known.prefixes) this.entries.delete(prefix);
   }
 
   clear(): void {

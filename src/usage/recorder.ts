@@ -58,14 +58,16 @@ export class UsageRecorder {
   private debits = new Map<string, number>();
   private flushing: Promise<void> | undefined;
   private failing = false;
+  private readonly options: RecorderOptions;
   private readonly timer: ReturnType<typeof setInterval>;
 
   constructor(
     private readonly db: Database,
     private readonly log: Logger,
     private readonly pricing: Pricing,
-    private readonly options: RecorderOptions = { flushIntervalMs: 1_000, batchSize: 500 },
+    options: Partial<RecorderOptions> = {},
   ) {
+    this.options = { flushIntervalMs: 1_000, batchSize: 500, ...options };
     this.timer = setInterval(() => void this.flush(), options.flushIntervalMs);
     this.timer.unref?.();
   }

@@ -84,8 +84,6 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
   const unfollow = await followAccountChanges(database.handle, keyCache, log);
   const usage = new UsageRecorder(database.handle.db, log, config.pricing, {
-    flushIntervalMs: 1_000,
-    batchSize: 500,
     debited: (accountId) => keyCache.forgetAccount(accountId),
   });
   const background = new BackgroundWrites();

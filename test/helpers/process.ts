@@ -64,9 +64,14 @@ export async function waitForOutput(server: ServerProcess, pattern: RegExp, time
   }
 }
 
-export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `cwd`: another checkout's CLI (a bench comparing against an earlier commit). */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd = root,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn([process.execPath, "src/cli.ts", ...args], {
-    cwd: root,
+    cwd,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
     stdout: "pipe",
     stderr: "pipe",
