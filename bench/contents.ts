@@ -16,7 +16,6 @@
  */
 import { Readability } from "@mozilla/readability";
 import { JSDOM, VirtualConsole } from "jsdom";
-import { fileURLToPath } from "node:url";
 import { extractDocument } from "../src/contents/extract/index.ts";
 import {
   aggregateSegments,
@@ -27,8 +26,9 @@ import {
   type SegmentCounts,
 } from "../test/extraction/evaluation.ts";
 import { printTable, summarize, writeResults, type Row } from "./lib/report.ts";
+import { sharedPath } from "../test/helpers/shared.ts";
 
-const dataDir = fileURLToPath(new URL("../../shared/data/", import.meta.url));
+const dataDir = sharedPath("data");
 const LIMIT = Number(process.env.BENCH_PAGES ?? 0) || undefined;
 const WARMUP = 20;
 

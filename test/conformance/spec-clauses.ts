@@ -12,9 +12,9 @@
  * - a paragraph: `<section> · ¶<n>`, e.g. `2.1 · ¶1`.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { sharedPath } from "../helpers/shared.ts";
 
-export const SPEC_PATH = fileURLToPath(new URL("../../../shared/SPEC.md", import.meta.url));
+export const SPEC_PATH = sharedPath("SPEC.md");
 
 export interface Clause {
   id: string;

@@ -11,7 +11,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { extractDocument } from "../../src/contents/extract/index.ts";
 import {
   aggregateDev,
@@ -23,8 +22,9 @@ import {
   type MetadataField,
 } from "../extraction/evaluation.ts";
 import { runEvalSet, type EvalRun } from "../extraction/evaluation-runner.ts";
+import { sharedPath } from "../helpers/shared.ts";
 
-const dataDir = fileURLToPath(new URL("../../../shared/data/", import.meta.url));
+const dataDir = sharedPath("data");
 const hasData = existsSync(join(dataDir, "extraction-eval", "evaldata.json")) && existsSync(join(dataDir, "extraction-dev"));
 const skipped = Boolean(process.env.SKIP_EXTRACTION_EVAL);
 const why = skipped ? " (skipped: SKIP_EXTRACTION_EVAL is set)" : hasData ? "" : ` (skipped: no data at ${dataDir})`;
