@@ -4,23 +4,52 @@
  * except endpoint versions, whose ids are integers (SPEC 2.6).
  */
 import { sql } from "drizzle-orm";
-import { bigint, customType, index, integer, json, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  check,
+  customType,
+  index,
+  integer,
+  json,
+  jsonb,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
-export const accounts = pgTable("accounts", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  balanceMicros: bigint("balance_micros", { mode: "number" }).notNull().default(0),
-  /** Set only for enterprise accounts: their contracted calls per minute. */
-  customRateLimit: integer("custom_rate_limit"),
-  /** Dashboard sign-in (lowercased); null for accounts that only use keys. */
-  email: text("email").unique(),
-  /** argon2id (Bun.password); null until a password is set. */
-  passwordHash: text("password_hash"),
-  createdAt: createdAt(),
-  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
-});
+export const accounts = pgTable(
+  "accounts",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    balanceMicros: bigint("balance_micros", { mode: "number" }).notNull().default(0),
+    /** Set only for enterprise accounts: their contracted calls per minute. */
+    customRateLimit: integer("custom_rate_limit"),
+    /** Dashboard sign-in (lowercased); null for accounts that only use keys. */
+    email: text("email").unique(),
+    /** argon2id (Bun.password); null until a password is set. */
+    passwordHash: text("password_hash"),
+    /** active, suspended or banned (accounts/status.ts); anything but active is refused on every route. */
+    status: text("status").$type<AccountStatus>().notNull().default("active"),
+    /** Why the account is not active: shown to its callers in the 403. */
+    statusReason: text("status_reason"),
+    statusChangedAt: timestamp("status_changed_at", { withTimezone: true, mode: "date" }),
+    /**
+     * Set when limit-evasion detection throttles the account (ABUSE_ACTION=throttle): every account
+     * with the same value spends one shared bucket at the Free limit. Cleared by `accounts reinstate`.
+     */
+    sharedBucket: text("shared_bucket"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [check("accounts_status_check", sql`${table.status} in ('active', 'suspended', 'banned')`)],
+);
+
+export type AccountStatus = "active" | "suspended" | "banned";
 
 export const apiKeys = pgTable(
   "api_keys",
@@ -37,6 +66,10 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    /** From this time on the key is refused like a revoked one: set on create, or by a rotation's grace period. */
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
+    /** The key a rotation made to succeed this one. */
+    replacedBy: text("replaced_by"),
   },
   (table) => [index("api_keys_account_idx").on(table.accountId)],
 );
@@ -243,3 +276,72 @@ export const sessions = pgTable(
   },
   (table) => [index("sessions_account_idx").on(table.accountId)],
 );
+
+/** Who changed an account's status, when and why: append-only, printed by `accounts show`. */
+export const accountAudit = pgTable(
+  "account_audit",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** suspend, reinstate, ban, throttle. */
+    action: text("action").notNull(),
+    reason: text("reason"),
+    /** Who acted: `cli:<user>`, `abuse-detector`, … */
+    actor: text("actor").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index("account_audit_account_idx").on(table.accountId, table.createdAt)],
+);
+
+/**
+ * One-time sign-in links (the first start's link for `local`): only the token's SHA-256 is stored;
+ * a link works once, until it expires.
+ */
+export const signInLinks = pgTable(
+  "sign_in_links",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [index("sign_in_links_account_idx").on(table.accountId)],
+);
+
+/**
+ * Limit evasion detected across Free accounts (src/abuse/): the evidence, and what was done.
+ * Client addresses appear only as keyed hashes; rows older than the retention setting are deleted.
+ */
+export const abuseFlags = pgTable(
+  "abuse_flags",
+  {
+    id: text("id").primaryKey(),
+    /** address: one client address; work: one fingerprint of the work, from any addresses. */
+    kind: text("kind").notNull(),
+    /** The keyed hash of the address, or the work's fingerprint. */
+    subject: text("subject").notNull(),
+    windowSeconds: integer("window_seconds").notNull(),
+    calls: integer("calls").notNull(),
+    /** [{account_id, calls}], the Free accounts seen. */
+    accounts: jsonb("accounts").$type<{ account_id: string; calls: number }[]>().notNull(),
+    /** Keyed hashes of the addresses seen, and the work fingerprints seen, with their counts. */
+    evidence: jsonb("evidence").$type<Record<string, unknown>>().notNull(),
+    /** report, throttle or suspend: what ABUSE_ACTION did. */
+    action: text("action").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index("abuse_flags_time_idx").on(table.createdAt)],
+);
+
+/** Secrets the instances of one deployment must share and nobody configured (the abuse address-hash key). */
+export const serviceSecrets = pgTable("service_secrets", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: createdAt(),
+});

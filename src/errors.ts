@@ -10,6 +10,10 @@ export const ERROR_CODES = [
   "node_not_runnable",
   "unauthorized",
   "forbidden",
+  /** The calling account is suspended or banned (accounts/status.ts). */
+  "account_suspended",
+  /** A published endpoint whose owner is suspended or banned: its snapshots are kept, calls are refused. */
+  "publisher_suspended",
   "not_found",
   "conflict",
   "payload_too_large",

@@ -9,6 +9,7 @@ import { sameHash } from "./keys.ts";
 import { unauthorized } from "../errors.ts";
 import { authenticate, type AccountsContext } from "./service.ts";
 import { findSession } from "./sessions.ts";
+import { assertInGoodStanding } from "./status.ts";
 
 export function accountsAuthenticator(ctx: AccountsContext): Authenticator {
   return {
@@ -16,6 +17,7 @@ export function accountsAuthenticator(ctx: AccountsContext): Authenticator {
     async bySession(token, csrf): Promise<Caller> {
       const found = await findSession(ctx, token);
       if (!found || !sameHash(csrf, found.session.csrfToken)) throw unauthorized();
+      assertInGoodStanding(found.account);
       return {
         accountId: found.account.id,
         accountName: found.account.name,
@@ -24,6 +26,7 @@ export function accountsAuthenticator(ctx: AccountsContext): Authenticator {
         sessionId: found.session.id,
         balanceMicros: found.account.balanceMicros,
         customRateLimit: found.account.customRateLimit,
+        sharedBucket: found.account.sharedBucket,
       };
     },
   };

@@ -4,12 +4,27 @@ import { KeyCache, LIVE_TTL_MS, type KeyLookup } from "./key-cache.ts";
 function lookup(keyId: string, accountId: string): KeyLookup {
   const at = new Date(0);
   return {
-    key: { id: keyId, accountId, name: null, prefix: `sk_live_${keyId}`, hash: "h", createdAt: at, lastUsedAt: null, revokedAt: null },
+    key: {
+      id: keyId,
+      accountId,
+      name: null,
+      prefix: `sk_live_${keyId}`,
+      hash: "h",
+      createdAt: at,
+      lastUsedAt: null,
+      revokedAt: null,
+      expiresAt: null,
+      replacedBy: null,
+    },
     account: {
       id: accountId,
       name: "a",
       balanceMicros: 0,
       customRateLimit: null,
+      status: "active",
+      statusReason: null,
+      statusChangedAt: null,
+      sharedBucket: null,
       email: null,
       passwordHash: null,
       createdAt: at,

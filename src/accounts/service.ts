@@ -13,6 +13,7 @@ import type { Caller } from "../http/caller.ts";
 import type { KeyCache, KeyLookup } from "./key-cache.ts";
 import { generateApiKey, hashApiKey, parseApiKey, sameHash } from "./keys.ts";
 import * as q from "./queries.ts";
+import { assertInGoodStanding } from "./status.ts";
 import type { LogFields } from "../log.ts";
 
 export interface AccountsContext {
@@ -162,8 +163,16 @@ export async function authenticate(ctx: AccountsContext, presented: string | nul
   const parsed = parseApiKey(presented.trim());
   if (!parsed) throw unauthorized();
   const found = await lookupKey(ctx, parsed.prefix);
-  if (!found || !sameHash(found.key.hash, hashApiKey(presented.trim())) || found.key.revokedAt !== null) throw unauthorized();
   const now = ctx.clock.now();
+  if (
+    !found ||
+    !sameHash(found.key.hash, hashApiKey(presented.trim())) ||
+    found.key.revokedAt !== null ||
+    (found.key.expiresAt !== null && found.key.expiresAt.getTime() <= now)
+  )
+    throw unauthorized();
+  // Only a caller who holds a working key learns the account's standing.
+  assertInGoodStanding(found.account);
   if (!found.key.lastUsedAt || now - found.key.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS) {
     found.key.lastUsedAt = new Date(now); // the cached row too, so the next call does not write again
     // Best effort: the call goes on, but a failing stamp is reported.
@@ -179,6 +188,7 @@ export async function authenticate(ctx: AccountsContext, presented: string | nul
     keyPrefix: found.key.prefix,
     balanceMicros: found.account.balanceMicros,
     customRateLimit: found.account.customRateLimit,
+    sharedBucket: found.account.sharedBucket,
   };
 }
 

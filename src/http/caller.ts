@@ -11,6 +11,8 @@ export interface Caller {
   sessionId?: string;
   balanceMicros: number;
   customRateLimit: number | null;
+  /** Set while limit-evasion detection throttles the account: its research spends this bucket, shared with the others flagged with it. */
+  sharedBucket?: string | null;
 }
 
 /** The rate-limit bucket of a caller: per key, or one per account for its dashboard sessions. */

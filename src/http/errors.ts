@@ -16,6 +16,8 @@ const STATUS: Record<ErrorCode, number> = {
   fetch_blocked: 400,
   unauthorized: 401,
   forbidden: 403,
+  account_suspended: 403,
+  publisher_suspended: 403,
   not_found: 404,
   conflict: 409,
   node_not_runnable: 409,

@@ -19,7 +19,10 @@ export interface AdmissionSettings {
 
 function allowance(settings: AdmissionSettings, caller: Caller, path: string): { bucket: string; plan: Plan } {
   const plan = planFor(caller);
-  if (!caller.sessionId || RESEARCH.test(path)) return { bucket: bucketOf(caller), plan };
+  const research = !caller.sessionId || RESEARCH.test(path);
+  // Throttled for limit evasion: the accounts flagged together share one Free allowance (paid plans are never throttled).
+  if (research && caller.sharedBucket && plan.name === "free") return { bucket: `shared:${caller.sharedBucket}`, plan };
+  if (research) return { bucket: bucketOf(caller), plan };
   return { bucket: `dashboard:${caller.accountId}`, plan: { ...plan, perMinute: Math.max(plan.perMinute, settings.dashboardPerMinute) } };
 }
 
