@@ -1,7 +1,7 @@
 /**
  * GET /v1/ws/search on Bun's WebSockets. The upgrade is authenticated and
  * rate limited like any call: a missing or bad key refuses the upgrade with
- * 401 (429 when limited). Browsers, which cannot set headers, send the key as
+ * 401 (403 for a suspended or banned account, 429 when limited). Browsers, which cannot set headers, send the key as
  * the subprotocol pair `x-api-key, <key>`; the server answers `x-api-key`.
  * The client sends one JSON message with the search body; the server sends
  * `{type, content}` messages (context, response deltas, or error) and closes
