@@ -7,6 +7,7 @@ import { Elysia } from "elysia";
 import type { DatabaseHandle } from "../db/client.ts";
 import { accountsAuthenticator } from "./accounts/authenticator.ts";
 import type { KeyCache } from "./accounts/key-cache.ts";
+import type { StandingWatch } from "./accounts/standing-watch.ts";
 import type { BackgroundWrites } from "./background.ts";
 import { accountRoutes } from "./accounts/routes.ts";
 import type { Clock } from "./clock.ts";
@@ -49,6 +50,8 @@ export interface AppDeps {
   load: InFlightGauge;
   /** Shared with every verb that changes keys or balances in this process, so they evict at once. */
   keyCache: KeyCache;
+  /** The calls running here per account, fed by the account change feed: a suspension ends them. */
+  standing: StandingWatch;
   /** The one outbound chokepoint for caller-supplied URLs. */
   fetcher: SafeFetch;
   /** Page reads in progress; shutdown drains their stores. */
@@ -74,6 +77,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     db: deps.database.db,
     clock: deps.clock,
     keyCache: deps.keyCache,
+    standing: deps.standing,
     warn: throttledWarn(deps.log),
     background: deps.background,
   };
@@ -106,6 +110,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     queue: new RunQueue({ concurrency: config.runs.concurrency, maxQueued: config.runs.queueMax }, deps.clock, deps.log),
     deadlineMs: config.search.deadlineMs,
     clock: deps.clock,
+    standing: deps.standing,
   };
   const endpoints = { db: deps.database.db, clock: deps.clock, llm: runs.engine.llm, log: deps.log };
   // Discovery and the error mapping read the app's own routes, once the app is composed.

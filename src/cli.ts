@@ -18,6 +18,8 @@ import { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import { ExtractionPool } from "./contents/extraction-pool.ts";
 import { PageReads } from "./contents/page-reads.ts";
 import { setPassword } from "./accounts/sign-in.ts";
+import { accountReport, accountReportText } from "./accounts/operator-view.ts";
+import { auditOf, changeStatus, type StatusAction } from "./accounts/status.ts";
 import { ServiceError } from "./errors.ts";
 import { createLogger } from "./log.ts";
 
@@ -29,6 +31,15 @@ Accounts and keys
   accounts list [--json]             list accounts with plan and balance
   accounts password --account ID --email EMAIL
                                      set the dashboard sign-in; the password is read from standard input
+  accounts suspend --account ID --reason TEXT
+                                     refuse the account's keys and sessions (403, with the reason) and end its
+                                     running calls; its published endpoints refuse calls
+  accounts reinstate --account ID [--reason TEXT]
+                                     make a suspended or banned account active again, at once
+  accounts ban --account ID --reason TEXT
+                                     as suspend, for good (reinstate still undoes it)
+  accounts show --account ID [--json]
+                                     the account, its status, keys and audit trail (who, when, what, why)
   keys create --account ID [--name NAME] [--json]
                                      create another key for an account
   keys list --account ID [--json]    list an account's keys (prefixes only)
@@ -86,6 +97,12 @@ function busyMessage(error: EmbeddedDatabaseBusy, port: number): string {
   ].join("\n");
 }
 
+/** "account not found" names the id the operator typed. */
+const namedAccount = (accountId: string) => (error: unknown) => {
+  if (error instanceof ServiceError && error.code === "not_found") throw new ServiceError("not_found", `account ${accountId} not found`);
+  throw error;
+};
+
 async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -98,6 +115,7 @@ async function run(argv: string[]): Promise<number> {
       limit: { type: "string" },
       account: { type: "string" },
       amount: { type: "string" },
+      reason: { type: "string" },
       json: { type: "boolean", default: false },
       sitemap: { type: "string" },
       concurrency: { type: "string" },
@@ -120,6 +138,10 @@ async function run(argv: string[]): Promise<number> {
     "accounts create",
     "accounts list",
     "accounts password",
+    "accounts suspend",
+    "accounts reinstate",
+    "accounts ban",
+    "accounts show",
     "keys create",
     "keys list",
     "keys revoke",
@@ -175,6 +197,29 @@ async function run(argv: string[]): Promise<number> {
             out(
               `${a.id}  ${a.plan.padEnd(10)} ${String(a.rate_limit_per_minute).padStart(7)}/min  $${a.balance.toFixed(2).padStart(10)}  ${a.name}`,
             );
+        break;
+      }
+      case "accounts suspend":
+      case "accounts reinstate":
+      case "accounts ban": {
+        const accountId = required(values.account, "--account");
+        const action = command.slice("accounts ".length) as StatusAction;
+        if (action !== "reinstate" && !values.reason?.trim())
+          throw new UsageError(`--reason is required to ${action}: the account's callers are shown it`);
+        // The audit names who acted: the operator's login, as far as the shell knows it.
+        const actor = `cli:${process.env.USER || "operator"}`;
+        const account = await changeStatus(ctx, { accountId, action, reason: values.reason ?? null, actor }).catch(namedAccount(accountId));
+        out(
+          `account ${account.id} is now ${account.status}${account.statusReason ? ` (${account.statusReason})` : ""}; recorded as ${action} by ${actor}`,
+        );
+        break;
+      }
+      case "accounts show": {
+        const accountId = required(values.account, "--account");
+        const account = await q.getAccount(handle.db, accountId);
+        if (!account) throw new ServiceError("not_found", `account ${accountId} not found`);
+        const report = accountReport(account, await q.listKeys(handle.db, accountId), await auditOf(handle.db, accountId));
+        out(values.json ? JSON.stringify(report) : accountReportText(report).join("\n"));
         break;
       }
       case "keys create": {

@@ -9,6 +9,7 @@ import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { followAccountChanges } from "./accounts/change-feed.ts";
 import { KeyCache } from "./accounts/key-cache.ts";
+import { StandingWatch } from "./accounts/standing-watch.ts";
 import { BackgroundWrites } from "./background.ts";
 import { bootstrapFirstAccount } from "./accounts/service.ts";
 import { buildApp } from "./app.ts";
@@ -57,7 +58,8 @@ await migrateDatabase(database, config.database.url);
 const load = new InFlightGauge();
 const limiter = await createRateLimiter(config.rateLimit, { clock, log, load });
 const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
-const unfollowAccounts = await followAccountChanges(database, keyCache, log);
+const standing = new StandingWatch(database.db, log);
+const unfollowAccounts = await followAccountChanges(database, keyCache, log, standing);
 const usage = new UsageRecorder(database.db, log, config.pricing, {
   debited: (accountId) => keyCache.forgetAccount(accountId),
 });
@@ -66,9 +68,13 @@ const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
 const pageReads = new PageReads();
 const extractor = new ExtractionPool(config.extraction, log);
 const background = new BackgroundWrites();
-const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background }, config, {
-  draining: () => draining,
-});
+const app = buildApp(
+  { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background },
+  config,
+  {
+    draining: () => draining,
+  },
+);
 app.listen({ port: config.port, hostname: config.host });
 const server = app.server!;
 const localUrl = `http://${["0.0.0.0", "::", "[::]"].includes(config.host) ? "localhost" : config.host}:${server.port}`;

@@ -11,6 +11,7 @@ import { looksLikeId, newId } from "../ids.ts";
 import { ENTERPRISE_MAX_PER_MINUTE, ENTERPRISE_MIN_PER_MINUTE, planFor } from "../limits/plans.ts";
 import type { Caller } from "../http/caller.ts";
 import type { KeyCache, KeyLookup } from "./key-cache.ts";
+import type { StandingWatch } from "./standing-watch.ts";
 import { generateApiKey, hashApiKey, parseApiKey, sameHash } from "./keys.ts";
 import * as q from "./queries.ts";
 import { assertInGoodStanding } from "./status.ts";
@@ -21,6 +22,8 @@ export interface AccountsContext {
   clock: Clock;
   /** The server's lookup cache; the CLI runs without one. */
   keyCache?: KeyCache;
+  /** The server's running calls per account: a suspension made here ends them without waiting for the feed. */
+  standing?: StandingWatch;
   /** Where background writes that fail (the last-used stamp) are reported. */
   warn?: (msg: string, fields?: LogFields) => void;
   /** Tracks those writes, so shutdown and tests can wait on them. */

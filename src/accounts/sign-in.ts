@@ -17,6 +17,7 @@ import { sameHash } from "./keys.ts";
 import * as q from "./queries.ts";
 import type { AccountsContext } from "./service.ts";
 import { endSession, findSession, startSession, type NewSession } from "./sessions.ts";
+import { assertInGoodStanding } from "./status.ts";
 
 export interface SignInContext extends AccountsContext {
   limiter: RateLimiter;
@@ -95,7 +96,9 @@ async function spendAttempt(ctx: SignInContext, bucket: string, perMinute: numbe
   throw new ServiceError("rate_limited", `too many sign-in attempts, try again in ${waitWords(seconds)}`, { retryAfterSeconds: seconds });
 }
 
+/** Starts a session, for an active account only: a suspended owner who proved who they are is told why (403), not let in. */
 async function begin(ctx: SignInContext, account: q.AccountRow): Promise<SignedIn> {
+  assertInGoodStanding(account);
   const session = await startSession(ctx.db, ctx.clock, account.id, ctx.sessionLifetimeMs);
   return { account, csrfToken: session.csrfToken, session };
 }
@@ -119,10 +122,11 @@ export async function signIn(ctx: SignInContext, input: { email: string; passwor
   return begin(ctx, account);
 }
 
-/** The owner behind a session cookie's token, or the 401. */
+/** The owner behind a session cookie's token, or the 401; the 403 with its reason when the account is suspended or banned. */
 export async function currentSession(ctx: AccountsContext, token: string | null): Promise<SignedIn> {
   const found = token ? await findSession(ctx, token) : null;
   if (!found) throw new ServiceError("unauthorized", "not signed in");
+  assertInGoodStanding(found.account);
   return { account: found.account, csrfToken: found.session.csrfToken };
 }
 

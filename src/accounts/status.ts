@@ -4,8 +4,8 @@
  * account_suspended, checked where the caller is identified (service.ts,
  * authenticator.ts), so no route can forget it. Each change is written with
  * an audit row in one transaction; the accounts trigger (migration 0007)
- * announces it to every instance, whose key caches and running streams
- * (streams.ts) act on it at once.
+ * announces it to every instance, whose key caches and running calls
+ * (change-feed.ts, standing-watch.ts) act on it at once.
  */
 import { desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
@@ -69,6 +69,8 @@ export async function changeStatus(ctx: AccountsContext, change: StatusChange): 
     return rows[0];
   });
   ctx.keyCache?.forgetAccount(change.accountId);
+  // The announcement reaches this process's feed too, but not when the feed is down: stop its calls here, now.
+  ctx.standing?.settle(updated);
   return updated;
 }
 

@@ -46,10 +46,11 @@ const DOCUMENTATION = {
         tags: ["Search"],
         summary: "Stream a search over a WebSocket",
         description:
-          'Upgrade with the key in X-API-Key (browsers: subprotocols ["x-api-key", <key>]; the server answers "x-api-key"). A missing or bad key refuses the upgrade with 401, a rate-limited key with 429. Send one JSON message with the fields of POST /v1/search. The server sends JSON text messages {"type": "context" | "response" | "error", "content": ...}: context first, then response deltas (with output_format, one response holding the object), and closes normally when the run ends. An invalid message gets one error, then the close.',
+          'Upgrade with the key in X-API-Key (browsers: subprotocols ["x-api-key", <key>]; the server answers "x-api-key"). A missing or bad key refuses the upgrade with 401, the key of a suspended or banned account with 403 account_suspended, a rate-limited key with 429. Send one JSON message with the fields of POST /v1/search. The server sends JSON text messages {"type": "context" | "response" | "error", "content": ...}: context first, then response deltas (with output_format, one response holding the object), and closes normally when the run ends. An invalid message gets one error, then the close; so does a run whose account is suspended or banned while it runs.',
         responses: {
           "101": { description: "Switching protocols: the search socket is open." },
           "401": { description: "Missing or invalid key; the upgrade is refused." },
+          "403": { description: "The account is suspended or banned (account_suspended, with the reason); the upgrade is refused." },
           "429": { description: "Rate limited; the upgrade is refused." },
         },
       }),

@@ -3,7 +3,7 @@
  * versions and the integration object of the version shown. Listings are
  * public to every authenticated account. `base` is the service's public URL.
  */
-import { notFound } from "../errors.ts";
+import { notFound, ServiceError } from "../errors.ts";
 import { buildIntegration } from "../endpoints/integration.ts";
 import { shownInputs } from "../endpoints/record.ts";
 import type { OutputFormat } from "../endpoints/rules.ts";
@@ -13,7 +13,7 @@ import * as q from "./queries.ts";
 type ListingRow = q.PublishedRow & { publisherName: string };
 
 export interface PublishedEndpoint {
-  listing: ListingRow;
+  listing: q.ListingWithPublisher;
   /** Oldest first; never empty. */
   versions: q.SnapshotRow[];
 }
@@ -59,6 +59,20 @@ export async function findPublished(ctx: EndpointsContext, publicStub: string): 
   const listing = await q.publishedByStub(ctx.db, publicStub);
   if (!listing) throw notFound("published endpoint");
   return { listing, versions: await q.snapshots(ctx.db, listing.id) };
+}
+
+/**
+ * A published endpoint to call: 403 publisher_suspended while its publisher
+ * is suspended or banned. The listing and its snapshots stay as they are
+ * (browsing and reading them is unchanged), so reinstating the publisher
+ * resumes calls with the same contract. The reason is the publisher's
+ * business, not the consumer's: it is not repeated here.
+ */
+export async function findCallable(ctx: EndpointsContext, publicStub: string): Promise<PublishedEndpoint> {
+  const published = await findPublished(ctx, publicStub);
+  if (published.listing.publisherStatus !== "active")
+    throw new ServiceError("publisher_suspended", "the publisher of this endpoint is suspended");
+  return published;
 }
 
 /** Published version `version` exactly, or 404. */

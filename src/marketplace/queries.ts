@@ -5,21 +5,25 @@
  */
 import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { accounts, publishedEndpoints, publishedVersions } from "../../db/schema.ts";
+import { accounts, publishedEndpoints, publishedVersions, type AccountStatus } from "../../db/schema.ts";
 import { couldBeStub } from "../ids.ts";
 
 export type PublishedRow = typeof publishedEndpoints.$inferSelect;
 export type SnapshotRow = typeof publishedVersions.$inferSelect;
 
-export async function publishedByStub(db: Database, publicStub: string): Promise<(PublishedRow & { publisherName: string }) | null> {
+/** A listing with its publisher's name and standing (a call to a suspended publisher's endpoint is refused). */
+export type ListingWithPublisher = PublishedRow & { publisherName: string; publisherStatus: AccountStatus };
+
+export async function publishedByStub(db: Database, publicStub: string): Promise<ListingWithPublisher | null> {
   if (!couldBeStub(publicStub)) return null;
   const rows = await db
-    .select({ published: publishedEndpoints, publisherName: accounts.name })
+    .select({ published: publishedEndpoints, publisherName: accounts.name, publisherStatus: accounts.status })
     .from(publishedEndpoints)
     .innerJoin(accounts, eq(accounts.id, publishedEndpoints.ownerAccountId))
     .where(eq(publishedEndpoints.publicStub, publicStub))
     .limit(1);
-  return rows[0] ? { ...rows[0].published, publisherName: rows[0].publisherName } : null;
+  const row = rows[0];
+  return row ? { ...row.published, publisherName: row.publisherName, publisherStatus: row.publisherStatus } : null;
 }
 
 /** The owner's listing of a lineage, if it was published. */

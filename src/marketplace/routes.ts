@@ -11,7 +11,7 @@ import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { answeredCall, requestMeta } from "../http/request-context.ts";
 import type { RunDeps } from "../research/run/hold.ts";
-import { browseListings, findPublished, listingDetail, publishedView, snapshotOf } from "./listings.ts";
+import { browseListings, findCallable, listingDetail, publishedView, snapshotOf } from "./listings.ts";
 import { BrowseQuery, ListingDetail, ListingPage, PublicStubParams, Published, PublishBody, ShownVersionQuery } from "./model.ts";
 import { publishVersion } from "./service.ts";
 
@@ -60,7 +60,7 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
     .post(
       "/published-service/:api_stub",
       async ({ params, body, request }) => {
-        const { listing, versions } = await findPublished(ctx, params.api_stub);
+        const { listing, versions } = await findCallable(ctx, params.api_stub);
         requestMeta(request).publisher = { accountId: listing.ownerAccountId, publishedId: listing.id };
         return runCall(face, runnable(versions.at(-1)!), body, answeredCall(request));
       },
@@ -74,7 +74,7 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
     .post(
       "/published-service/:api_stub/:version",
       async ({ params, body, request }) => {
-        const published = await findPublished(ctx, params.api_stub);
+        const published = await findCallable(ctx, params.api_stub);
         const snapshot = snapshotOf(published, Number(VERSION_SEGMENT.exec(params.version)?.[1] ?? Number.NaN));
         requestMeta(request).publisher = { accountId: published.listing.ownerAccountId, publishedId: published.listing.id };
         return runCall(face, runnable(snapshot), body, answeredCall(request));

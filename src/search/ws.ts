@@ -1,7 +1,7 @@
 /**
  * GET /v1/ws/search on Bun's WebSockets. The upgrade is authenticated and
  * rate limited like any call: a missing or bad key refuses the upgrade with
- * 401 (429 when limited). Browsers, which cannot set headers, send the key as
+ * 401 (403 for a suspended or banned account, 429 when limited). Browsers, which cannot set headers, send the key as
  * the subprotocol pair `x-api-key, <key>`; the server answers `x-api-key`.
  * The client sends one JSON message with the search body; the server sends
  * `{type, content}` messages (context, response deltas, or error) and closes
@@ -42,6 +42,8 @@ interface SocketState {
   closed: boolean;
   controller: AbortController;
   idle: ReturnType<typeof setTimeout> | undefined;
+  /** Unregisters the socket from the standing watch (a suspension while it waits for its message). */
+  unwatch?: () => void;
 }
 
 export interface SocketLimits {
@@ -118,6 +120,16 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
         controller: new AbortController(),
         idle: undefined,
       };
+      // Suspended or banned before its message: the socket ends with the 403's error; once its run started, the run wrapper ends it.
+      state.unwatch = runs.standing?.track(caller.accountId, (refusal) => {
+        if (state.started || state.closed) return;
+        state.started = true;
+        clearTimeout(state.idle);
+        const outcome = faceOutcome(refusal, state.requestId);
+        recordRefused(runs, state.usage, outcome.status);
+        void send(raw, state.controller.signal, { type: "error", content: outcome.message }).catch(() => {});
+        raw.close(1000, outcome.code);
+      });
       state.idle = setTimeout(() => {
         // Usage for a socket that never started is recorded at its close, with this status.
         const outcome = faceOutcome(new ServiceError("bad_request", "no search message received in time"), state.requestId);
@@ -143,6 +155,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
       const state = states.get(ws.raw);
       if (!state) return;
       clearTimeout(state.idle);
+      state.unwatch?.();
       state.closed = true;
       if (!state.started) recordRefused(runs, state.usage, 400);
       state.controller.abort(new ServiceError("bad_request", "the client closed the socket"));

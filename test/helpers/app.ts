@@ -6,6 +6,7 @@
 import type { Database } from "../../db/client.ts";
 import { followAccountChanges } from "../../src/accounts/change-feed.ts";
 import { KeyCache } from "../../src/accounts/key-cache.ts";
+import { StandingWatch } from "../../src/accounts/standing-watch.ts";
 import { createAccount, type AccountsContext } from "../../src/accounts/service.ts";
 import { buildApp } from "../../src/app.ts";
 import { BackgroundWrites } from "../../src/background.ts";
@@ -50,6 +51,8 @@ export interface TestApp {
   db: Database;
   /** The app's own accounts context (its key cache included): verbs called here evict like the routes' do. */
   accounts: AccountsContext;
+  /** The app's running calls per account: a test waits for a run to be registered before suspending its account. */
+  standing: StandingWatch;
   config: Config;
   clock: Clock;
   limiter: RateLimiter;
@@ -82,17 +85,18 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   await store.init?.().catch(() => {});
   const limiter = new RateLimiter(store, fallback, config.rateLimit, { clock, log, load });
   const keyCache = new KeyCache(config.authCacheTtlMs, () => clock.now());
-  const unfollow = await followAccountChanges(database.handle, keyCache, log);
+  const standing = new StandingWatch(database.handle.db, log);
+  const unfollow = await followAccountChanges(database.handle, keyCache, log, standing);
   const usage = new UsageRecorder(database.handle.db, log, config.pricing, {
     debited: (accountId) => keyCache.forgetAccount(accountId),
   });
   const background = new BackgroundWrites();
-  const accounts: AccountsContext = { db: database.handle.db, clock, keyCache, background };
+  const accounts: AccountsContext = { db: database.handle.db, clock, keyCache, standing, background };
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
   const pageReads = new PageReads();
   const extractor = new ExtractionPool({ ...config.extraction, workers: 1 }, log);
   const app = buildApp(
-    { database: database.handle, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background },
+    { database: database.handle, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background },
     config,
   );
   app.listen({ port: options.port ?? 0, hostname: "127.0.0.1" });
@@ -101,6 +105,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     url,
     db: database.handle.db,
     accounts,
+    standing,
     config,
     clock,
     limiter,

@@ -63,7 +63,8 @@ export async function rawUpgrade(url: string, headers: Record<string, string>): 
           received += new TextDecoder().decode(chunk);
           if (/\r\n\r\n/.test(received) && (received.includes("101 Switching") || /content-length: (\d+)/i.test(received))) {
             const length = Number(/content-length: (\d+)/i.exec(received)?.[1] ?? 0);
-            if (received.includes("101 Switching") || received.split("\r\n\r\n")[1]!.length >= length) {
+            // Content-Length counts bytes: a body with non-ASCII text (a reason with a dash) is shorter in characters.
+            if (received.includes("101 Switching") || Buffer.byteLength(received.split("\r\n\r\n")[1]!) >= length) {
               s.end();
               done();
             }

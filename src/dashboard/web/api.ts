@@ -51,6 +51,15 @@ export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;
 }
 
+let onSuspended: (error: ApiError) => void = () => {};
+
+/** Called when a call answers 403 account_suspended: the owner's account was suspended or banned, the error says why. */
+export function whenSuspended(handler: (error: ApiError) => void): void {
+  onSuspended = handler;
+}
+
+export const isSuspension = (error: unknown): error is ApiError => error instanceof ApiError && error.code === "account_suspended";
+
 function issuePath(loc: unknown[]): string {
   const parts = loc[0] === "body" || loc[0] === "query" || loc[0] === "path" ? loc.slice(1) : loc;
   return parts.map(String).join(".");
@@ -105,6 +114,8 @@ export async function request<T>(method: string, path: string, body?: unknown, o
   if (!response.ok) {
     const error = await toError(response);
     if (response.status === 401 && !options.quietUnauthorized) onSignedOut();
+    // Sign-in shows the refusal in its own form; any other page hands it to the app, which says why in place of the page.
+    if (isSuspension(error) && !options.quietUnauthorized) onSuspended(error);
     throw error;
   }
   if (response.status === 204) return undefined as T;

@@ -4,9 +4,10 @@
  */
 import { render } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, ApiError, whenSignedOut } from "./api.ts";
+import { api, ApiError, isSuspension, whenSignedOut, whenSuspended } from "./api.ts";
 import { ErrorMessage } from "./components/ErrorMessage.tsx";
 import { Header } from "./components/Header.tsx";
+import { PageHeading } from "./components/PageHeading.tsx";
 import type { Account, Session } from "./model.ts";
 import { EndpointPage } from "./pages/EndpointPage.tsx";
 import { EndpointsPage } from "./pages/EndpointsPage.tsx";
@@ -17,10 +18,15 @@ import { NotFoundPage } from "./pages/NotFoundPage.tsx";
 import { PlaygroundPage } from "./pages/PlaygroundPage.tsx";
 import { SignInPage, SignUpPage } from "./pages/SignInPage.tsx";
 import { UsagePage } from "./pages/UsagePage.tsx";
-import { BASE, match, Redirect, usePlace, type Place } from "./router.tsx";
+import { BASE, Link, match, Redirect, usePlace, type Place } from "./router.tsx";
 import { adoptSession, SessionContext, type SessionState } from "./session.ts";
 
-type Loaded = { status: "loading" } | { status: "failed"; error: unknown } | { status: "ready"; session: Session | null };
+type Loaded =
+  | { status: "loading" }
+  | { status: "failed"; error: unknown }
+  | { status: "ready"; session: Session | null }
+  /** The owner's account is suspended or banned: the error carries the operator's reason. */
+  | { status: "suspended"; error: ApiError };
 
 const HOME = `${BASE}/usage`;
 
@@ -44,6 +50,25 @@ function signedInPage(place: Place) {
 function safeNext(search: URLSearchParams): string {
   const next = search.get("next") ?? "";
   return next.startsWith(`${BASE}/`) && !next.startsWith("//") && !next.includes("/signin") && !next.includes("/signup") ? next : HOME;
+}
+
+const isAuthPage = (path: string) => path === `${BASE}/signin` || path === `${BASE}/signup`;
+
+/** In place of every page while the account is suspended or banned: why, and the ways on. */
+function Suspended({ error, onRetry }: { error: ApiError; onRetry: () => void }) {
+  return (
+    <section class="narrow">
+      <PageHeading title="This account cannot be used" />
+      <ErrorMessage error={error} />
+      <p>
+        Its API keys and dashboard sessions are refused until the operator of this service reinstates it. Once reinstated, try again; or{" "}
+        <Link href={`${BASE}/signin`}>sign in with another account</Link>.
+      </p>
+      <button type="button" onClick={onRetry}>
+        Try again
+      </button>
+    </section>
+  );
 }
 
 function Page({ place, session }: { place: Place; session: Session | null }) {
@@ -76,6 +101,7 @@ function App() {
       .catch((error: unknown) => {
         if (!live) return;
         if (error instanceof ApiError && error.status === 401) setLoaded({ status: "ready", session: null });
+        else if (isSuspension(error)) setLoaded({ status: "suspended", error });
         else setLoaded({ status: "failed", error });
       });
     return () => {
@@ -97,6 +123,7 @@ function App() {
   }, [loaded]);
 
   useEffect(() => whenSignedOut(() => state.setSession(null)), [state]);
+  useEffect(() => whenSuspended((error) => setLoaded({ status: "suspended", error })), []);
 
   // After an in-app navigation, start keyboard and screen-reader users at the new page's heading.
   const first = useRef(true);
@@ -125,8 +152,10 @@ function App() {
               Try again
             </button>
           </>
+        ) : loaded.status === "suspended" && !isAuthPage(place.path) ? (
+          <Suspended error={loaded.error} onRetry={() => setAttempt((n) => n + 1)} />
         ) : (
-          <Page place={place} session={loaded.session} />
+          <Page place={place} session={loaded.status === "ready" ? loaded.session : null} />
         )}
       </main>
     </SessionContext.Provider>

@@ -7,7 +7,8 @@
  * 8.3), gives the engine the call's request-id logger, says why a run its
  * caller stopped ended, and ends every run it holds in exactly one usage
  * record, stamped by the injected clock. No HTTP here: a face passes its
- * caller's account, AbortSignal, request id and where usage goes.
+ * caller's account, AbortSignal, request id and where usage goes. A run
+ * whose account is suspended or banned meanwhile ends with that 403.
  *
  * The deadline counts from when the run asks for its slot, so time spent
  * waiting is part of it: a caller is never held longer than the deadline,
@@ -40,12 +41,23 @@ export interface RunUsage {
   record(status: number, tokens: number, at: Date): void;
 }
 
+/**
+ * Who ends an account's runs when it is suspended or banned mid-run
+ * (accounts/standing-watch.ts): track() registers a run, `stop` is given the
+ * 403 it ends with, and the returned function unregisters it.
+ */
+export interface StandingWatcher {
+  track(accountId: string, stop: (refusal: ServiceError) => void): () => void;
+}
+
 export interface RunDeps {
   engine: EngineDeps;
   load: LoadGauge;
   queue: RunQueue;
   deadlineMs: number;
   clock: Clock;
+  /** Absent in unit tests: runs then end only by deadline, failure or their caller. */
+  standing?: StandingWatcher;
 }
 
 /**
@@ -137,20 +149,25 @@ interface Held {
 /** Waits for the run's slot, then holds it; a run refused or stopped while waiting is ended (counted out, recorded) and its error thrown. */
 async function hold(deps: RunDeps, call: RunCall, subject: RunSubject): Promise<Held> {
   const deadline = AbortSignal.timeout(deps.deadlineMs);
-  const signal = AbortSignal.any([call.signal, deadline]);
+  // A suspension or ban of the caller's account, on any instance, stops the run with the 403 (waiting or running).
+  const refused = new AbortController();
+  const signal = AbortSignal.any([call.signal, deadline, refused.signal]);
+  const unwatch = deps.standing?.track(call.account, (refusal) => refused.abort(refusal));
   const leave = deps.load.enter();
   let slot: RunSlot | undefined;
   let ended = false;
   const end = (status: number, tokens: number) => {
     if (ended) return;
     ended = true;
+    unwatch?.();
     leave();
     slot?.release();
     call.usage.record(status, tokens, new Date(deps.clock.now()));
   };
   const fail = (error: unknown) => {
     let failure = error;
-    if (deadline.aborted)
+    if (refused.signal.aborted) failure = refused.signal.reason;
+    else if (deadline.aborted)
       failure = new ServiceError(
         "deadline_exceeded",
         `the ${subject} did not finish within ${waitWords(Math.round(deps.deadlineMs / 1000))}`,
