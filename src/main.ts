@@ -7,6 +7,7 @@ import "./production-mode.ts"; // first: before any library reads NODE_ENV
 import { openDatabase } from "../db/client.ts";
 import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
 import { migrateDatabase } from "../db/migrate.ts";
+import { createAbuseDetector } from "./abuse/wiring.ts";
 import { followAccountChanges } from "./accounts/change-feed.ts";
 import { KeyCache } from "./accounts/key-cache.ts";
 import { BackgroundWrites } from "./background.ts";
@@ -66,7 +67,8 @@ const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
 const pageReads = new PageReads();
 const extractor = new ExtractionPool(config.extraction, log);
 const background = new BackgroundWrites();
-const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background }, config, {
+const abuse = createAbuseDetector(config, { accounts: { db: database.db, clock, keyCache }, log, background });
+const app = buildApp({ database, limiter, usage, clock, log, load, keyCache, fetcher, pageReads, extractor, background, abuse }, config, {
   draining: () => draining,
 });
 app.listen({ port: config.port, hostname: config.host });
@@ -113,6 +115,7 @@ async function shutdown(signal: string): Promise<void> {
   await usage.close();
   await unfollowAccounts();
   await limiter.close();
+  await abuse.close();
   await database.close();
   log.info("stopped");
   process.exit(0);

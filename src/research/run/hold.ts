@@ -17,6 +17,7 @@
  */
 import type { Clock } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
+import type { CallOrigin } from "../../http/caller.ts";
 import { waitWords } from "../../http/wait-words.ts";
 import { prepareRun, runResearch, type EngineDeps } from "../engine.ts";
 import { parseSearchBody, type ResearchRequest, type SearchBody } from "../request.ts";
@@ -40,12 +41,24 @@ export interface RunUsage {
   record(status: number, tokens: number, at: Date): void;
 }
 
+/**
+ * What a run works on, as limit-evasion detection (src/abuse/) fingerprints
+ * it: a search's prompt and the fields of its output_format, or the designed
+ * or published endpoint called.
+ */
+export type RunWork = { prompt: string; fields: readonly string[] } | { endpoint: string };
+
 export interface RunDeps {
   engine: EngineDeps;
   load: LoadGauge;
   queue: RunQueue;
   deadlineMs: number;
   clock: Clock;
+  /**
+   * Hears every run once, as it asks for its slot, with who called from where and its work. It must return
+   * at once and never throw: limit-evasion detection does its counting off the call's path.
+   */
+  watch?: (origin: CallOrigin, work: RunWork | null) => void;
 }
 
 /**
@@ -60,6 +73,10 @@ export interface RunCall {
   signal: AbortSignal;
   usage: RunUsage;
   admitted?: (slot: Pick<RunSlot, "waitedMs" | "ahead">) => void;
+  /** Who called from where, for RunDeps.watch; a run without one is not watched. */
+  origin?: CallOrigin;
+  /** An endpoint call's work (a search's is its request). */
+  work?: RunWork;
 }
 
 /** The deadline's words: "the search did not finish within …", "the endpoint did not finish within …". */
@@ -81,7 +98,7 @@ export function engineFor(deps: RunDeps, requestId: string): EngineDeps {
  * ServiceErrors (504 past the deadline), and the usage is recorded then.
  */
 export async function startSearch(deps: RunDeps, request: ResearchRequest, call: RunCall): Promise<RunEvents> {
-  const held = await hold(deps, call, "search");
+  const held = await hold(deps, call, "search", { prompt: request.prompt, fields: Object.keys(request.outputFormat?.shape ?? {}) });
   let prepared;
   try {
     prepared = await prepareRun(held.engine, request, held.signal);
@@ -110,7 +127,7 @@ export async function holdRun<T extends { info: TokenReport }>(
   subject: RunSubject,
   work: (engine: EngineDeps, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const held = await hold(deps, call, subject);
+  const held = await hold(deps, call, subject, call.work ?? null);
   try {
     const result = await work(held.engine, held.signal);
     held.end(200, result.info.token_usage);
@@ -135,7 +152,8 @@ interface Held {
 }
 
 /** Waits for the run's slot, then holds it; a run refused or stopped while waiting is ended (counted out, recorded) and its error thrown. */
-async function hold(deps: RunDeps, call: RunCall, subject: RunSubject): Promise<Held> {
+async function hold(deps: RunDeps, call: RunCall, subject: RunSubject, work: RunWork | null): Promise<Held> {
+  if (call.origin) deps.watch?.(call.origin, work);
   const deadline = AbortSignal.timeout(deps.deadlineMs);
   const signal = AbortSignal.any([call.signal, deadline]);
   const leave = deps.load.enter();
