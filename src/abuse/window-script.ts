@@ -2,7 +2,9 @@
  * The windows as one Lua script: one round trip per counted call adds its
  * sightings, trims each set by time and size, renews its expiry, and
  * returns only the windows newly breached (with their calls), so an
- * ordinary call reads nothing back. Same rules as windows.ts.
+ * ordinary call reads nothing back. Same rules as windows.ts. Times are the
+ * service's clock (ARGV), not Redis's: a flag marker holds the time its
+ * period ends, and expires by Redis's clock only to free the memory.
  *
  * KEYS: per sighting, its set and then its flag marker per window.
  * ARGV: now ms, longest window ms, cap, min accounts, window count n, the n windows (ms), the n thresholds,
@@ -66,10 +68,11 @@ for s = 1, (#ARGV - base) / 2 do
   for i = 1, n do
     local marker = KEYS[first + i]
     local from = '(' .. string.format('%d', now - windows[i])
-    if redis.call('ZCOUNT', key, from, '+inf') > thresholds[i] and redis.call('EXISTS', marker) == 0 then
+    local flagged_until = tonumber(redis.call('GET', marker))
+    if redis.call('ZCOUNT', key, from, '+inf') > thresholds[i] and (not flagged_until or flagged_until <= now) then
       local entries = redis.call('ZRANGEBYSCORE', key, from, '+inf', 'WITHSCORES')
       if breached(kind, entries) then
-        redis.call('SET', marker, '1', 'PX', windows[i])
+        redis.call('SET', marker, string.format('%d', now + windows[i]), 'PX', windows[i])
         out[#out + 1] = { s, windows[i], entries }
       end
     end
