@@ -1,14 +1,15 @@
 /**
  * The windows' rules on each store: this process's memory, and (with
- * TEST_REDIS_URL) the Lua script in a real Redis, so the two are held to
- * the same answers.
+ * TEST_REDIS_URL) the Lua script in a real Redis, over RESP and through
+ * Upstash's REST protocol, so they are all held to the same answers.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { TEST_REDIS_URL } from "../../test/helpers/env.ts";
+import { startUpstashPeer, type UpstashPeer } from "../../test/helpers/peers/upstash.ts";
 import { clearPrefix, uniquePrefix } from "../../test/helpers/redis.ts";
 import { MemoryWindows } from "./memory-windows.ts";
-import { RedisWindows } from "./redis-windows.ts";
+import { RedisWindows, UpstashWindows } from "./redis-windows.ts";
 import type { WindowStore } from "./window-store.ts";
 import { memberOf, windowSettings, type Breach, type Sighting } from "./windows.ts";
 
@@ -16,12 +17,25 @@ const settings = windowSettings([60, 600], 10, 3);
 const T0 = Date.UTC(2030, 0, 1);
 const prefixes: string[] = [];
 
+let upstash: UpstashPeer | undefined;
+
 afterAll(async () => {
   for (const prefix of prefixes) await clearPrefix(prefix);
+  await upstash?.stop();
 });
 
 const stores: [string, () => WindowStore][] = [["memory", () => new MemoryWindows(settings)]];
-if (TEST_REDIS_URL) stores.push(["redis", () => new RedisWindows(TEST_REDIS_URL!, settings)]);
+if (TEST_REDIS_URL) {
+  stores.push(["redis", () => new RedisWindows(TEST_REDIS_URL!, settings)]);
+  // Upstash's REST protocol, through a loopback peer in front of the same Redis.
+  stores.push([
+    "upstash",
+    () => {
+      upstash ??= startUpstashPeer(TEST_REDIS_URL!);
+      return new UpstashWindows(upstash.url, upstash.token, 2_000, settings);
+    },
+  ]);
+}
 
 /** One counted call, as the detector sights it: under its address and its work (either may be unknown). */
 function sightings(prefix: string, call: { account: string; address?: string; work?: string }, n: number): Sighting[] {
