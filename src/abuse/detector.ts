@@ -115,10 +115,18 @@ export class AbuseDetector {
         key: `${prefix}work:${fingerprint}`,
         member: memberOf(account, address, unique),
       });
-    for (const breach of await this.store.record(sightings, at)) await this.raise(breach);
+    for (const breach of await this.store.record(sightings, at))
+      await this.raise(breach).catch((error: unknown) =>
+        // Its window's marker is set: this breach is not raised again before the window has passed.
+        this.warn("a limit-evasion flag could not be written or acted on", {
+          error,
+          kind: breach.kind,
+          window_seconds: breach.windowMs / 1000,
+        }),
+      );
   }
 
-  /** Records the flag, forgets flags past the retention, acts per ABUSE_ACTION, and says so once. */
+  /** Records the flag, acts per ABUSE_ACTION, says so once, and forgets the flags past the retention. */
   private async raise(breach: Breach): Promise<void> {
     const { windows, action, retentionDays } = this.settings;
     const threshold = windows.thresholds[windows.windowsMs.indexOf(breach.windowMs)] ?? 0;
@@ -126,7 +134,6 @@ export class AbuseDetector {
     const { db, clock } = this.deps.accounts;
     const at = new Date(clock.now());
     const flag = await insertFlag(db, contents, action, at);
-    await forgetFlagsBefore(db, new Date(at.getTime() - retentionDays * 86_400_000));
     const acted = await actOnFlag(
       this.deps.accounts,
       action,
@@ -142,6 +149,7 @@ export class AbuseDetector {
       action,
       acted_on: acted.length,
     });
+    await forgetFlagsBefore(db, new Date(at.getTime() - retentionDays * 86_400_000));
   }
 
   async close(): Promise<void> {
