@@ -5,6 +5,7 @@
  */
 import { Elysia } from "elysia";
 import type { DatabaseHandle } from "../db/client.ts";
+import type { AbuseDetector } from "./abuse/detector.ts";
 import { accountsAuthenticator } from "./accounts/authenticator.ts";
 import type { KeyCache } from "./accounts/key-cache.ts";
 import type { StandingWatch } from "./accounts/standing-watch.ts";
@@ -60,11 +61,22 @@ export interface AppDeps {
   extractor: Extractor;
   /** Writes a request starts and does not wait for; shutdown waits for them. */
   background: BackgroundWrites;
+  /** Limit-evasion detection: hears every research call of a Free account. Absent: nothing is counted. */
+  abuse?: AbuseDetector;
 }
 
 export type AppConfig = Pick<
   Config,
-  "publicBaseUrl" | "maxBodyBytes" | "idleTimeoutSeconds" | "contentsMaxAgeSeconds" | "search" | "runs" | "llm" | "fetch" | "dashboard"
+  | "publicBaseUrl"
+  | "maxBodyBytes"
+  | "idleTimeoutSeconds"
+  | "contentsMaxAgeSeconds"
+  | "search"
+  | "runs"
+  | "llm"
+  | "fetch"
+  | "dashboard"
+  | "clientAddress"
 >;
 
 export interface AppState {
@@ -86,6 +98,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     admit: admission(deps.limiter, { dashboardPerMinute: config.dashboard.perMinute }),
     now: () => deps.clock.now(),
     publicBaseUrl: config.publicBaseUrl,
+    clientAddress: config.clientAddress,
   };
   const identity = {
     ...accounts,
@@ -111,6 +124,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     deadlineMs: config.search.deadlineMs,
     clock: deps.clock,
     standing: deps.standing,
+    ...(deps.abuse ? { watch: deps.abuse.observe.bind(deps.abuse) } : {}),
   };
   const endpoints = { db: deps.database.db, clock: deps.clock, llm: runs.engine.llm, log: deps.log };
   // Discovery and the error mapping read the app's own routes, once the app is composed.
@@ -156,7 +170,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(opsRoutes({ database: deps.database, limiter: deps.limiter, runs: runs.queue, draining: state.draining }))
     .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))
     .use(accountRoutes(auth, accounts))
-    .use(contentsRoutes(auth, contents))
+    .use(contentsRoutes(auth, contents, (origin) => deps.abuse?.observe(origin, null)))
     .use(searchRoutes(auth, runs, deps.usage, deps.log))
     .use(searchSocket(auth, runs, deps.usage, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
     .use(designRoutes(auth, endpoints, config.publicBaseUrl))
@@ -166,7 +180,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(
       dashboardRoutes(auth, identity, {
         credit: config.dashboard.credit,
-        clientIpHeader: config.dashboard.clientIpHeader,
+        clientAddress: config.clientAddress,
         publicBaseUrl: config.publicBaseUrl,
       }),
     );

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { openDatabase, type DatabaseHandle } from "../db/client.ts";
+import { abuseReport, flagJson, flagLines, parseSince } from "./abuse/report.ts";
 import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import * as q from "./accounts/queries.ts";
@@ -46,6 +47,10 @@ Accounts and keys
   keys revoke KEY_ID                 revoke a key at once
   credit add --account ID --amount DOLLARS
                                      add credit (a positive balance is the Pro plan)
+
+Abuse
+  abuse report [--since 24h] [--json]
+                                     limit-evasion flags raised since (30m, 1h, 2d, ...), newest first, with their evidence
 
 Pages
   index URL... [--sitemap URL] [--concurrency N] [--max-age SECONDS] [--limit N]
@@ -120,6 +125,7 @@ async function run(argv: string[]): Promise<number> {
       sitemap: { type: "string" },
       concurrency: { type: "string" },
       "max-age": { type: "string" },
+      since: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -146,12 +152,16 @@ async function run(argv: string[]): Promise<number> {
     "keys list",
     "keys revoke",
     "credit add",
+    "abuse report",
     "db migrate",
   ];
   const indexing = group === "index";
   if (!known.includes(command) && !indexing) throw new UsageError(`unknown command "${command}"`);
 
   const config = loadConfig(process.env);
+  const sinceMs = command === "abuse report" ? parseSince(values.since ?? "24h") : null;
+  if (command === "abuse report" && sinceMs === null)
+    throw new UsageError(`--since must be a number and a unit: 30m, 1h, 2d (got "${values.since}")`);
   const handle = await openForCli(config);
   const ctx = { db: handle.db, clock: systemClock };
   try {
@@ -242,6 +252,19 @@ async function run(argv: string[]): Promise<number> {
         if (!owner) throw new ServiceError("not_found", `key ${keyId} not found`);
         const key = await revokeKey(ctx, owner, keyId);
         out(`key ${key.id} revoked at ${key.revokedAt?.toISOString()}`);
+        break;
+      }
+      case "abuse report": {
+        const flags = await abuseReport(handle.db, systemClock, { sinceMs: sinceMs!, retentionDays: config.abuse.retentionDays });
+        if (values.json) out(JSON.stringify(flags.map(flagJson)));
+        else if (!flags.length) out(`no limit-evasion flags since ${values.since ?? "24h"} ago`);
+        else
+          out(
+            flags
+              .flatMap((flag) => [...flagLines(flag), ""])
+              .join("\n")
+              .trimEnd(),
+          );
         break;
       }
       case "credit add": {

@@ -70,6 +70,32 @@ describe("the environment", () => {
     ).toContain("choose one");
   });
 
+  test("abuse detection: windows sorted and checked, the action one of three, the client address read from a proxy only when trusted", () => {
+    expect(loadConfig({}).abuse).toEqual({
+      action: "report",
+      windowsSeconds: [60, 600],
+      minAccounts: 3,
+      hashKey: undefined,
+      retentionDays: 30,
+    });
+    expect(loadConfig({}).clientAddress).toEqual({ trustProxy: false, header: undefined });
+    const set = loadConfig({
+      ABUSE_WINDOWS_SECONDS: "600, 30,600",
+      ABUSE_ACTION: "throttle",
+      TRUST_PROXY: "yes",
+      CLIENT_IP_HEADER: "X-Real-IP",
+    });
+    expect(set.abuse).toMatchObject({ action: "throttle", windowsSeconds: [30, 600] });
+    expect(set.clientAddress).toEqual({ trustProxy: true, header: "x-real-ip" });
+    expect(problems({ ABUSE_WINDOWS_SECONDS: "5,600", ABUSE_ACTION: "ban", ABUSE_MIN_ACCOUNTS: "1", ABUSE_HASH_KEY: "short" })).toEqual([
+      expect.stringMatching(/^ABUSE_ACTION must be one of report, throttle, suspend/),
+      expect.stringMatching(/^ABUSE_MIN_ACCOUNTS must be an integer >= 2/),
+      expect.stringMatching(/^ABUSE_HASH_KEY must be non-empty/),
+      "ABUSE_WINDOWS_SECONDS: each window is 10 to 86400 seconds",
+    ]);
+    expect(problems({ ABUSE_WINDOWS_SECONDS: "1m" })[0]).toStartWith("ABUSE_WINDOWS_SECONDS must be matching");
+  });
+
   test("the README documents every variable", () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
     for (const { name } of describeEnvironment()) expect(readme).toContain(`\`${name}\``);

@@ -317,9 +317,44 @@ export const EnvSchema = Type.Object({
     Type.String({
       pattern: "^[A-Za-z0-9-]+$",
       description:
-        "A header carrying the client's address set by a trusted proxy (Fly: fly-client-ip), for sign-in limits. Absent: the socket peer.",
+        "A header carrying the client's address set by a trusted proxy (Fly: fly-client-ip), for sign-in limits and abuse detection. It wins over TRUST_PROXY. Absent: see TRUST_PROXY.",
     }),
   ),
+  TRUST_PROXY: Type.Boolean({
+    default: false,
+    description:
+      "Whether a proxy in front sets the client's address: true reads the first hop of Fly-Client-IP, else of X-Forwarded-For (set it only when the proxy overwrites that header, as Fly's does); false uses the socket peer.",
+  }),
+  ABUSE_ACTION: Type.Union([Type.Literal("report"), Type.Literal("throttle"), Type.Literal("suspend")], {
+    default: "report",
+    description:
+      "What a limit-evasion flag does to the Free accounts in it: report (a flag row only, see `cli abuse report`), throttle (they share one Free bucket) or suspend. Paid accounts are never acted on.",
+  }),
+  ABUSE_WINDOWS_SECONDS: Type.String({
+    pattern: "^\\s*\\d+(\\s*,\\s*\\d+){0,3}\\s*$",
+    default: "60,600",
+    description:
+      "Sliding windows of limit-evasion detection, in seconds (up to 4, each 10 to 86400): Free accounts are flagged when together they pass the Free limit over a window.",
+  }),
+  ABUSE_MIN_ACCOUNTS: Type.Integer({
+    minimum: 2,
+    maximum: 1_000,
+    default: 3,
+    description: "Distinct Free accounts that must share an address's coordinated work, or one piece of work, before a flag is raised.",
+  }),
+  ABUSE_HASH_KEY: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description:
+        "Key of the keyed hashes (HMAC-SHA256) abuse detection stores instead of client addresses and prompts. Absent: a random key made once and kept in the database.",
+    }),
+  ),
+  ABUSE_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3_650,
+    default: 30,
+    description: "Days a limit-evasion flag (with its hashed evidence) is kept.",
+  }),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -360,10 +395,19 @@ export interface Config {
   readonly contentsMaxAgeSeconds: number;
   readonly extraction: { readonly workers: number; readonly timeoutMs: number; readonly idleMs: number };
   readonly pricing: { readonly perMillionTokens: number; readonly publisherShare: number };
+  /** Where a call comes from (http/client-address.ts): sign-in limits and abuse detection read it. */
+  readonly clientAddress: { readonly trustProxy: boolean; readonly header: string | undefined };
+  /** Limit-evasion detection across Free accounts (src/abuse/). */
+  readonly abuse: {
+    readonly action: "report" | "throttle" | "suspend";
+    readonly windowsSeconds: readonly number[];
+    readonly minAccounts: number;
+    readonly hashKey: string | undefined;
+    readonly retentionDays: number;
+  };
   readonly dashboard: {
     readonly sessionDays: number;
     readonly credit: boolean;
-    readonly clientIpHeader: string | undefined;
     readonly signupsPerMinute: number;
     readonly signinsPerMinute: number;
     readonly perMinute: number;
@@ -506,6 +550,8 @@ export function loadConfig(
     if (environment[name])
       problems.push(`${name} is set: page fetching connects to the addresses it has checked and cannot go through a proxy; unset it`);
   }
+  const abuseWindows = [...new Set(env.ABUSE_WINDOWS_SECONDS.split(",").map((w) => Number(w.trim())))].sort((a, b) => a - b);
+  if (abuseWindows.some((w) => w < 10 || w > 86_400)) problems.push("ABUSE_WINDOWS_SECONDS: each window is 10 to 86400 seconds");
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -545,10 +591,17 @@ export function loadConfig(
     contentsMaxAgeSeconds: env.CONTENTS_MAX_AGE_SECONDS,
     extraction: { workers: env.EXTRACT_WORKERS, timeoutMs: env.EXTRACT_TIMEOUT_MS, idleMs: env.EXTRACT_IDLE_MS },
     pricing: { perMillionTokens: env.PRICE_PER_MILLION_TOKENS, publisherShare: env.PUBLISHER_SHARE },
+    clientAddress: { trustProxy: env.TRUST_PROXY, header: env.CLIENT_IP_HEADER?.toLowerCase() },
+    abuse: {
+      action: env.ABUSE_ACTION,
+      windowsSeconds: abuseWindows,
+      minAccounts: env.ABUSE_MIN_ACCOUNTS,
+      hashKey: env.ABUSE_HASH_KEY,
+      retentionDays: env.ABUSE_RETENTION_DAYS,
+    },
     dashboard: {
       sessionDays: env.SESSION_DAYS,
       credit: env.DASHBOARD_CREDIT,
-      clientIpHeader: env.CLIENT_IP_HEADER?.toLowerCase(),
       signupsPerMinute: env.SIGNUPS_PER_MINUTE,
       signinsPerMinute: env.SIGNINS_PER_MINUTE,
       perMinute: env.DASHBOARD_PER_MINUTE,

@@ -7,6 +7,7 @@ import "./production-mode.ts"; // first: before any library reads NODE_ENV
 import { openDatabase } from "../db/client.ts";
 import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
 import { migrateDatabase } from "../db/migrate.ts";
+import { createAbuseDetector } from "./abuse/wiring.ts";
 import { followAccountChanges } from "./accounts/change-feed.ts";
 import { KeyCache } from "./accounts/key-cache.ts";
 import { StandingWatch } from "./accounts/standing-watch.ts";
@@ -68,8 +69,10 @@ const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
 const pageReads = new PageReads();
 const extractor = new ExtractionPool(config.extraction, log);
 const background = new BackgroundWrites();
+// The detector's own verbs (throttle, suspend) reach this process's running calls through `standing` at once.
+const abuse = createAbuseDetector(config, { accounts: { db: database.db, clock, keyCache, standing }, log, background });
 const app = buildApp(
-  { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background },
+  { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse },
   config,
   {
     draining: () => draining,
@@ -119,6 +122,7 @@ async function shutdown(signal: string): Promise<void> {
   await usage.close();
   await unfollowAccounts();
   await limiter.close();
+  await abuse.close();
   await database.close();
   log.info("stopped");
   process.exit(0);

@@ -2,15 +2,18 @@
 import { Elysia } from "elysia";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import { requestMeta } from "../http/request-context.ts";
+import type { CallOrigin } from "../http/caller.ts";
+import { callOrigin, requestMeta } from "../http/request-context.ts";
 import { ContentsRequest, ContentsResponse, FetchErrorBody } from "./model.ts";
 import type { ContentsContext } from "./service.ts";
 import { readContents } from "./view.ts";
 
-export function contentsRoutes(auth: AuthDeps, contents: ContentsContext) {
+/** `watch` hears each read with who asked from where (limit-evasion detection); it returns at once and never throws. */
+export function contentsRoutes(auth: AuthDeps, contents: ContentsContext, watch: (origin: CallOrigin) => void = () => {}) {
   return new Elysia({ prefix: "/v1" }).use(authenticated(auth)).post(
     "/contents",
     async ({ body, request }) => {
+      watch(callOrigin(requestMeta(request)));
       const view = await readContents(contents, body, request.signal);
       requestMeta(request).tokens = view.token_count;
       return view;

@@ -11,6 +11,7 @@ import { currentSession, signIn, signOut, signUp, type SignedIn, type SignInCont
 import { notFound, ServiceError } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { sameOrigin } from "../http/base-url.ts";
+import { clientAddress, type ClientAddressSettings, type PeerSource } from "../http/client-address.ts";
 import { readCookie, SESSION_COOKIE, sessionCookie } from "../http/cookies.ts";
 import { sessionOnly } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
@@ -20,11 +21,9 @@ import { CreditBody, Credentials, SessionView, SignUpBody } from "./model.ts";
 
 export interface DashboardSettings {
   credit: boolean;
-  clientIpHeader: string | undefined;
+  clientAddress: ClientAddressSettings;
   publicBaseUrl: string | undefined;
 }
-
-type Server = { requestIP(r: Request): { address: string } | null } | null;
 
 export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, settings: DashboardSettings) {
   const secure = (request: Request) => request.url.startsWith("https:") || Boolean(settings.publicBaseUrl?.startsWith("https:"));
@@ -32,10 +31,7 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
     if (!sameOrigin(request, settings.publicBaseUrl))
       throw new ServiceError("forbidden", "requests to sign in must come from this service's own pages");
   };
-  const clientIp = (request: Request, server: Server) =>
-    (settings.clientIpHeader && request.headers.get(settings.clientIpHeader)?.split(",")[0]?.trim()) ||
-    server?.requestIP(request)?.address ||
-    "unknown";
+  const clientIp = (request: Request, server: PeerSource) => clientAddress(request, server, settings.clientAddress) ?? "unknown";
   /** The session body; a session just started also sets its cookie. */
   const sessionBody = (signedIn: SignedIn, request: Request, set: { headers: Record<string, unknown> }) => {
     if (signedIn.session)

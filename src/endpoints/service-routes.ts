@@ -20,7 +20,7 @@ export function userServiceRoutes(auth: AuthDeps, ctx: EndpointsContext, runs: R
     const version = await calledVersion(ctx, caller.accountId, stub, segment);
     // The version that ran goes on the call's usage record.
     requestMeta(request).apiId = version.id;
-    return runCall(runs, runnable(version), body, answeredCall(request));
+    return runCall(runs, runnable(version), body, { ...answeredCall(request), work: { endpoint: `user:${stub}` } });
   };
   const detail = (summary: string) =>
     secured({

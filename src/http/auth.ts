@@ -11,6 +11,7 @@ import { Elysia } from "elysia";
 import { unauthorized } from "../errors.ts";
 import { sameOrigin } from "./base-url.ts";
 import type { Caller } from "./caller.ts";
+import { clientAddress, type ClientAddressSettings } from "./client-address.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { rateLimited, rateLimitHeaders, type RateDecision } from "./rate-limit-headers.ts";
 import { requestMeta } from "./request-context.ts";
@@ -28,6 +29,8 @@ export interface AuthDeps {
   admit(caller: Caller, path: string): Promise<RateDecision>;
   now(): number;
   publicBaseUrl: string | undefined;
+  /** How the client's address is read (put on the request's meta for the routes that count it). Absent: the socket peer. */
+  clientAddress?: ClientAddressSettings;
 }
 
 /** Browsers cannot set headers on a WebSocket: this subprotocol, followed by the key, carries it instead. */
@@ -64,11 +67,13 @@ function sessionCaller(deps: AuthDeps, request: Request): Promise<Caller> {
 }
 
 export function authenticated(deps: AuthDeps) {
-  return new Elysia().derive({ as: "scoped" }, async ({ request, set, path }) => {
+  const addressSettings = deps.clientAddress ?? { trustProxy: false, header: undefined };
+  return new Elysia().derive({ as: "scoped" }, async ({ request, set, path, server }) => {
     const meta = requestMeta(request);
     const key = presentedKey(request);
     const caller = key !== null ? await deps.authenticator.byKey(key) : await sessionCaller(deps, request);
     meta.caller = caller;
+    meta.address = clientAddress(request, server, addressSettings);
     const outcome = await deps.admit(caller, path);
     Object.assign(set.headers, rateLimitHeaders(outcome, deps.now()));
     if (!outcome.allowed) throw rateLimited(outcome);

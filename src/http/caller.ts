@@ -19,3 +19,9 @@ export interface Caller {
 export function bucketOf(caller: Caller): string {
   return caller.keyId ?? `session:${caller.accountId}`;
 }
+
+/** Who made a call and from where (http/client-address.ts): what limit-evasion detection counts. */
+export interface CallOrigin {
+  caller: Caller;
+  address: string | null;
+}

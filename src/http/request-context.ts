@@ -6,7 +6,7 @@
  * exists from the very first hook and is freed with the request.
  */
 import { Elysia } from "elysia";
-import type { Caller } from "./caller.ts";
+import type { CallOrigin, Caller } from "./caller.ts";
 import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
@@ -17,6 +17,8 @@ export interface RequestMeta {
   id: string;
   startedAt: number;
   caller?: Caller;
+  /** The client's address (client-address.ts), set with the caller; null when nothing tells it. */
+  address?: string | null;
   tokens: number;
   errorCode?: string;
   /** The body as parsed, before Elysia normalises it: what a 422 must describe. */
@@ -47,8 +49,8 @@ export function requestMeta(request: Request): RequestMeta {
 /**
  * A research run answered within this request (the JSON search, an
  * endpoint call), as the run wrapper (research/run/hold.ts) takes it: the
- * caller's account (its lane in the run queue), the request id, the client's
- * signal, and its usage: the tokens go on this request's own record, written
+ * caller's account (its lane in the run queue) and origin, the request id,
+ * the client's signal, and its usage: the tokens go on this request's own record, written
  * when the response is sent with its status. A wait for a run slot goes on
  * the request's log line.
  */
@@ -56,6 +58,7 @@ export function answeredCall(request: Request) {
   const meta = requestMeta(request);
   return {
     account: callerAccount(meta),
+    origin: callOrigin(meta),
     requestId: meta.id,
     signal: request.signal,
     usage: {
@@ -71,6 +74,12 @@ export function answeredCall(request: Request) {
 export function callerAccount(meta: RequestMeta): string {
   if (!meta.caller) throw new Error("a research run started before its caller was authenticated");
   return meta.caller.accountId;
+}
+
+/** Who made an authenticated call and from where: what limit-evasion detection counts. */
+export function callOrigin(meta: RequestMeta): CallOrigin {
+  if (!meta.caller) throw new Error("a research call was counted before its caller was authenticated");
+  return { caller: meta.caller, address: meta.address ?? null };
 }
 
 /** Puts a run's wait for its slot on the request's log line. */

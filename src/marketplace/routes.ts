@@ -17,6 +17,12 @@ import { publishVersion } from "./service.ts";
 
 const tags = ["Marketplace"];
 
+/** A published endpoint's call: its work, for limit-evasion detection, is the public stub whatever version runs. */
+const publishedCall = (request: Request, publicStub: string) => ({
+  ...answeredCall(request),
+  work: { endpoint: `published:${publicStub}` },
+});
+
 export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: RunDeps, publicBaseUrl: string | undefined) {
   const base = (request: Request) => baseUrlOf(request, publicBaseUrl);
   return new Elysia({ prefix: "/v1" })
@@ -62,7 +68,7 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
       async ({ params, body, request }) => {
         const { listing, versions } = await findCallable(ctx, params.api_stub);
         requestMeta(request).publisher = { accountId: listing.ownerAccountId, publishedId: listing.id };
-        return runCall(face, runnable(versions.at(-1)!), body, answeredCall(request));
+        return runCall(face, runnable(versions.at(-1)!), body, publishedCall(request, params.api_stub));
       },
       {
         params: t.Object({ api_stub: t.String({ maxLength: 64 }) }),
@@ -77,7 +83,7 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
         const published = await findCallable(ctx, params.api_stub);
         const snapshot = snapshotOf(published, Number(VERSION_SEGMENT.exec(params.version)?.[1] ?? Number.NaN));
         requestMeta(request).publisher = { accountId: published.listing.ownerAccountId, publishedId: published.listing.id };
-        return runCall(face, runnable(snapshot), body, answeredCall(request));
+        return runCall(face, runnable(snapshot), body, publishedCall(request, params.api_stub));
       },
       {
         params: t.Object({ api_stub: t.String({ maxLength: 64 }), version: t.String({ maxLength: 10 }) }),

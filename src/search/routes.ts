@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import { answeredCall, callerAccount, queuedOn, requestMeta } from "../http/request-context.ts";
+import { answeredCall, callerAccount, callOrigin, queuedOn, requestMeta } from "../http/request-context.ts";
 import type { Logger } from "../log.ts";
 import { collect, type RunEvents, type SearchAnswer } from "../research/run/drain.ts";
 import { checkSearchBody, startSearch, type RunDeps } from "../research/run/hold.ts";
@@ -30,6 +30,7 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
         // The stream starts once the run has its slot: until then the caller waits for the response's head.
         const call = {
           account: callerAccount(meta),
+          origin: callOrigin(meta),
           requestId: meta.id,
           signal: AbortSignal.any([request.signal, stop.signal]),
           usage: usage.forStream({ caller, route: "POST /v1/search (stream)", requestId: meta.id }),

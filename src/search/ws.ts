@@ -12,9 +12,9 @@ import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { InvalidInput, ServiceError } from "../errors.ts";
 import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
-import { bucketOf, type Caller } from "../http/caller.ts";
+import { bucketOf, type CallOrigin, type Caller } from "../http/caller.ts";
 import { parseJsonInput, valueProblems } from "../http/json-input.ts";
-import { requestMeta } from "../http/request-context.ts";
+import { callOrigin, requestMeta } from "../http/request-context.ts";
 import { jsonErrorOffset, validationIssues } from "../http/validation-detail.ts";
 import type { Logger } from "../log.ts";
 import type { SearchBody } from "../research/request.ts";
@@ -35,6 +35,7 @@ interface RawSocket {
 
 interface SocketState {
   caller: Caller;
+  origin: CallOrigin;
   requestId: string;
   usage: RunUsage;
   started: boolean;
@@ -74,6 +75,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
       // A busy instance queues the run (research/run/queue.ts): the socket simply waits, as SPEC 6 has no message for it.
       const events = await startSearch(runs, request, {
         account: state.caller.accountId,
+        origin: state.origin,
         requestId: state.requestId,
         signal,
         usage: state.usage,
@@ -110,9 +112,11 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
       const { caller, request } = ws.data as unknown as { caller: Caller; request: Request };
       openPerKey.set(bucketOf(caller), (openPerKey.get(bucketOf(caller)) ?? 0) + 1);
       const raw = ws.raw as unknown as RawSocket;
-      const requestId = requestMeta(request).id;
+      const meta = requestMeta(request);
+      const requestId = meta.id;
       const state: SocketState = {
         caller,
+        origin: callOrigin(meta),
         requestId,
         usage: usage.forStream({ caller, route: "WS /v1/ws/search", requestId }),
         started: false,

@@ -4,6 +4,8 @@
  * created through the real service, captured log lines, and stop().
  */
 import type { Database } from "../../db/client.ts";
+import type { AbuseDetector } from "../../src/abuse/detector.ts";
+import { createAbuseDetector } from "../../src/abuse/wiring.ts";
 import { followAccountChanges } from "../../src/accounts/change-feed.ts";
 import { KeyCache } from "../../src/accounts/key-cache.ts";
 import { StandingWatch } from "../../src/accounts/standing-watch.ts";
@@ -38,6 +40,8 @@ export interface TestAppOptions {
   resolver?: Resolver;
   /** A fixed port (the browser tests need one); the default is any free port. */
   port?: number;
+  /** Limit-evasion detection (src/abuse/), on the same store as the limiter; off unless asked for. */
+  abuse?: boolean;
 }
 
 export interface TestAccount {
@@ -56,6 +60,7 @@ export interface TestApp {
   config: Config;
   clock: Clock;
   limiter: RateLimiter;
+  abuse: AbuseDetector | undefined;
   usage: UsageRecorder;
   load: InFlightGauge;
   pageReads: PageReads;
@@ -95,8 +100,14 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
   const pageReads = new PageReads();
   const extractor = new ExtractionPool({ ...config.extraction, workers: 1 }, log);
+  const abuse = options.abuse
+    ? createAbuseDetector(
+        { abuse: config.abuse, rateLimit: { ...config.rateLimit, redisUrl: choice === "redis" ? TEST_REDIS_URL : undefined } },
+        { accounts: { db: database.handle.db, clock, keyCache, standing }, log, background },
+      )
+    : undefined;
   const app = buildApp(
-    { database: database.handle, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background },
+    { database: database.handle, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse },
     config,
   );
   app.listen({ port: options.port ?? 0, hostname: "127.0.0.1" });
@@ -109,6 +120,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     config,
     clock,
     limiter,
+    abuse,
     usage,
     load,
     pageReads,
@@ -131,6 +143,8 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
       await extractor.close();
       await usage.close();
       await limiter.close();
+      await background.settled();
+      await abuse?.close();
       if (choice === "redis") await clearPrefix(keyPrefix);
     },
   };

@@ -29,6 +29,9 @@ const PROBES: Record<string, string> = {
   "src/marketplace/feature.ts": `import { publish } from "../endpoints/service.ts";\nexport const probe = publish;\n`,
   "src/research/face.ts": `import { collect } from "../search/run.ts";\nexport const probe = collect;\n`,
   "src/research/below.ts": `import { SafeFetch } from "../contents/egress/safe-fetch.ts";\nimport { planFor } from "../limits/plans.ts";\nexport const probe = [SafeFetch, planFor];\n`,
+  "src/research/watches.ts": `import { AbuseDetector } from "../abuse/detector.ts";\nexport const probe = AbuseDetector;\n`,
+  "src/abuse/above.ts": `import { publish } from "../endpoints/service.ts";\nexport const probe = publish;\n`,
+  "src/abuse/below.ts": `import { changeStatus } from "../accounts/status.ts";\nimport { planFor } from "../limits/plans.ts";\nimport { clientAddress } from "../http/client-address.ts";\nexport const probe = [changeStatus, planFor, clientAddress];\n`,
   "src/search/allowed.ts": `import { runResearch } from "../research/engine.ts";\nimport { auth } from "../http/auth.ts";\nexport const probe = [runResearch, auth];\n`,
   "src/search/endpoints.ts": `import { designEndpoint } from "../endpoints/design/designer.ts";\nexport const probe = designEndpoint;\n`,
   "src/app-kernel.ts": `import { accountRoutes } from "./accounts/routes.ts";\nexport const probe = accountRoutes;\n`,
@@ -134,6 +137,16 @@ describe("import boundaries", () => {
       `1: ${IMPORTS}: src/research/ imports no face or feature above it (of the features it may import contents/ and limits/ only).`,
     ]);
     expect(findings("src/research/below.ts")).toEqual([]);
+  });
+
+  test("only the composition roots import src/abuse/; it imports accounts/, limits/ and http/, no feature above", () => {
+    expect(findings("src/research/watches.ts")).toEqual([
+      `1: ${IMPORTS}: Only the composition roots (src/app.ts, main.ts, cli.ts) import src/abuse/: it hears research calls through the hooks they wire (RunDeps.watch).`,
+    ]);
+    expect(findings("src/abuse/above.ts")).toEqual([
+      `1: ${IMPORTS}: src/abuse/ imports no face or feature but accounts/ (the actions) and limits/ (the plans): the faces hand it what it counts.`,
+    ]);
+    expect(findings("src/abuse/below.ts")).toEqual([]);
   });
 
   test("the search faces may import research/ and http/, never endpoints/", () => {

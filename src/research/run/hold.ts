@@ -18,6 +18,7 @@
  */
 import type { Clock } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
+import type { CallOrigin } from "../../http/caller.ts";
 import { waitWords } from "../../http/wait-words.ts";
 import { prepareRun, runResearch, type EngineDeps } from "../engine.ts";
 import { parseSearchBody, type ResearchRequest, type SearchBody } from "../request.ts";
@@ -50,6 +51,13 @@ export interface StandingWatcher {
   track(accountId: string, stop: (refusal: ServiceError) => void): () => void;
 }
 
+/**
+ * What a run works on, as limit-evasion detection (src/abuse/) fingerprints
+ * it: a search's prompt and the fields of its output_format, or the designed
+ * or published endpoint called.
+ */
+export type RunWork = { prompt: string; fields: readonly string[] } | { endpoint: string };
+
 export interface RunDeps {
   engine: EngineDeps;
   load: LoadGauge;
@@ -58,6 +66,11 @@ export interface RunDeps {
   clock: Clock;
   /** Absent in unit tests: runs then end only by deadline, failure or their caller. */
   standing?: StandingWatcher;
+  /**
+   * Hears every run once, as it asks for its slot, with who called from where and its work. It must return
+   * at once and never throw: limit-evasion detection does its counting off the call's path.
+   */
+  watch?: (origin: CallOrigin, work: RunWork | null) => void;
 }
 
 /**
@@ -72,6 +85,10 @@ export interface RunCall {
   signal: AbortSignal;
   usage: RunUsage;
   admitted?: (slot: Pick<RunSlot, "waitedMs" | "ahead">) => void;
+  /** Who called from where, for RunDeps.watch; a run without one is not watched. */
+  origin?: CallOrigin;
+  /** An endpoint call's work (a search's is its request). */
+  work?: RunWork;
 }
 
 /** The deadline's words: "the search did not finish within …", "the endpoint did not finish within …". */
@@ -93,7 +110,7 @@ export function engineFor(deps: RunDeps, requestId: string): EngineDeps {
  * ServiceErrors (504 past the deadline), and the usage is recorded then.
  */
 export async function startSearch(deps: RunDeps, request: ResearchRequest, call: RunCall): Promise<RunEvents> {
-  const held = await hold(deps, call, "search");
+  const held = await hold(deps, call, "search", { prompt: request.prompt, fields: Object.keys(request.outputFormat?.shape ?? {}) });
   let prepared;
   try {
     prepared = await prepareRun(held.engine, request, held.signal);
@@ -122,7 +139,7 @@ export async function holdRun<T extends { info: TokenReport }>(
   subject: RunSubject,
   work: (engine: EngineDeps, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const held = await hold(deps, call, subject);
+  const held = await hold(deps, call, subject, call.work ?? null);
   try {
     const result = await work(held.engine, held.signal);
     held.end(200, result.info.token_usage);
@@ -147,7 +164,8 @@ interface Held {
 }
 
 /** Waits for the run's slot, then holds it; a run refused or stopped while waiting is ended (counted out, recorded) and its error thrown. */
-async function hold(deps: RunDeps, call: RunCall, subject: RunSubject): Promise<Held> {
+async function hold(deps: RunDeps, call: RunCall, subject: RunSubject, work: RunWork | null): Promise<Held> {
+  if (call.origin) deps.watch?.(call.origin, work);
   const deadline = AbortSignal.timeout(deps.deadlineMs);
   // A suspension or ban of the caller's account, on any instance, stops the run with the 403 (waiting or running).
   const refused = new AbortController();
