@@ -16,7 +16,8 @@ import { sessionOnly } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { AccountView } from "../accounts/model.ts";
 import { ASSET_PREFIX, dashboardBundle, PAGE_HEADERS } from "./bundle.ts";
-import { CreditBody, Credentials, SessionView, SignUpBody } from "./model.ts";
+import { claimSignInLink } from "../accounts/sign-in-links.ts";
+import { ClaimBody, CreditBody, Credentials, SessionView, SignUpBody } from "./model.ts";
 
 export interface DashboardSettings {
   credit: boolean;
@@ -84,6 +85,21 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
         body: Credentials,
         response: { 200: SessionView },
         detail: { tags, summary: "Sign in (limited to a few attempts a minute per address and per email)" },
+      },
+    )
+    .post(
+      "/claim",
+      async ({ body, request, set, server }) => {
+        guardOrigin(request);
+        return sessionBody(await claimSignInLink(identity, body, clientIp(request, server)), request, set);
+      },
+      {
+        body: ClaimBody,
+        response: { 200: SessionView },
+        detail: {
+          tags,
+          summary: "Use a one-time sign-in link: set the account's email and password, and sign in (the link then stops working)",
+        },
       },
     )
     .post(
