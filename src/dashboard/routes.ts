@@ -1,6 +1,6 @@
 /**
  * The dashboard's server side: its page and assets, and the HTTP half of
- * sign-up, sign-in, sign-out and the session (the cookie, the origin check);
+ * sign-up, sign-in (also by a one-time link), sign-out and the session (the cookie, the origin check);
  * who may sign in is accounts/sign-in.ts. Everything else the page does goes
  * through the /v1 API itself, with the session cookie and its CSRF token, so
  * the page shows exactly what the API accepts and refuses.
