@@ -191,7 +191,7 @@ describe("the CLI mints a fresh link", () => {
       const env = { DATABASE_URL: database.url!, PUBLIC_BASE_URL: "https://search.example.com/" };
       const minted = await runCli(["accounts", "sign-in-link", "--account", account.accountId], env);
       expect(minted.code).toBe(0);
-      const [, token] = /^  https:\/\/search\.example\.com\/dashboard\/claim#([A-Za-z0-9_-]{43})$/m.exec(minted.stdout)!;
+      const [, token] = /^ {2}https:\/\/search\.example\.com\/dashboard\/claim#([A-Za-z0-9_-]{43})$/m.exec(minted.stdout)!;
       // The CLI runs on the system clock; the link is checked against the app's.
       clock.advance(Date.now() - clock.now());
       expect((await claim({ token, email: "cli-link@example.com", password: "a long enough password" })).status).toBe(200);
@@ -199,7 +199,7 @@ describe("the CLI mints a fresh link", () => {
         DATABASE_URL: database.url!,
         PORT: "4123",
       });
-      expect(local.stdout).toMatch(/^  http:\/\/localhost:4123\/dashboard\/claim#[A-Za-z0-9_-]{43}$/m);
+      expect(local.stdout).toMatch(/^ {2}http:\/\/localhost:4123\/dashboard\/claim#[A-Za-z0-9_-]{43}$/m);
       const unknown = await runCli(["accounts", "sign-in-link", "--account", "acct_01m81vxjpee6ta28c6edpbkmfh"], env);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain("account not found");
