@@ -8,6 +8,7 @@ import { api, ApiError, whenSignedOut } from "./api.ts";
 import { ErrorMessage } from "./components/ErrorMessage.tsx";
 import { Header } from "./components/Header.tsx";
 import type { Account, Session } from "./model.ts";
+import { ClaimPage } from "./pages/ClaimPage.tsx";
 import { EndpointPage } from "./pages/EndpointPage.tsx";
 import { EndpointsPage } from "./pages/EndpointsPage.tsx";
 import { KeysPage } from "./pages/KeysPage.tsx";
@@ -47,6 +48,8 @@ function safeNext(search: URLSearchParams): string {
 }
 
 function Page({ place, session }: { place: Place; session: Session | null }) {
+  // A one-time sign-in link: shown signed in or not (it signs in as the link's account).
+  if (place.path === `${BASE}/claim`) return <ClaimPage />;
   const isSignIn = place.path === `${BASE}/signin`;
   const isSignUp = place.path === `${BASE}/signup`;
   if (isSignIn || isSignUp) {
