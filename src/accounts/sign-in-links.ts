@@ -16,6 +16,7 @@ import { conflict, notFound, ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import * as q from "./queries.ts";
 import type { AccountsContext } from "./service.ts";
+import { assertInGoodStanding } from "./status.ts";
 import { begin, checkCredentials, normalEmail, spendAttempt, type SignedIn, type SignInContext } from "./sign-in.ts";
 
 export const SIGN_IN_LINK_LIFETIME_MS = 15 * 60_000;
@@ -62,7 +63,8 @@ const refused = () =>
  * email and password are checked first, so a typo does not spend the link;
  * the link is marked used in one conditional statement (only if unused and
  * unexpired), and in the same transaction as the new credentials, so an
- * email another account uses (409) leaves it unspent too. Attempts count per
+ * email another account uses (409), or an account that is not in good
+ * standing (403), leaves it unspent too. Attempts count per
  * client address, like sign-in attempts.
  */
 export async function claimSignInLink(
@@ -87,6 +89,8 @@ export async function claimSignInLink(
     try {
       const updated = await q.setCredentials(db, link.accountId, email, passwordHash, now);
       if (!updated) throw refused();
+      // A suspended or banned account is told why (403), and the rollback leaves its link and sign-in as they were.
+      assertInGoodStanding(updated);
       return updated;
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict("another account already uses this email");

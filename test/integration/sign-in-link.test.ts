@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { signInLinks } from "../../db/schema.ts";
 import { mintSignInLink, SIGN_IN_LINK_LIFETIME_MS } from "../../src/accounts/sign-in-links.ts";
+import { changeStatus } from "../../src/accounts/status.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -156,6 +157,18 @@ describe("a mistake does not spend the link", () => {
     const [row] = await app.db.select().from(signInLinks).where(eq(signInLinks.accountId, accountId));
     expect(row!.usedAt).toBeNull();
     expect((await claim({ token, email: "other@example.com", password: "a long enough password" })).status).toBe(200);
+  });
+
+  test("a suspended account's link is a 403 with the reason, and stays unspent for after reinstatement", async () => {
+    const { accountId, token } = await freshLink();
+    await changeStatus(app.accounts, { accountId, action: "suspend", reason: "checking a report", actor: "test" });
+    const refused = await claim({ token, email: "suspended@example.com", password: "a long enough password" });
+    expect(refused.status).toBe(403);
+    expect(await jsonOf(refused)).toEqual({ detail: "this account is suspended: checking a report", error: "account_suspended" });
+    expect(refused.headers.get("set-cookie")).toBeNull();
+    expect((await accountRow(accountId))!.email).toBeNull();
+    await changeStatus(app.accounts, { accountId, action: "reinstate", actor: "test" });
+    expect((await claim({ token, email: "suspended@example.com", password: "a long enough password" })).status).toBe(200);
   });
 
   test("a claim posted from another site is refused (403) and the link is not spent", async () => {
