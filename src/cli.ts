@@ -18,10 +18,13 @@ import { systemResolver } from "./contents/egress/resolver.ts";
 import { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import { ExtractionPool } from "./contents/extraction-pool.ts";
 import { PageReads } from "./contents/page-reads.ts";
+import { rotateKey } from "./accounts/rotation.ts";
 import { setPassword } from "./accounts/sign-in.ts";
 import { accountReport, accountReportText } from "./accounts/operator-view.ts";
 import { auditOf, changeStatus, type StatusAction } from "./accounts/status.ts";
+import { mintSignInLink, signInLinkUrl } from "./accounts/sign-in-links.ts";
 import { ServiceError } from "./errors.ts";
+import { localBaseUrl } from "./http/base-url.ts";
 import { createLogger } from "./log.ts";
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -41,8 +44,12 @@ Accounts and keys
                                      as suspend, for good (reinstate still undoes it)
   accounts show --account ID [--json]
                                      the account, its status, keys and audit trail (who, when, what, why)
-  keys create --account ID [--name NAME] [--json]
-                                     create another key for an account
+  accounts sign-in-link --account ID print a one-time link (15 minutes) where the owner sets
+                                     the dashboard email and password
+  keys create --account ID [--name NAME] [--expires-in-days N] [--json]
+                                     create another key for an account (by default it never expires)
+  keys rotate KEY_ID [--grace-seconds N] [--json]
+                                     make a successor key; the old one works for N more seconds (default 86400)
   keys list --account ID [--json]    list an account's keys (prefixes only)
   keys revoke KEY_ID                 revoke a key at once
   credit add --account ID --amount DOLLARS
@@ -126,6 +133,8 @@ async function run(argv: string[]): Promise<number> {
       concurrency: { type: "string" },
       "max-age": { type: "string" },
       since: { type: "string" },
+      "expires-in-days": { type: "string" },
+      "grace-seconds": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -148,9 +157,11 @@ async function run(argv: string[]): Promise<number> {
     "accounts reinstate",
     "accounts ban",
     "accounts show",
+    "accounts sign-in-link",
     "keys create",
     "keys list",
     "keys revoke",
+    "keys rotate",
     "credit add",
     "abuse report",
     "db migrate",
@@ -233,17 +244,54 @@ async function run(argv: string[]): Promise<number> {
         break;
       }
       case "keys create": {
-        const created = await createKey(ctx, required(values.account, "--account"), values.name ?? null);
-        if (values.json) out(JSON.stringify({ account_id: created.key.accountId, key_id: created.key.id, api_key: created.secret }));
-        else out(`key ${created.key.id} (shown once, store it now): ${created.secret}`);
+        const created = await createKey(ctx, required(values.account, "--account"), values.name ?? null, {
+          expiresInDays: number(values["expires-in-days"], "--expires-in-days"),
+        });
+        const expires = created.key.expiresAt?.toISOString() ?? null;
+        if (values.json)
+          out(JSON.stringify({ account_id: created.key.accountId, key_id: created.key.id, api_key: created.secret, expires_at: expires }));
+        else out(`key ${created.key.id}${expires ? ` (expires ${expires})` : ""} (shown once, store it now): ${created.secret}`);
+        break;
+      }
+      case "keys rotate": {
+        const keyId = required(rest[0], "KEY_ID");
+        const owner = await q.findKeyOwner(handle.db, keyId);
+        if (!owner) throw new ServiceError("not_found", `key ${keyId} not found`);
+        const { successor, previous } = await rotateKey(ctx, owner, keyId, {
+          graceSeconds: number(values["grace-seconds"], "--grace-seconds"),
+        });
+        const until = previous.expiresAt!.toISOString();
+        const expires = successor.key.expiresAt?.toISOString() ?? null;
+        if (values.json)
+          out(
+            JSON.stringify({
+              account_id: owner,
+              key_id: successor.key.id,
+              api_key: successor.secret,
+              expires_at: expires,
+              rotated_from: previous.id,
+              old_key_works_until: until,
+            }),
+          );
+        else {
+          out(`key ${successor.key.id} replaces ${previous.id}${expires ? ` (expires ${expires})` : ""}`);
+          out(`the old key works until ${until}`);
+          out(`new API key (shown once, store it now): ${successor.secret}`);
+        }
+        break;
+      }
+      case "accounts sign-in-link": {
+        const accountId = required(values.account, "--account");
+        const link = await mintSignInLink(ctx, accountId);
+        const base = config.publicBaseUrl ?? localBaseUrl(config.host, config.port);
+        out(`Open this link within 15 minutes to set the dashboard email and password of ${accountId} (it works once):`);
+        out(`  ${signInLinkUrl(base, link.token)}`);
         break;
       }
       case "keys list": {
         const rows = (await q.listKeys(handle.db, required(values.account, "--account"))).map(keyView);
         if (values.json) out(JSON.stringify(rows));
-        else
-          for (const k of rows)
-            out(`${k.id}  ${k.prefix}…  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}  last used ${k.last_used_at ?? "never"}`);
+        else for (const k of rows) out(`${k.id}  ${k.prefix}…  ${keyState(k)}  last used ${k.last_used_at ?? "never"}`);
         break;
       }
       case "keys revoke": {
@@ -282,6 +330,12 @@ async function run(argv: string[]): Promise<number> {
     await handle.close();
   }
   return 0;
+}
+
+function keyState(key: { revoked_at: string | null; expires_at: string | null; replaced_by: string | null }): string {
+  if (key.revoked_at) return `revoked ${key.revoked_at}`;
+  const end = key.expires_at ? `${Date.parse(key.expires_at) <= Date.now() ? "expired" : "expires"} ${key.expires_at}` : "active";
+  return key.replaced_by ? `rotated to ${key.replaced_by}, ${end}` : end;
 }
 
 async function runIndex(

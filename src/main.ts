@@ -21,6 +21,8 @@ import { ExtractionPool } from "./contents/extraction-pool.ts";
 import { PageReads } from "./contents/page-reads.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { KEY_ENV } from "./discovery/guide.ts";
+import { localBaseUrl } from "./http/base-url.ts";
+import { signInLinkUrl } from "./accounts/sign-in-links.ts";
 import { InFlightGauge } from "./limits/peak-load.ts";
 import { createRateLimiter } from "./limits/wiring.ts";
 import { createLogger, flushLogs } from "./log.ts";
@@ -80,7 +82,7 @@ const app = buildApp(
 );
 app.listen({ port: config.port, hostname: config.host });
 const server = app.server!;
-const localUrl = `http://${["0.0.0.0", "::", "[::]"].includes(config.host) ? "localhost" : config.host}:${server.port}`;
+const localUrl = localBaseUrl(config.host, server.port!);
 log.info("listening", { url: localUrl, database: database.description, rate_limit_store: limiter.status().store });
 
 const first = await bootstrapFirstAccount({ db: database.db, clock });
@@ -98,7 +100,13 @@ if (first) {
       "Try it:",
       `  curl -sS ${localUrl}/v1/account -H "X-API-Key: $${KEY_ENV}"`,
       "",
-      `The dashboard is at ${localUrl}/dashboard (set a sign-in with: npm run cli -- accounts password --account ${first.account.id} --email YOU@EXAMPLE.COM).`,
+      `The dashboard is at ${localUrl}/dashboard. To set its email and password for "local", open this link`,
+      "within 15 minutes (it works once):",
+      "",
+      `  ${signInLinkUrl(config.publicBaseUrl ?? localUrl, first.signInLink.token)}`,
+      "",
+      `Later: a new link with  npm run cli -- accounts sign-in-link --account ${first.account.id}`,
+      `or set the sign-in with  npm run cli -- accounts password --account ${first.account.id} --email YOU@EXAMPLE.COM`,
       "",
     ].join("\n") + "\n",
   );

@@ -19,6 +19,18 @@ export const KeyView = t.Object({
   created_at: t.String({ format: "date-time" }),
   last_used_at: t.Nullable(t.String({ format: "date-time", description: "Updated at most once a minute." })),
   revoked_at: t.Nullable(t.String({ format: "date-time" })),
+  expires_at: t.Nullable(
+    t.String({
+      format: "date-time",
+      description: "From this time on the key is refused (401). Null: it never expires. A rotated key's end of grace.",
+    }),
+  ),
+  replaced_by: t.Nullable(
+    t.String({
+      description: "The key a rotation made to succeed this one; null when not rotated.",
+      examples: ["key_01jd3k5q7r9t0v2w4x6y8z0a2b"],
+    }),
+  ),
 });
 
 export const CreatedKeyView = t.Composite([
@@ -28,9 +40,30 @@ export const CreatedKeyView = t.Composite([
 
 export const KeyList = t.Object({ keys: t.Array(KeyView) });
 
+export const RotatedKeyView = t.Composite([
+  CreatedKeyView,
+  t.Object({ rotated_from: t.Composite([KeyView], { description: "The key this one succeeds, as the rotation left it." }) }),
+]);
+
 export const CreateKeyBody = t.Nullable(
   t.Object({
     name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 100 }))),
+    expires_in_days: t.Optional(
+      t.Nullable(t.Integer({ minimum: 1, maximum: 3650, description: "Days until the key stops working. Absent or null: never." })),
+    ),
+  }),
+);
+
+export const RotateKeyBody = t.Nullable(
+  t.Object({
+    grace_seconds: t.Optional(
+      t.Integer({
+        minimum: 0,
+        maximum: 2_592_000,
+        default: 86_400,
+        description: "How long the old key keeps working (at most 30 days). 0 stops it at once.",
+      }),
+    ),
   }),
 );
 

@@ -15,9 +15,10 @@ export async function insertAccount(db: Database, row: typeof accounts.$inferIns
   return created!;
 }
 
-export async function insertKey(db: Database, row: typeof apiKeys.$inferInsert): Promise<ApiKeyRow> {
-  const [created] = await db.insert(apiKeys).values(row).returning();
-  return created!;
+/** The new key, or null when its prefix (or hash) is taken: the caller draws another. */
+export async function insertKey(db: Database, row: typeof apiKeys.$inferInsert): Promise<ApiKeyRow | null> {
+  const [created] = await db.insert(apiKeys).values(row).onConflictDoNothing().returning();
+  return created ?? null;
 }
 
 /** The key row (revoked or not) and its account, for authentication. */
@@ -56,6 +57,27 @@ export async function getKey(db: Database, accountId: string, keyId: string): Pr
     .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.id, keyId)))
     .limit(1);
   return rows[0] ?? null;
+}
+
+/** The owner's key, locked until the transaction ends: two rotations of one key take turns. */
+export async function lockKey(db: Database, accountId: string, keyId: string): Promise<ApiKeyRow | null> {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.id, keyId)))
+    .limit(1)
+    .for("update");
+  return rows[0] ?? null;
+}
+
+/** Marks the owner's key as succeeded by another, working until `until`. */
+export async function replaceKey(db: Database, accountId: string, keyId: string, successorId: string, until: Date): Promise<ApiKeyRow> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ replacedBy: successorId, expiresAt: until })
+    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.id, keyId)))
+    .returning();
+  return row!;
 }
 
 /** The account that owns a key: the CLI's way in, before it acts as that owner. */

@@ -2,7 +2,18 @@
 import { Elysia } from "elysia";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import { AccountView, CreatedKeyView, CreateKeyBody, ErrorBody, KeyIdParams, KeyList, KeyView } from "./model.ts";
+import {
+  AccountView,
+  CreatedKeyView,
+  CreateKeyBody,
+  ErrorBody,
+  KeyIdParams,
+  KeyList,
+  KeyView,
+  RotatedKeyView,
+  RotateKeyBody,
+} from "./model.ts";
+import { rotateKey } from "./rotation.ts";
 import { accountView, createKey, getAccount, getKey, keyView, listKeys, revokeKey, type AccountsContext } from "./service.ts";
 
 const tags = ["Account"];
@@ -21,14 +32,31 @@ export function accountRoutes(auth: AuthDeps, ctx: AccountsContext) {
     .post(
       "/keys",
       async ({ caller, body, set }) => {
-        const created = await createKey(ctx, caller.accountId, body?.name ?? null);
+        const created = await createKey(ctx, caller.accountId, body?.name ?? null, { expiresInDays: body?.expires_in_days });
         set.status = 201;
         return { ...keyView(created.key), api_key: created.secret };
       },
       {
         body: CreateKeyBody,
         response: { 201: CreatedKeyView },
-        detail: secured({ tags, summary: "Create another key for the account; the key is shown once" }),
+        detail: secured({ tags, summary: "Create another key for the account, optionally expiring; the key is shown once" }),
+      },
+    )
+    .post(
+      "/keys/:key_id/rotate",
+      async ({ caller, params, body, set }) => {
+        const { successor, previous } = await rotateKey(ctx, caller.accountId, params.key_id, { graceSeconds: body?.grace_seconds });
+        set.status = 201;
+        return { ...keyView(successor.key), api_key: successor.secret, rotated_from: keyView(previous) };
+      },
+      {
+        params: KeyIdParams,
+        body: RotateKeyBody,
+        response: { 201: RotatedKeyView, 404: ErrorBody, 409: ErrorBody },
+        detail: secured({
+          tags,
+          summary: "Rotate a key: a successor (shown once) with the same name and lifetime; the old key works for a grace period",
+        }),
       },
     )
     .get("/keys/:key_id", async ({ caller, params }) => keyView(await getKey(ctx, caller.accountId, params.key_id)), {

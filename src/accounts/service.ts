@@ -14,6 +14,7 @@ import type { KeyCache, KeyLookup } from "./key-cache.ts";
 import type { StandingWatch } from "./standing-watch.ts";
 import { generateApiKey, hashApiKey, parseApiKey, sameHash } from "./keys.ts";
 import * as q from "./queries.ts";
+import { insertSignInLink, type NewSignInLink } from "./sign-in-links.ts";
 import { assertInGoodStanding } from "./status.ts";
 import type { LogFields } from "../log.ts";
 
@@ -44,17 +45,41 @@ export interface CreatedKey {
   secret: string;
 }
 
-async function issueKey(db: Database, accountId: string, name: string | null): Promise<CreatedKey> {
-  // The prefix carries 8 random characters: a collision is rare but possible, so retry on the unique index.
-  for (let attempt = 0; ; attempt++) {
+export const MAX_KEY_DAYS = 3650;
+const DAY_MS = 86_400_000;
+
+export interface IssueOptions {
+  /** The issue time (the context's clock): created_at, so a rotation can carry a key's lifetime over. */
+  now: number;
+  expiresAt?: Date | null;
+}
+
+/** A new key row and its secret; `db` may be a transaction (a rotation issues inside one). */
+export async function issueKey(db: Database, accountId: string, name: string | null, options: IssueOptions): Promise<CreatedKey> {
+  // The prefix carries 8 random characters: a collision is rare but possible, so try another. The insert
+  // skips a conflicting row instead of failing, which would abort an enclosing transaction.
+  for (let attempt = 0; attempt < 4; attempt++) {
     const generated = generateApiKey();
-    try {
-      const key = await q.insertKey(db, { id: newId("key"), accountId, name, prefix: generated.prefix, hash: generated.hash });
-      return { key, secret: generated.secret };
-    } catch (error) {
-      if (attempt >= 3) throw error;
-    }
+    const key = await q.insertKey(db, {
+      id: newId("key"),
+      accountId,
+      name,
+      prefix: generated.prefix,
+      hash: generated.hash,
+      createdAt: new Date(options.now),
+      expiresAt: options.expiresAt ?? null,
+    });
+    if (key) return { key, secret: generated.secret };
   }
+  throw new Error("no free key prefix after 4 attempts");
+}
+
+/** When a key made now with `expires_in_days` stops working; null (or absent) is a key that never expires. */
+export function expiryFor(now: number, days: number | null | undefined): Date | null {
+  if (days === undefined || days === null) return null;
+  if (!Number.isInteger(days) || days < 1 || days > MAX_KEY_DAYS)
+    throw invalid(["expires_in_days"], `expires_in_days must be a whole number of days from 1 to ${MAX_KEY_DAYS}`);
+  return new Date(now + days * DAY_MS);
 }
 
 export interface NewAccountInput {
@@ -83,24 +108,31 @@ export function checkAccountInput(input: NewAccountInput): void {
 
 type NewAccount = { account: q.AccountRow } & CreatedKey;
 
-async function insertAccountWithKey(db: Database, input: NewAccountInput): Promise<NewAccount> {
+async function insertAccountWithKey(db: Database, input: NewAccountInput, now: number): Promise<NewAccount> {
   const account = await q.insertAccount(db, {
     id: newId("acct"),
     name: input.name.trim(),
     balanceMicros: dollarsToMicros(input.creditDollars ?? 0),
     customRateLimit: input.customRateLimit ?? null,
   });
-  return { account, ...(await issueKey(db, account.id, "first key")) };
+  return { account, ...(await issueKey(db, account.id, "first key", { now })) };
 }
 
 export async function createAccount(ctx: AccountsContext, input: NewAccountInput): Promise<NewAccount> {
   checkAccountInput(input);
-  return ctx.db.transaction((tx) => insertAccountWithKey(tx as unknown as Database, input));
+  return ctx.db.transaction((tx) => insertAccountWithKey(tx as unknown as Database, input, ctx.clock.now()));
 }
 
-export async function createKey(ctx: AccountsContext, accountId: string, name: string | null): Promise<CreatedKey> {
+export async function createKey(
+  ctx: AccountsContext,
+  accountId: string,
+  name: string | null,
+  options: { expiresInDays?: number | null } = {},
+): Promise<CreatedKey> {
+  const now = ctx.clock.now();
+  const expiresAt = expiryFor(now, options.expiresInDays);
   if (!(await q.getAccount(ctx.db, accountId))) throw notFound("account");
-  const created = await issueKey(ctx.db, accountId, name);
+  const created = await issueKey(ctx.db, accountId, name, { now, expiresAt });
   ctx.keyCache?.forgetAccount(accountId); // its cached key list lacks the new one
   return created;
 }
@@ -195,13 +227,18 @@ export async function authenticate(ctx: AccountsContext, presented: string | nul
   };
 }
 
-/** On the very first start, an empty database gets a `local` account and its key, shown once. */
-export async function bootstrapFirstAccount(ctx: AccountsContext): Promise<NewAccount | null> {
+/**
+ * On the very first start, an empty database gets a `local` account, its key and a one-time sign-in
+ * link, both shown once: the key for the first call, the link for its owner to set a dashboard sign-in.
+ */
+export async function bootstrapFirstAccount(ctx: AccountsContext): Promise<(NewAccount & { signInLink: NewSignInLink }) | null> {
   // Instances starting together on one Postgres: the lock lets exactly one of them see the empty table.
   return ctx.db.transaction(async (tx) => {
+    const db = tx as unknown as Database;
     await tx.execute(sql`select pg_advisory_xact_lock(7143820442)`);
-    if ((await q.countAccounts(tx as unknown as Database)) > 0) return null;
-    return insertAccountWithKey(tx as unknown as Database, { name: "local" });
+    if ((await q.countAccounts(db)) > 0) return null;
+    const created = await insertAccountWithKey(db, { name: "local" }, ctx.clock.now());
+    return { ...created, signInLink: await insertSignInLink(db, ctx.clock, created.account.id) };
   });
 }
 
@@ -228,5 +265,7 @@ export function keyView(key: q.ApiKeyRow) {
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     revoked_at: key.revokedAt?.toISOString() ?? null,
+    expires_at: key.expiresAt?.toISOString() ?? null,
+    replaced_by: key.replacedBy,
   };
 }

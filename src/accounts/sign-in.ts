@@ -89,7 +89,8 @@ export async function setPassword(db: Database, accountId: string, email: string
 // Sign-in attempts are limited like calls, in buckets of their own (never slowed by peak load).
 const attempts = (perMinute: number): Plan => ({ name: "pro", label: "sign-in attempts", perMinute });
 
-async function spendAttempt(ctx: SignInContext, bucket: string, perMinute: number): Promise<void> {
+/** Spends one attempt from `bucket`, or throws the 429 with the wait. */
+export async function spendAttempt(ctx: SignInContext, bucket: string, perMinute: number): Promise<void> {
   const outcome = await ctx.limiter.check(bucket, attempts(perMinute));
   if (outcome.allowed) return;
   const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
@@ -97,7 +98,7 @@ async function spendAttempt(ctx: SignInContext, bucket: string, perMinute: numbe
 }
 
 /** Starts a session, for an active account only: a suspended owner who proved who they are is told why (403), not let in. */
-async function begin(ctx: SignInContext, account: q.AccountRow): Promise<SignedIn> {
+export async function begin(ctx: SignInContext, account: q.AccountRow): Promise<SignedIn> {
   assertInGoodStanding(account);
   const session = await startSession(ctx.db, ctx.clock, account.id, ctx.sessionLifetimeMs);
   return { account, csrfToken: session.csrfToken, session };

@@ -17,3 +17,9 @@ export const SignUpBody = t.Object({
 });
 
 export const CreditBody = t.Object({ amount: t.Number({ exclusiveMinimum: 0, maximum: 1_000 }) });
+
+export const ClaimBody = t.Object({
+  token: t.String({ maxLength: 200, description: "The token from the sign-in link (the part after `#`)." }),
+  email: t.String({ maxLength: 254 }),
+  password: t.String({ maxLength: 200 }),
+});

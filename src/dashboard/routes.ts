@@ -1,6 +1,6 @@
 /**
  * The dashboard's server side: its page and assets, and the HTTP half of
- * sign-up, sign-in, sign-out and the session (the cookie, the origin check);
+ * sign-up, sign-in (also by a one-time link), sign-out and the session (the cookie, the origin check);
  * who may sign in is accounts/sign-in.ts. Everything else the page does goes
  * through the /v1 API itself, with the session cookie and its CSRF token, so
  * the page shows exactly what the API accepts and refuses.
@@ -17,7 +17,8 @@ import { sessionOnly } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { AccountView } from "../accounts/model.ts";
 import { ASSET_PREFIX, dashboardBundle, PAGE_HEADERS } from "./bundle.ts";
-import { CreditBody, Credentials, SessionView, SignUpBody } from "./model.ts";
+import { claimSignInLink } from "../accounts/sign-in-links.ts";
+import { ClaimBody, CreditBody, Credentials, SessionView, SignUpBody } from "./model.ts";
 
 export interface DashboardSettings {
   credit: boolean;
@@ -80,6 +81,21 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
         body: Credentials,
         response: { 200: SessionView },
         detail: { tags, summary: "Sign in (limited to a few attempts a minute per address and per email)" },
+      },
+    )
+    .post(
+      "/claim",
+      async ({ body, request, set, server }) => {
+        guardOrigin(request);
+        return sessionBody(await claimSignInLink(identity, body, clientIp(request, server)), request, set);
+      },
+      {
+        body: ClaimBody,
+        response: { 200: SessionView },
+        detail: {
+          tags,
+          summary: "Use a one-time sign-in link: set the account's email and password, and sign in (the link then stops working)",
+        },
       },
     )
     .post(

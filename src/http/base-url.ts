@@ -24,3 +24,8 @@ export function sameOrigin(request: Request, publicBaseUrl: string | undefined):
   if (host) own.push(`https://${host}`, `http://${host}`);
   return own.some((candidate) => candidate.toLowerCase() === origin.toLowerCase());
 }
+
+/** The address to print for a server listening on `host`: a wildcard bind is reached at localhost. */
+export function localBaseUrl(host: string, port: number): string {
+  return `http://${["0.0.0.0", "::", "[::]"].includes(host) ? "localhost" : host}:${port}`;
+}

@@ -217,21 +217,65 @@ clause("5.4", "a key's secret is shown once: listings carry only its prefix", as
   expect(own.prefix.length).toBeLessThan(alice.apiKey.length);
 });
 
-clause("5.5", "keys do not expire (the service's choice): a key works after a long time, and its record has no expiry", async () => {
-  const clock = new ManualClock(Date.now());
-  const later = await startTestApp(s.database, { env: s.world.env(), resolver: s.world.resolver, clock });
-  try {
-    const { apiKey, keyId } = await later.account({ name: "patient" });
-    clock.advance(400 * 24 * 3600 * 1000);
-    const response = await later.fetch(`/v1/keys/${keyId}`, { headers: { "X-API-Key": apiKey } });
-    expect(response.status).toBe(200);
-    expect(Object.keys(await jsonOf(response)).sort()).toEqual(["created_at", "id", "last_used_at", "name", "prefix", "revoked_at"]);
-  } finally {
-    await later.stop();
-  }
-});
+clause(
+  "5.5",
+  "keys do not expire unless asked to (the service's choice): a key works after a long time, and its record has no expiry",
+  async () => {
+    const clock = new ManualClock(Date.now());
+    const later = await startTestApp(s.database, { env: s.world.env(), resolver: s.world.resolver, clock });
+    try {
+      const { apiKey, keyId } = await later.account({ name: "patient" });
+      clock.advance(400 * 24 * 3600 * 1000);
+      const response = await later.fetch(`/v1/keys/${keyId}`, { headers: { "X-API-Key": apiKey } });
+      expect(response.status).toBe(200);
+      const body = await jsonOf(response);
+      expect(Object.keys(body).sort()).toEqual([
+        "created_at",
+        "expires_at",
+        "id",
+        "last_used_at",
+        "name",
+        "prefix",
+        "replaced_by",
+        "revoked_at",
+      ]);
+      expect(body).toMatchObject({ expires_at: null, replaced_by: null });
+    } finally {
+      await later.stop();
+    }
+  },
+);
 
-clause("5.5", "rotation (the service's choice): create a new key, then revoke the old one; both take effect at once", async () => {
+clause(
+  "5.5",
+  "expiry and rotation (the service's choice): a key may be made to expire; a rotation's old key works for a grace period",
+  async () => {
+    const clock = new ManualClock(Date.now());
+    const later = await startTestApp(s.database, { env: s.world.env(), resolver: s.world.resolver, clock });
+    try {
+      const { apiKey } = await later.account({ name: "expiring", limit: 10_000 });
+      const send = (path: string, body: unknown) =>
+        later.fetch(path, {
+          method: "POST",
+          headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const short = await jsonOf(send("/v1/keys", { name: "a week", expires_in_days: 7 }));
+      const rotated = await jsonOf(send(`/v1/keys/${short.id}/rotate`, { grace_seconds: 3600 }));
+      expect(rotated.rotated_from).toMatchObject({ id: short.id, replaced_by: rotated.id });
+      const works = async (key: string) => (await later.fetch("/v1/account", { headers: { "X-API-Key": key } })).status;
+      expect([await works(short.api_key), await works(rotated.api_key)]).toEqual([200, 200]);
+      clock.advance(3600 * 1000);
+      expect([await works(short.api_key), await works(rotated.api_key)]).toEqual([401, 200]);
+      clock.advance(7 * 24 * 3600 * 1000);
+      expect(await works(rotated.api_key)).toBe(401);
+    } finally {
+      await later.stop();
+    }
+  },
+);
+
+clause("5.5", "rotation by hand: create a new key, then revoke the old one; both take effect at once", async () => {
   const account = await s.app.account({ name: "rotating", limit: 10_000 });
   const created = await jsonOf(
     s.app.fetch("/v1/keys", {

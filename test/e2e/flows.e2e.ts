@@ -5,9 +5,10 @@
  * the marketplace and runs it, and never sees the first owner's things.
  * A screenshot of each main page goes to the test output.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { chromiumPath } from "../../playwright.config.ts";
+import { claimLinkFile } from "./claim-link.ts";
 
 test.skip(!existsSync(chromiumPath), `Debian's chromium is not installed at ${chromiumPath} (apt-get install chromium)`);
 test.describe.configure({ mode: "serial" });
@@ -83,6 +84,34 @@ test("credit moves the plan to Pro", async ({ page }, info) => {
   await page.getByRole("button", { name: "Add credit" }).click();
   await expect(page.getByText("Pro").first()).toBeVisible();
   await shot(page, info, "usage-pro");
+});
+
+test("a key is created with an expiry, then rotated with a grace period: the new key is shown once and both work meanwhile", async ({
+  page,
+  request,
+}, info) => {
+  await signIn(page, first);
+  await page.goto("/dashboard/keys");
+  await page.getByLabel("Key name").fill("rotating key");
+  await page.getByLabel("Expires").selectOption({ label: "In 30 days" });
+  await page.getByRole("button", { name: "Create key" }).click();
+  const oldSecret = await page.getByLabel("New API key").inputValue();
+  await page.getByRole("button", { name: "I have stored the key" }).click();
+  const oldRow = page.getByRole("row", { name: /rotating key/ }).first();
+  await expect(oldRow.getByRole("cell", { name: "in 30 days" })).toBeVisible();
+
+  await page.getByRole("button", { name: /^Rotate key rotating key/ }).click();
+  await page.getByLabel("The old key keeps working").selectOption({ label: "For 1 hour" });
+  await page.getByRole("button", { name: "Rotate key", exact: true }).click();
+  const newSecret = await page.getByLabel("New API key").inputValue();
+  expect(newSecret).toMatch(/^sk_live_[0-9A-Za-z]{46}$/);
+  expect(newSecret).not.toBe(oldSecret);
+  await expect(page.getByText(/keeps working until/)).toBeVisible();
+  await expect(page.getByRole("cell", { name: /^Rotated; works until/ })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "in 1 hour" })).toBeVisible();
+  await shot(page, info, "keys-rotated");
+  for (const secret of [oldSecret, newSecret])
+    expect((await request.get("/v1/account", { headers: { "X-API-Key": secret } })).status()).toBe(200);
 });
 
 test("the playground streams an answer over the WebSocket, with citations linked to the sources", async ({ page }, info) => {
@@ -213,4 +242,36 @@ test("at phone width the pages fit without sideways scrolling", async ({ page },
     expect({ path, overflow }).toEqual({ path, overflow: 0 });
     await shot(page, info, `phone-${path.split("/").pop()}`);
   }
+});
+
+test("the first start's one-time link sets the local account's email and password and lands signed in; then it no longer works", async ({
+  browser,
+  baseURL,
+  request,
+}, info) => {
+  const link = new URL(readFileSync(claimLinkFile(Number(new URL(baseURL!).port)), "utf8").trim());
+  const token = link.hash.slice(1);
+  const owner = { email: `local-${unique}@example.com`, password: "the local owner's password" };
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  await page.goto(link.pathname + link.hash);
+  await expect(page.getByRole("heading", { level: 1, name: "Set up your sign-in" })).toBeVisible();
+  // The token leaves the address bar at once.
+  expect(new URL(page.url()).hash).toBe("");
+  await page.getByLabel("Email").fill(owner.email);
+  await page.getByLabel("Password").fill("short");
+  await page.getByRole("button", { name: "Save and sign in" }).click();
+  await expect(page.getByText("String should have at least 10 characters").first()).toBeVisible();
+  await shot(page, info, "claim-error");
+  // That mistake did not spend the link.
+  await page.getByLabel("Password").fill(owner.password);
+  await page.getByRole("button", { name: "Save and sign in" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Plan and usage" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+  await shot(page, info, "claimed");
+
+  const again = await request.post("/auth/claim", { data: { token, email: `thief-${unique}@example.com`, password: "another password" } });
+  expect(again.status()).toBe(401);
+  await context.close();
+  await signIn(await browser.newPage({ baseURL }), owner);
 });

@@ -32,9 +32,19 @@ async function freshEnvironment(): Promise<Record<string, string>> {
 }
 
 const KEY_LINE = /export CRITIQUE_API_KEY=(sk_live_[0-9A-Za-z]{46})/;
+const LINK_LINE = /(http:\/\/[^\s]+)\/dashboard\/claim#([A-Za-z0-9_-]{43})/;
+const ACCOUNT_LINE = /created the account "local" \((acct_[0-9a-z]{26})\)/;
+
+/** Claims a sign-in link the way the dashboard's page does: the token from the fragment, in a JSON body. */
+const claim = (url: string, token: string, email: string) =>
+  fetch(`${url}/auth/claim`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token, email, password: "a long enough password" }),
+  });
 
 describe("the first start", () => {
-  test("creates a `local` account, prints its key once with a curl line, and the key works; a restart prints nothing", async () => {
+  test("creates a `local` account, prints its key once with a curl line and a one-time sign-in link; both work; a restart prints nothing", async () => {
     const env = await freshEnvironment();
     const server = await startServer(env);
     try {
@@ -42,6 +52,16 @@ describe("the first start", () => {
       expect(server.output()).toContain(`curl -sS ${server.url}/v1/account -H "X-API-Key: $CRITIQUE_API_KEY"`);
       expect(server.output()).toContain(`The dashboard is at ${server.url}/dashboard`);
       expect((await fetch(`${server.url}/`, { redirect: "manual" })).headers.get("location")).toBe("/dashboard");
+      // The one-time sign-in link: it signs the owner in once, then never again.
+      const [, linkBase, token] = await waitForOutput(server, LINK_LINE);
+      expect(linkBase).toBe(server.url);
+      const [, accountId] = ACCOUNT_LINE.exec(server.output())!;
+      expect(server.output()).toContain(`npm run cli -- accounts password --account ${accountId}`);
+      const claimed = await claim(server.url, token!, "first@example.com");
+      expect(claimed.status).toBe(200);
+      expect(claimed.headers.get("set-cookie")).toContain("as_session=");
+      expect(await jsonOf(claimed)).toMatchObject({ email: "first@example.com", account: { id: accountId, name: "local" } });
+      expect((await claim(server.url, token!, "second@example.com")).status).toBe(401);
       const account = await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": key! } });
       expect(account.status).toBe(200);
       expect(await jsonOf(account)).toMatchObject({ name: "local", plan: "free", rate_limit_per_minute: 10 });
@@ -50,13 +70,14 @@ describe("the first start", () => {
         .output()
         .split("\n")
         .filter((l) => l.startsWith("{"));
-      expect(logLines.some((l) => l.includes(key!))).toBe(false);
+      expect(logLines.some((l) => l.includes(key!) || l.includes(token!))).toBe(false);
       expect(await server.stop()).toBe(0);
 
       const again = await startServer(env);
       try {
         await Bun.sleep(300);
         expect(again.output()).not.toMatch(KEY_LINE);
+        expect(again.output()).not.toMatch(LINK_LINE);
         expect((await fetch(`${again.url}/v1/account`, { headers: { "X-API-Key": key! } })).status).toBe(200);
       } finally {
         await again.stop();

@@ -14,7 +14,7 @@ interface Operation {
   responses?: Record<string, unknown>;
 }
 
-const PUBLIC = ["GET /healthz", "GET /readyz", "GET /v1/agent-integration", "POST /auth/signup", "POST /auth/signin"];
+const PUBLIC = ["GET /healthz", "GET /readyz", "GET /v1/agent-integration", "POST /auth/signup", "POST /auth/signin", "POST /auth/claim"];
 const SESSION = ["GET /auth/session", "POST /auth/signout", "POST /dashboard/api/credit"];
 
 let database: TestDatabase;

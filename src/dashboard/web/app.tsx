@@ -9,6 +9,7 @@ import { ErrorMessage } from "./components/ErrorMessage.tsx";
 import { Header } from "./components/Header.tsx";
 import { PageHeading } from "./components/PageHeading.tsx";
 import type { Account, Session } from "./model.ts";
+import { ClaimPage } from "./pages/ClaimPage.tsx";
 import { EndpointPage } from "./pages/EndpointPage.tsx";
 import { EndpointsPage } from "./pages/EndpointsPage.tsx";
 import { KeysPage } from "./pages/KeysPage.tsx";
@@ -72,6 +73,8 @@ function Suspended({ error, onRetry }: { error: ApiError; onRetry: () => void })
 }
 
 function Page({ place, session }: { place: Place; session: Session | null }) {
+  // A one-time sign-in link: shown signed in or not (it signs in as the link's account).
+  if (place.path === `${BASE}/claim`) return <ClaimPage />;
   const isSignIn = place.path === `${BASE}/signin`;
   const isSignUp = place.path === `${BASE}/signup`;
   if (isSignIn || isSignUp) {

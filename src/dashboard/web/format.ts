@@ -3,6 +3,7 @@
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
 const count = new Intl.NumberFormat();
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "always" });
 
 export function formatTime(iso: string | null | undefined, never = "Never"): string {
   if (!iso) return never;
@@ -28,4 +29,14 @@ export function formatMoney(dollars: number, precise = false): string {
     minimumFractionDigits: 2,
     maximumFractionDigits: precise ? 6 : 2,
   }).format(dollars);
+}
+
+/** How long until a future time, in the largest unit that reads well: "in 12 minutes", "in 5 hours", "in 30 days". */
+export function formatUntil(iso: string, now = Date.now()): string {
+  const ms = Date.parse(iso) - now;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return relative.format(Math.max(1, minutes), "minute");
+  const hours = Math.round(ms / 3_600_000);
+  if (hours < 48) return relative.format(hours, "hour");
+  return relative.format(Math.round(ms / 86_400_000), "day");
 }

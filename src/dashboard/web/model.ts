@@ -25,7 +25,15 @@ export interface ApiKey {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** When the key stops working (null: never); for a rotated key, the end of its grace period. */
+  expires_at: string | null;
+  /** The key a rotation made to succeed this one. */
+  replaced_by: string | null;
 }
+
+export type CreatedKey = ApiKey & { api_key: string };
+
+export type RotatedKey = CreatedKey & { rotated_from: ApiKey };
 
 export interface UsageDay {
   date: string;

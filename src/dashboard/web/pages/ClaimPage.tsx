@@ -1,0 +1,93 @@
+/**
+ * Where a one-time sign-in link lands (`/dashboard/claim#<token>`): the
+ * owner of an account made without an email or password (the first start's
+ * `local`) sets both, and is signed in. The token is in the fragment, which
+ * the browser never sends anywhere; the page takes it off the address bar at
+ * once and posts it in a JSON body.
+ */
+import { useContext, useState } from "preact/hooks";
+import { api, ApiError } from "../api.ts";
+import { ErrorMessage } from "../components/ErrorMessage.tsx";
+import { TextInput } from "../components/Field.tsx";
+import { PageHeading } from "../components/PageHeading.tsx";
+import type { Session } from "../model.ts";
+import { BASE, navigate } from "../router.tsx";
+import { SessionContext } from "../session.ts";
+
+const NEW_LINK = "npm run cli -- accounts sign-in-link --account ID";
+
+/** The token, removed from the address (and so from history and bookmarks): until used it is as good as a password. */
+function takeToken(): string {
+  const token = location.hash.slice(1);
+  if (token) history.replaceState(history.state, "", location.pathname + location.search);
+  return token;
+}
+
+export function ClaimPage() {
+  const { setSession } = useContext(SessionContext);
+  const [token] = useState(takeToken);
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  if (!token)
+    return (
+      <section class="narrow">
+        <PageHeading title="Set up your sign-in" />
+        <p>
+          This page needs the whole sign-in link, as it was printed (with the part after <code>#</code>). A link works once and for 15
+          minutes; the operator can make a new one with <code>{NEW_LINK}</code>.
+        </p>
+      </section>
+    );
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await api.post<Session>("/auth/claim", { token, email, password }, { quietUnauthorized: true });
+      setSession(session);
+      navigate(`${BASE}/usage`, { replace: true });
+    } catch (failure) {
+      setError(failure);
+      setBusy(false);
+    }
+  };
+  // A taken email (409) belongs to the email field as much as a malformed one (422).
+  const fieldErrors = (name: string) =>
+    error instanceof ApiError ? (name === "email" && error.status === 409 ? [error.message] : error.at(name)) : [];
+
+  return (
+    <section class="narrow">
+      <PageHeading title="Set up your sign-in" />
+      <p>Choose the email and password you will sign in to the dashboard with. This link then stops working.</p>
+      <form class="card stack" onSubmit={submit}>
+        <TextInput
+          label="Email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onValue={setEmail}
+          errors={fieldErrors("email")}
+        />
+        <TextInput
+          label="Password"
+          type="password"
+          autocomplete="new-password"
+          hint="At least 10 characters."
+          required
+          value={password}
+          onValue={setPassword}
+          errors={fieldErrors("password")}
+        />
+        <ErrorMessage error={error instanceof ApiError && error.status === 409 ? null : error} />
+        <button type="submit" disabled={busy}>
+          {busy ? "Saving…" : "Save and sign in"}
+        </button>
+      </form>
+    </section>
+  );
+}
