@@ -89,7 +89,16 @@ describe("accounts suspend, reinstate and ban", () => {
     });
     expect(Date.parse(report.status_changed_at)).toBeGreaterThan(Date.now() - 60_000);
     expect(report.keys).toHaveLength(1);
-    expect(Object.keys(report.keys[0]).sort()).toEqual(["created_at", "expires_at", "id", "last_used_at", "name", "prefix", "revoked_at"]);
+    expect(Object.keys(report.keys[0]).sort()).toEqual([
+      "created_at",
+      "expires_at",
+      "id",
+      "last_used_at",
+      "name",
+      "prefix",
+      "replaced_by",
+      "revoked_at",
+    ]);
     expect(apiKey.startsWith(report.keys[0].prefix)).toBe(true);
     expect(report.audit).toEqual([
       { at: report.status_changed_at, action: "suspend", actor: "cli:alice", reason: "limit evasion (ticket 7)" },
