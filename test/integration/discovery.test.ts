@@ -72,7 +72,7 @@ describe("OpenAPI", () => {
     expect(doc.info.version).toBe("1.6.0");
     expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: "apiKey", in: "header", name: "X-API-Key" });
     expect(doc.components.securitySchemes.SessionCookie).toEqual({ type: "apiKey", in: "cookie", name: "as_session" });
-    const publicPaths = new Set(["/v1/agent-integration", "/healthz", "/readyz", "/auth/signup", "/auth/signin"]);
+    const publicPaths = new Set(["/v1/agent-integration", "/healthz", "/readyz", "/auth/signup", "/auth/signin", "/auth/claim"]);
     const sessionPaths = new Set(["/auth/session", "/auth/signout", "/dashboard/api/credit"]);
     let operations = 0;
     for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, { security?: unknown }>][]) {
