@@ -1,6 +1,5 @@
-import { RedisClient } from "bun";
-import { Redis } from "@upstash/redis";
-import { breachesFromReply, isNoScript, scriptArgs, scriptKeys, WINDOWS_LUA, windowsSha } from "./window-script.ts";
+import { RespConnection, UpstashConnection } from "../limits/redis-connection.ts";
+import { breachesFromReply, scriptArgs, scriptKeys, windowsScript } from "./window-script.ts";
 import type { WindowStore } from "./window-store.ts";
 import type { Breach, Sighting, WindowSettings } from "./windows.ts";
 
@@ -12,61 +11,30 @@ import type { Breach, Sighting, WindowSettings } from "./windows.ts";
  */
 export class RedisWindows implements WindowStore {
   readonly name = "redis" as const;
-  private client: RedisClient;
-  private connecting: Promise<void> | undefined;
+  private readonly connection: RespConnection;
 
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly settings: WindowSettings,
   ) {
-    this.client = RedisWindows.newClient(url);
-  }
-
-  private static newClient(url: string): RedisClient {
-    return new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: 2_000, autoReconnect: true, maxRetries: 10 });
-  }
-
-  /** Bun's client stops reconnecting after maxRetries; a fresh client recovers without a restart. */
-  private async ensureConnected(): Promise<void> {
-    if (this.client.connected) return;
-    this.connecting ??= (async () => {
-      try {
-        await this.client.connect();
-      } catch {
-        this.client.close();
-        this.client = RedisWindows.newClient(this.url);
-        await this.client.connect();
-      }
-    })().finally(() => {
-      this.connecting = undefined;
-    });
-    await this.connecting;
+    this.connection = new RespConnection(url);
   }
 
   async record(sightings: readonly Sighting[], now: number): Promise<Breach[]> {
     if (!sightings.length) return [];
-    await this.ensureConnected();
-    const keys = scriptKeys(sightings, this.settings);
-    const args = [String(keys.length), ...keys, ...scriptArgs(sightings, this.settings, now)];
-    let reply: unknown;
-    try {
-      reply = await this.client.send("EVALSHA", [await windowsSha(), ...args]);
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-      reply = await this.client.send("EVAL", [WINDOWS_LUA, ...args]);
-    }
+    const reply = await this.connection.run(windowsScript, scriptKeys(sightings, this.settings), scriptArgs(sightings, this.settings, now));
     return breachesFromReply(reply, sightings);
   }
 
   async close(): Promise<void> {
-    this.client.close();
+    this.connection.close();
   }
 }
 
 /** The windows in Upstash Redis through its REST API, with the same script: one HTTPS request per counted call. */
 export class UpstashWindows implements WindowStore {
   readonly name = "upstash" as const;
-  private readonly redis: Redis;
+  private readonly connection: UpstashConnection;
 
   constructor(
     url: string,
@@ -74,27 +42,12 @@ export class UpstashWindows implements WindowStore {
     timeoutMs: number,
     private readonly settings: WindowSettings,
   ) {
-    this.redis = new Redis({
-      url,
-      token,
-      retry: false,
-      enableTelemetry: false,
-      automaticDeserialization: false,
-      signal: () => AbortSignal.timeout(timeoutMs),
-    });
+    this.connection = new UpstashConnection(url, token, timeoutMs);
   }
 
   async record(sightings: readonly Sighting[], now: number): Promise<Breach[]> {
     if (!sightings.length) return [];
-    const keys = scriptKeys(sightings, this.settings);
-    const args = scriptArgs(sightings, this.settings, now);
-    let reply: unknown;
-    try {
-      reply = await this.redis.evalsha(await windowsSha(), keys, args);
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-      reply = await this.redis.eval(WINDOWS_LUA, keys, args);
-    }
+    const reply = await this.connection.run(windowsScript, scriptKeys(sightings, this.settings), scriptArgs(sightings, this.settings, now));
     return breachesFromReply(reply, sightings);
   }
 

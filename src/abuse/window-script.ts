@@ -12,6 +12,7 @@
  * Returns {{sighting index, window ms, {member, score, member, score, …}}, …}.
  */
 import { markerKey, type Breach, type Sighting, type WindowSettings } from "./windows.ts";
+import { LuaScript } from "../limits/redis-connection.ts";
 
 export const WINDOWS_LUA = `
 local now = tonumber(ARGV[1])
@@ -81,13 +82,7 @@ end
 return out
 `;
 
-let sha: Promise<string> | undefined;
-
-/** The script's SHA-1, as EVALSHA wants it. */
-export function windowsSha(): Promise<string> {
-  sha ??= crypto.subtle.digest("SHA-1", new TextEncoder().encode(WINDOWS_LUA)).then((d) => Buffer.from(d).toString("hex"));
-  return sha;
-}
+export const windowsScript = new LuaScript(WINDOWS_LUA);
 
 export function scriptKeys(sightings: readonly Sighting[], settings: WindowSettings): string[] {
   return sightings.flatMap((s) => [s.key, ...settings.windowsMs.map((ms) => markerKey(s.key, ms))]);
@@ -121,5 +116,3 @@ export function breachesFromReply(reply: unknown, sightings: readonly Sighting[]
     return { kind: sighting.kind, subject: sighting.subject, key: sighting.key, windowMs: Number(item[1]), entries };
   });
 }
-
-export const isNoScript = (error: unknown) => error instanceof Error && /NOSCRIPT/i.test(error.message);

@@ -10,6 +10,7 @@
  */
 import type { BucketPolicy, Grant } from "./bucket.ts";
 import { fullRefillMs } from "./bucket.ts";
+import { LuaScript } from "./redis-connection.ts";
 
 export const TOKEN_BUCKET_LUA = `
 local capacity = tonumber(ARGV[1])
@@ -35,13 +36,7 @@ if granted == 0 then retry = math.ceil((1 - tokens) / per_ms) end
 return {granted, math.floor(tokens), retry, math.ceil((capacity - tokens) / per_ms)}
 `;
 
-let sha: Promise<string> | undefined;
-
-/** The script's SHA-1, as EVALSHA wants it. */
-export function tokenBucketSha(): Promise<string> {
-  sha ??= crypto.subtle.digest("SHA-1", new TextEncoder().encode(TOKEN_BUCKET_LUA)).then((d) => Buffer.from(d).toString("hex"));
-  return sha;
-}
+export const tokenBucketScript = new LuaScript(TOKEN_BUCKET_LUA);
 
 export function scriptArgs(policy: BucketPolicy, want: number): string[] {
   return [String(policy.capacity), String(policy.refillPerSecond), String(fullRefillMs(policy) + 1000), String(want)];
@@ -52,5 +47,3 @@ export function grantFromReply(reply: unknown): Grant {
   const [granted, remaining, retryAfterMs, resetMs] = reply.map(Number) as [number, number, number, number];
   return { granted, remaining, retryAfterMs, resetMs };
 }
-
-export const isNoScript = (error: unknown) => error instanceof Error && /NOSCRIPT/i.test(error.message);

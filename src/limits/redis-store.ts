@@ -1,6 +1,6 @@
-import { RedisClient } from "bun";
 import { decisionOf, type BucketPolicy, type Decision, type Grant } from "./bucket.ts";
-import { grantFromReply, isNoScript, scriptArgs, TOKEN_BUCKET_LUA, tokenBucketSha } from "./redis-script.ts";
+import { RespConnection } from "./redis-connection.ts";
+import { grantFromReply, scriptArgs, tokenBucketScript } from "./redis-script.ts";
 import type { BucketStore } from "./store.ts";
 
 /**
@@ -11,37 +11,14 @@ import type { BucketStore } from "./store.ts";
  */
 export class RedisStore implements BucketStore {
   readonly name = "redis" as const;
-  private client: RedisClient;
-  private connecting: Promise<void> | undefined;
+  private readonly connection: RespConnection;
 
-  constructor(private readonly url: string) {
-    this.client = RedisStore.newClient(url);
-  }
-
-  private static newClient(url: string): RedisClient {
-    return new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: 2_000, autoReconnect: true, maxRetries: 10 });
+  constructor(url: string) {
+    this.connection = new RespConnection(url);
   }
 
   async init(): Promise<void> {
-    await this.ensureConnected();
-    await this.client.send("SCRIPT", ["LOAD", TOKEN_BUCKET_LUA]);
-  }
-
-  /** Bun's client stops reconnecting after maxRetries; a fresh client recovers without a restart. */
-  private async ensureConnected(): Promise<void> {
-    if (this.client.connected) return;
-    this.connecting ??= (async () => {
-      try {
-        await this.client.connect();
-      } catch {
-        this.client.close();
-        this.client = RedisStore.newClient(this.url);
-        await this.client.connect();
-      }
-    })().finally(() => {
-      this.connecting = undefined;
-    });
-    await this.connecting;
+    await this.connection.load(tokenBucketScript);
   }
 
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
@@ -49,17 +26,10 @@ export class RedisStore implements BucketStore {
   }
 
   async lease(key: string, policy: BucketPolicy, want: number): Promise<Grant> {
-    await this.ensureConnected();
-    const args = [await tokenBucketSha(), "1", key, ...scriptArgs(policy, want)];
-    try {
-      return grantFromReply(await this.client.send("EVALSHA", args));
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-      return grantFromReply(await this.client.send("EVAL", [TOKEN_BUCKET_LUA, ...args.slice(1)]));
-    }
+    return grantFromReply(await this.connection.run(tokenBucketScript, [key], scriptArgs(policy, want)));
   }
 
   async close(): Promise<void> {
-    this.client.close();
+    this.connection.close();
   }
 }

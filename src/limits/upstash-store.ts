@@ -1,6 +1,6 @@
-import { Redis } from "@upstash/redis";
 import { decisionOf, type BucketPolicy, type Decision, type Grant } from "./bucket.ts";
-import { grantFromReply, isNoScript, scriptArgs, TOKEN_BUCKET_LUA, tokenBucketSha } from "./redis-script.ts";
+import { UpstashConnection } from "./redis-connection.ts";
+import { grantFromReply, scriptArgs, tokenBucketScript } from "./redis-script.ts";
 import type { BucketStore } from "./store.ts";
 
 /**
@@ -10,21 +10,14 @@ import type { BucketStore } from "./store.ts";
  */
 export class UpstashStore implements BucketStore {
   readonly name = "upstash" as const;
-  private readonly redis: Redis;
+  private readonly connection: UpstashConnection;
 
   constructor(url: string, token: string, timeoutMs: number) {
-    this.redis = new Redis({
-      url,
-      token,
-      retry: false,
-      enableTelemetry: false,
-      automaticDeserialization: false,
-      signal: () => AbortSignal.timeout(timeoutMs),
-    });
+    this.connection = new UpstashConnection(url, token, timeoutMs);
   }
 
   async init(): Promise<void> {
-    await this.redis.scriptLoad(TOKEN_BUCKET_LUA);
+    await this.connection.load(tokenBucketScript);
   }
 
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
@@ -32,13 +25,7 @@ export class UpstashStore implements BucketStore {
   }
 
   async lease(key: string, policy: BucketPolicy, want: number): Promise<Grant> {
-    const args = scriptArgs(policy, want);
-    try {
-      return grantFromReply(await this.redis.evalsha(await tokenBucketSha(), [key], args));
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-      return grantFromReply(await this.redis.eval(TOKEN_BUCKET_LUA, [key], args));
-    }
+    return grantFromReply(await this.connection.run(tokenBucketScript, [key], scriptArgs(policy, want)));
   }
 
   async close(): Promise<void> {}
