@@ -5,14 +5,13 @@
  * the browser never sends anywhere; the page takes it off the address bar at
  * once and posts it in a JSON body.
  */
-import { useContext, useState } from "preact/hooks";
-import { api, ApiError } from "../api.ts";
+import { useState } from "preact/hooks";
+import { ApiError } from "../api.ts";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { TextInput } from "../components/Field.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
-import type { Session } from "../model.ts";
-import { BASE, navigate } from "../router.tsx";
-import { SessionContext } from "../session.ts";
+import { BASE } from "../router.tsx";
+import { useAuthForm } from "./auth-form.ts";
 
 const NEW_LINK = "npm run cli -- accounts sign-in-link --account ID";
 
@@ -24,12 +23,10 @@ function takeToken(): string {
 }
 
 export function ClaimPage() {
-  const { setSession } = useContext(SessionContext);
   const [token] = useState(takeToken);
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const form = useAuthForm("/auth/claim", `${BASE}/usage`);
 
   if (!token)
     return (
@@ -42,22 +39,10 @@ export function ClaimPage() {
       </section>
     );
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await api.post<Session>("/auth/claim", { token, email, password }, { quietUnauthorized: true });
-      setSession(session);
-      navigate(`${BASE}/usage`, { replace: true });
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
+    void form.submit({ token, email, password });
   };
-  // A taken email (409) belongs to the email field as much as a malformed one (422).
-  const fieldErrors = (name: string) =>
-    error instanceof ApiError ? (name === "email" && error.status === 409 ? [error.message] : error.at(name)) : [];
 
   return (
     <section class="narrow">
@@ -71,7 +56,7 @@ export function ClaimPage() {
           required
           value={email}
           onValue={setEmail}
-          errors={fieldErrors("email")}
+          errors={form.fieldErrors("email")}
         />
         <TextInput
           label="Password"
@@ -81,11 +66,11 @@ export function ClaimPage() {
           required
           value={password}
           onValue={setPassword}
-          errors={fieldErrors("password")}
+          errors={form.fieldErrors("password")}
         />
-        <ErrorMessage error={error instanceof ApiError && error.status === 409 ? null : error} />
-        <button type="submit" disabled={busy}>
-          {busy ? "Saving…" : "Save and sign in"}
+        <ErrorMessage error={form.error instanceof ApiError && form.error.status === 409 ? null : form.error} />
+        <button type="submit" disabled={form.busy}>
+          {form.busy ? "Saving…" : "Save and sign in"}
         </button>
       </form>
     </section>

@@ -1,34 +1,10 @@
 /** Sign in and create an account: the only pages a signed-out visitor sees. */
-import { useContext, useState } from "preact/hooks";
-import { api, ApiError } from "../api.ts";
+import { useState } from "preact/hooks";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { TextInput } from "../components/Field.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
-import type { Session } from "../model.ts";
-import { BASE, Link, navigate } from "../router.tsx";
-import { SessionContext } from "../session.ts";
-
-function useAuthForm(path: string, next: string) {
-  const { setSession } = useContext(SessionContext);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (body: Record<string, string>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await api.post<Session>(path, body, { quietUnauthorized: true });
-      setSession(session);
-      navigate(next, { replace: true });
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  };
-  // A taken email (409) belongs to the email field as much as a malformed one (422).
-  const fieldErrors = (name: string) =>
-    error instanceof ApiError ? (name === "email" && error.status === 409 ? [error.message] : error.at(name)) : [];
-  return { error, busy, submit, fieldErrors };
-}
+import { BASE, Link } from "../router.tsx";
+import { useAuthForm } from "./auth-form.ts";
 
 function withNext(href: string, next: string): string {
   return next === `${BASE}/usage` ? href : `${href}?next=${encodeURIComponent(next)}`;
