@@ -73,6 +73,7 @@ export function authenticated(deps: AuthDeps) {
     const key = presentedKey(request);
     const caller = key !== null ? await deps.authenticator.byKey(key) : await sessionCaller(deps, request);
     meta.caller = caller;
+    // Read now, not when a route needs it: after a WebSocket upgrade Bun no longer knows the socket's peer.
     meta.address = clientAddress(request, server, addressSettings);
     const outcome = await deps.admit(caller, path);
     Object.assign(set.headers, rateLimitHeaders(outcome, deps.now()));
