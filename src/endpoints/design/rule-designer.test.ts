@@ -1,7 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { checkOutputFormat } from "../../research/output-format.ts";
-import { checkContent } from "../rules.ts";
-import { INPUT_NAME, NODE_TYPES, type Design } from "../model.ts";
+import { expectValidDesign, inputsOf, req } from "../../../test/helpers/designs.ts";
 import { designByRules } from "./rule-designer.ts";
 
 interface Case {
@@ -11,8 +9,6 @@ interface Case {
   inputs: Record<string, unknown>[];
   output_format: Record<string, unknown>;
 }
-
-const req = (name: string, type: "string" | "number" | "boolean" = "string") => ({ name, type, required: true });
 
 /** Everyday prompts and the designs the rules give them: the designer's spec by example. */
 const CASES: Case[] = [
@@ -88,10 +84,10 @@ const CASES: Case[] = [
   {
     prompt: "Compare two companies by revenue, number of employees and market capitalization",
     api_name: "Company comparison",
-    inputs: [req("first_company"), req("second_company")],
+    inputs: [req("company_a"), req("company_b")],
     output_format: {
-      first_company: { name: "string", revenue: "number", number_of_employees: "integer", market_capitalization: "number" },
-      second_company: { name: "string", revenue: "number", number_of_employees: "integer", market_capitalization: "number" },
+      company_a: { name: "string", revenue: "number", number_of_employees: "integer", market_capitalization: "number" },
+      company_b: { name: "string", revenue: "number", number_of_employees: "integer", market_capitalization: "number" },
       comparison: "string",
     },
   },
@@ -212,35 +208,6 @@ const CASES: Case[] = [
     output_format: { ceo: { name: "string", email: "string", linkedin_url: "string" }, main_competitors: ["string"] },
   },
 ];
-
-const inputsOf = (design: Design) => design.inputs.map(({ description: _, ...rest }) => rest);
-
-/** The rules every design keeps, whatever the prompt: the service would store it as it is. */
-function expectValidDesign(design: Design, prompt: string): void {
-  expect(checkOutputFormat(design.output_format, [])).toEqual([]);
-  const names = design.inputs.map((i) => i.name);
-  expect(new Set(names).size).toBe(names.length);
-  for (const input of design.inputs) {
-    expect(input.name).toMatch(new RegExp(INPUT_NAME));
-    expect(input.name).not.toBe("max_results");
-    expect(["string", "number", "boolean"]).toContain(input.type);
-    expect(input.description?.length).toBeGreaterThan(0);
-    if (input.default !== undefined) expect(typeof input.default).toBe(input.type);
-  }
-  expect(design.api_name.length).toBeGreaterThan(0);
-  expect(design.api_name.length).toBeLessThanOrEqual(60);
-  const ids = new Set(design.graph.nodes.map((n) => n.id));
-  expect(design.graph.nodes.some((n) => n.type === "search_agent")).toBe(true);
-  for (const node of design.graph.nodes) {
-    expect(NODE_TYPES).toContain(node.type);
-    for (const [, name] of node.system_prompt.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) expect(names).toContain(name!);
-  }
-  for (const edge of design.graph.edges) expect(ids.has(edge.source) && ids.has(edge.target)).toBe(true);
-  // The service's own gate: inputs, output format, node types, placeholders, a DAG.
-  expect(() =>
-    checkContent({ original_prompt: prompt.trim() || "x", ...design, version_notes: null }, { allowMaxResults: false }),
-  ).not.toThrow();
-}
 
 describe("everyday prompts give the designs a person would write", () => {
   for (const c of CASES) {

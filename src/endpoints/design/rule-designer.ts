@@ -6,11 +6,12 @@
  */
 import type { OutputShape } from "../../research/output-format.ts";
 import type { Design } from "../model.ts";
+import { apiName } from "./rule-api-name.ts";
 import { readFields } from "./rule-fields.ts";
 import { compareGraph, researchGraph, taskText, type Format } from "./rule-graph.ts";
 import { readInputs, type InputReading } from "./rule-inputs.ts";
 import { rowsOf } from "./rule-subjects.ts";
-import { nameParts, sentenceCase, shortTitle } from "./rule-words.ts";
+import { nameParts, plural } from "./rule-words.ts";
 
 // Long prompts are read up to here: the subject and the asks come early, and the rules stay fast.
 const MAX_TEXT = 6_000;
@@ -19,7 +20,6 @@ const COMPARE =
   /(?<![\p{L}])(?:compare|comparing|comparison|versus|vs\.?|differences? between|contrast|vergleiche|comparer|compara|comparar)(?![\p{L}])/u;
 // Words of input names that say how the subject is identified, not what it is.
 const NOT_SUBJECT = new Set("name id code symbol url title first second start end".split(" "));
-const ACRONYMS = new Set("ceo cfo cto coo gdp url isbn doi pe usd eur gbp api ipo id uk us eu ai ev".split(" "));
 
 function normalize(prompt: string): string {
   return (
@@ -34,41 +34,12 @@ function normalize(prompt: string): string {
   );
 }
 
-function plural(word: string): string {
-  const name = nameParts(word).join("_");
-  return /[^aeiou]y$/.test(name) ? `${name.slice(0, -1)}ies` : /(s|x|ch|sh)$/.test(name) ? `${name}es` : `${name}s`;
-}
-
 function blank(text: string, spans: [number, number][]): string {
   const chars = text.split("");
   for (const [start, end] of spans) chars.fill(" ", start, end);
   const out = chars.join("");
   // Placeholders and JSON examples between braces are not facts to find.
   return out.replace(/\{[^{}\n]{0,400}\}\}?/g, (m) => " ".repeat(m.length));
-}
-
-function titleWords(text: string): string {
-  return text
-    .split(/[\s_]+/)
-    .map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w))
-    .join(" ");
-}
-
-/** "Company profile", "City tourist attractions", "Company comparison": subject first, then what is asked. */
-function apiName(reading: InputReading, format: Format, topic: string, pair: [string, string] | null, prompt: string): string {
-  const index = pair
-    ? reading.inputs.findIndex((i) => i.name === pair[0])
-    : reading.inputs.findIndex((i, k) => i.type === "string" && !/^(start|end)_/.test(i.name) && reading.titles[k]!.length > 0);
-  const subject = index >= 0 ? titleWords(reading.titles[index]!.join(" ")) : "";
-  const fields = format === DEFAULT_FORMAT ? [] : Object.keys(format).map(titleWords);
-  let name: string;
-  if (pair) name = `${subject || "Side by side"} comparison`;
-  else if (!fields.length) name = subject ? `${subject} overview` : topic || prompt.split(/[.?!\n]/)[0]!;
-  else if (fields.length === 1) name = subject ? `${subject} ${fields[0]}` : fields[0]!;
-  else if (fields.length === 2) name = subject ? `${subject} ${fields[0]} and ${fields[1]}` : `${fields[0]} and ${fields[1]}`;
-  else name = subject ? `${subject} profile` : topic || `${fields[0]}, ${fields[1]} and more`;
-  const title = sentenceCase(shortTitle(name.replace(/[{}[\]"]/g, " ")));
-  return /[\p{L}\p{N}]/u.test(title) ? title : "Research";
 }
 
 /** The compared pair: "compare two X" names it; otherwise the first two text inputs of a prompt that compares. */
@@ -100,7 +71,7 @@ export function designByRules(prompt: string): Design {
     const each: Record<string, OutputShape> = { name: "string", ...(format === DEFAULT_FORMAT ? DEFAULT_FORMAT : format) };
     format = { [pair[0]]: each, [pair[1]]: each, comparison: "string" };
   }
-  const api_name = apiName(reading, format, asked.topic, pair, text);
+  const api_name = apiName(reading, format === DEFAULT_FORMAT ? {} : format, asked.topic, pair, text);
   const task = taskText(text, new Set(reading.inputs.map((i) => i.name)));
   const graph = pair ? compareGraph(api_name, task, reading.inputs, pair, format) : researchGraph(api_name, task, reading.inputs, format);
   // A copy, so a caller editing the design cannot change what the next call returns.

@@ -7,6 +7,8 @@
 import type { OutputShape } from "../../research/output-format.ts";
 import { isStopword } from "../../terms.ts";
 import { isPlural, LIST_WORDS, nameParts, scalarType, singular, type Scalar } from "./rule-words.ts";
+import { asSeries, periodOf } from "./rule-series.ts";
+import { AUX, yesNoName } from "./rule-yes-no.ts";
 
 /** Where a field sits: at the top (or in one object), or in the rows of a list. */
 export type Place = "top" | "row";
@@ -18,6 +20,8 @@ export interface Field {
   collection: boolean;
   /** The name's last word, singular: decides whether rows are identified by name or title. */
   head: string;
+  /** What identifies each row when not a name or title: the date of a series, with its type. */
+  key?: [string, Scalar];
 }
 
 const DROP = new Set(
@@ -60,6 +64,16 @@ const UNITS = new Map(
     percent: "percent",
     "%": "percent",
     celsius: "celsius",
+    grams: "grams",
+    pounds: "pounds",
+    ounces: "ounces",
+    inches: "inches",
+    feet: "feet",
+    liters: "liters",
+    litres: "liters",
+    gb: "gb",
+    mah: "mah",
+    watts: "watts",
     fahrenheit: "fahrenheit",
     millions: "millions",
     billions: "billions",
@@ -113,25 +127,12 @@ const VERBS = new Set(
   "work works worked live lives lived visit visits use uses used exist exists attend attended get gets play plays".split(" "),
 );
 
+// "the five largest cities", "the top 10 papers": a count or quantifier before a noun asks for a list of them.
+const NUMBER_WORDS = new Set("two three four five six seven eight nine ten eleven twelve fifteen twenty fifty hundred dozen".split(" "));
+const HOW_MANY = new Set(["all", "some", "several", "few", "top", "many", ...NUMBER_WORDS]);
+
 type Mode = "plain" | "boolean" | "count" | "amount" | "who" | "when" | "where";
 
-const ARTICLES = new Set("it they he she the a an this that these those its their".split(" "));
-const AUX = new Map(
-  Object.entries({
-    is: "is",
-    are: "is",
-    was: "is",
-    were: "is",
-    has: "has",
-    have: "has",
-    had: "has",
-    can: "can",
-    could: "can",
-    does: "",
-    do: "",
-    did: "",
-  }),
-);
 const QUESTION_WORDS = new Map<string, Mode>(
   Object.entries({
     whether: "boolean",
@@ -161,13 +162,20 @@ function ofSubject(subject: Set<string>): RegExp {
 
 /** The field an item asks for, or null when it names nothing (a pronoun, "the results", "JSON"). */
 export function readItem(raw: string, subject: Set<string>, place: Place): Field | null {
-  let text = raw.replace(QUALIFIERS, " ").replace(/(?<![\p{L}])[ldj]['’](?=\p{L})/gu, "");
+  let text = raw
+    .replace(QUALIFIERS, " ")
+    .replace(/(?<![\p{L}])[ldj]['’](?=\p{L})/gu, "")
+    .replace(/\b(?:he or she|she or he)\b/g, "they")
+    .replace(/\b(?:his or her|her or his)\b/g, "their");
   let unit = "";
   const unitMatch = UNIT.exec(text);
   if (unitMatch) {
     unit = UNITS.get(unitMatch[1]!)!;
     text = text.slice(0, unitMatch.index) + text.slice(unitMatch.index + unitMatch[0].length);
   }
+  // Only a top-level value is a series: in a row, "for the last 5 years" narrows the row's value.
+  const period = place === "top" ? periodOf(text) : null;
+  if (period) text = text.slice(0, period.start) + text.slice(period.end);
   let collection = LIST_OF.test(text);
   text = text.replace(LIST_OF, " ");
   // "the company's revenue": the subject's possessive goes, another noun's stays as a word.
@@ -198,31 +206,34 @@ export function readItem(raw: string, subject: Set<string>, place: Place): Field
     } else if (w0 === "about") {
       // "about its history" asks for history; "about quantum computing" names a topic, not a field.
       if (!["its", "their", "his", "her"].includes(w1)) return null;
-    } else if (["all", "some", "several", "few", "top", "many"].includes(w0) || /^\d+$/.test(w0)) collection = true;
+    } else if (HOW_MANY.has(w0) || /^\d+$/.test(w0)) collection = true;
     else if (!DROP.has(w0) || AUX.has(w0)) break;
     words = words.slice(1);
   }
   let verb = "";
-  if (mode === "boolean") {
-    const aux = words.findIndex((w) => AUX.has(w));
-    const content = words.filter((w, i) => i > aux && !ARTICLES.has(w) && !subject.has(w));
-    verb = aux >= 0 ? AUX.get(words[aux]!)! : /s$/.test(content[0] ?? "") ? "" : "is";
-    if (aux >= 0) words = content;
-    // "does it have a free tier" → has_free_tier; "does it offer an API" → offers_api.
-    if (verb === "" && aux >= 0 && words[0])
-      [verb, words] = [words[0] === "have" ? "has" : words[0].endsWith("s") ? words[0] : `${words[0]}s`, words.slice(1)];
-  } else {
+  if (mode === "boolean") ({ verb, words } = yesNoName(words, subject));
+  else {
     const cut = words.findIndex(
       (w, i) => i > 0 && (CUT.has(w) || (mode !== "plain" && VERBS.has(w)) || (FILTERING.has(w) && isPlural(words[i - 1]!))),
     );
     if (cut > 0) words = words.slice(0, cut);
+    // "which airlines fly from…", "what programming languages does it use": a which/what question asks
+    // for the plural it opens with; the verb after it says what they do.
+    const things = mode === "plain" && asked ? words.findIndex((w) => isPlural(w)) : -1;
+    const next = words[things + 1];
+    if (things >= 0 && things < 3 && next && (!isPlural(next) || AUX.has(next))) words = words.slice(0, things + 1);
+    // "the next five matches": the count says how many, which is the caller's max_results; the name keeps the rest.
+    const count = words.findIndex((w, i) => i > 0 && NUMBER_WORDS.has(w) && isPlural(words[i + 1] ?? ""));
+    if (count > 0) [words, collection] = [words.filter((_, i) => i !== count), true];
   }
   words = words.filter((w) => !DROP.has(w) && !(mode !== "plain" && subject.has(w))).map((w) => (w === "of_" ? "of" : w));
   while (words.length && (words[0] === "of" || words[words.length - 1] === "of" || CUT.has(words[words.length - 1]!)))
     words = words[0] === "of" ? words.slice(1) : words.slice(0, -1);
   const parts = words.flatMap(nameParts);
   if (!parts.length || parts.every((w) => GENERIC.has(w) || isStopword(w) || /^\d+$/.test(w)) || VAGUE.has(parts[0]!)) return null;
-  return shape(verb ? [verb, ...parts] : parts, mode, collection, unit, place);
+  const field = shape(verb ? [verb, ...parts] : parts, mode, collection, unit, place);
+  // "papers published in the last 5 years" is a list already: the period filters it.
+  return period && typeof field.shape === "string" && mode !== "boolean" ? asSeries(field, period) : field;
 }
 
 function shape(parts: string[], mode: Mode, collection: boolean, unit: string, place: Place): Field {

@@ -6,7 +6,9 @@
  * the text beforehand, so "the capital of a country" asks for the capital.
  */
 import type { OutputShape } from "../../research/output-format.ts";
+import { isStopword } from "../../terms.ts";
 import { readItem, type Field } from "./rule-field-item.ts";
+import { asSeries, periodOf } from "./rule-series.ts";
 
 export interface FieldReading {
   /** The asked-for fields, in the prompt's order; empty when nothing specific is asked. */
@@ -21,11 +23,17 @@ const L = "(?<![\\p{L}\\p{N}_'])";
 const R = "(?![\\p{L}\\p{N}_])";
 const SUMMARY_VERBS = "summari[sz]e|describe|explain|r[ée]sume|resumir|zusammenfassen|beschreibe|d[ée]cris";
 const ASK_VERBS =
-  "compare|comparing|find out|find|get(?: me)?|return|(?<!(?:a|the) )list|extract|give(?: me| us)?|tell(?: me| us)?|include|provide|show(?: me)?|identify|determine|collect|gather|retrieve|fetch|look up|report|compile|output|know|i need|we need|i want|i'd like|i would like|" +
+  "compare|comparing|find out|find|get(?: me)?|return|(?<!(?:a|the) )list|extract|give(?: me| us)?|tell(?: me| us)?|include|provide|show(?: me)?|identify|determine|collect|gather|retrieve|fetch|look up|report|compile|output|know|check|verify|i need|we need|i want|i'd like|i would like|" +
   "finde|finden|gib|nenne|liste|ermittle|suche|zeige|trouve|trouver|donne|donner|indique|retourne|renvoie|encuentra|encontrar|busca|dame|lista|indica|devuelve|obtener";
+// "Takes a company name and returns their ESG score": the endpoint described in the third person. Only before
+// what starts a noun phrase or a question, since "annual returns" and "price lists" are facts, not verbs.
+const SUMMARY_VERBS_3RD = "summari[sz]es|describes|explains";
+const ASK_VERBS_3RD =
+  "returns|gives|lists|finds|provides|outputs|fetches|retrieves|extracts|tells(?: me| us)?|gets|looks up|checks|verifies";
+const NOUN_PHRASE_NEXT = `(?=\\s+(?:(?:the|a|an|its|their|his|her|all|each|every|whether|if|how|what|who|when|where|which|me|us)(?![\\p{L}])|\\d))`;
 // "I give you" is not an ask: a verb right after a pronoun is the speaker talking. Nor is "Context: …".
 const TRIGGER = new RegExp(
-  `${L}(?<!(?:^|\\s)(?:i|you|we|they|it) )(?:(${SUMMARY_VERBS})|(?:${ASK_VERBS}))${R}|(?<!(?:context|notes?|background|examples?|fyi|ps|edit|update)):(?=\\s)`,
+  `${L}(?:(?<!(?:^|\\s)(?:i|you|we|they|it) )(?:(${SUMMARY_VERBS})|(?:${ASK_VERBS}))|(?:(${SUMMARY_VERBS_3RD})|(?:${ASK_VERBS_3RD}))${NOUN_PHRASE_NEXT})${R}|(?<!(?:context|notes?|background|examples?|fyi|ps|edit|update)):(?=\\s)`,
   "gu",
 );
 // A sentence that is a question asks from its first word; "What I'd love is…" is not one.
@@ -40,11 +48,26 @@ const ROWS =
 const FILTER_AFTER_WITH = /^\s*(?:more|less|fewer|over|under|at|a|an|no|than|\d)/;
 // Rows that are works are known by their title; everything else by its name.
 const TITLED = new Set("paper article book movie film song album episode video post headline publication show podcast study".split(" "));
+const OPPOSITES =
+  "high|low|highest|lowest|min|max|minimum|maximum|opening|closing|start|end|first|last|best|worst|upper|lower|buy|sell|bid|ask|daytime|nighttime|peak|off-peak|home|away|import|export";
+const SHARED_NOUN = new RegExp(`(?<![\\p{L}])(${OPPOSITES}) (?:and|&|/) (${OPPOSITES}) (\\p{L}[\\p{L}\\p{N}-]*)`, "gu");
+const STANDALONE = new Set(["high", "low"]);
 const MAX_FIELDS = 40;
 const MAX_ROW_FIELDS = 25;
 
+/**
+ * "minimum and maximum price" → "minimum price and maximum price": two opposite modifiers sharing a
+ * noun ask for two values. "High" and "low" are nouns of their own ("the day's high"), so
+ * "high and low temperatures" asks for the high and the low.
+ */
+function shareNoun(text: string): string {
+  return text.replace(SHARED_NOUN, (whole, a: string, b: string, noun: string) =>
+    isStopword(noun) ? whole : STANDALONE.has(a) && STANDALONE.has(b) ? `${a} and ${b}` : `${a} ${noun} and ${b} ${noun}`,
+  );
+}
+
 function items(text: string): string[] {
-  return text
+  return shareNoun(text)
     .split(ITEM_SPLIT)
     .map((s) => s.trim())
     .filter(Boolean);
@@ -87,20 +110,27 @@ function readEnumeration(text: string, subject: Set<string>, reading: Reading): 
     const row = new Map<string, OutputShape>();
     for (const item of items(end ? after.slice(0, end.index) : after))
       if (row.size < MAX_ROW_FIELDS) add(row, readItem(item, subject, owner.collection ? "row" : "top"));
-    const identity = TITLED.has(owner.head) ? "title" : "name";
-    const shape = Object.fromEntries([...(row.has(identity) ? [] : [[identity, "string"]]), ...row]) as Record<string, OutputShape>;
+    const [identity, type] = owner.key ?? [TITLED.has(owner.head) ? "title" : "name", "string"];
+    const shape = Object.fromEntries([...(row.has(identity) ? [] : [[identity, type]]), ...row]) as Record<string, OutputShape>;
     add(out, row.size ? { ...owner, shape: owner.collection ? [shape] : shape } : owner, reading);
     if (end) for (const item of items(after.slice(end.index + end[0].length))) add(out, readItem(item, subject, "top"), reading);
     return;
   }
-  for (const item of items(text)) add(out, readItem(item, subject, "top"), reading);
+  const list = items(text);
+  // "the high and low prices for the last 10 days": a period ending the enumeration is every measured value's.
+  const period = list.length > 1 ? periodOf(list[list.length - 1]!) : null;
+  for (const item of list) {
+    const field = readItem(item, subject, "top");
+    const measured = field?.shape === "number" || field?.shape === "integer";
+    add(out, field && period && measured ? asSeries(field, period) : field, reading);
+  }
 }
 
 function add(out: Map<string, OutputShape>, field: Field | null, reading?: Reading): void {
   if (!field || out.has(field.name) || out.size >= MAX_FIELDS) return;
   out.set(field.name, field.shape);
   if (reading && field.collection && field.shape !== "string")
-    reading.list = { name: field.name, identity: TITLED.has(field.head) ? "title" : "name" };
+    reading.list = { name: field.name, identity: field.key?.[0] ?? (TITLED.has(field.head) ? "title" : "name") };
 }
 
 /** The fields a prompt asks for; `text` is lowercased, with subjects and defaults blanked. */
@@ -116,7 +146,7 @@ export function readFields(text: string, subject: Set<string>): FieldReading {
     if (QUESTION.test(sentence.slice(lead)))
       regions.push({ text: sentence.slice(lead, marks[0]?.index ?? sentence.length), summary: false });
     marks.forEach((m, i) =>
-      regions.push({ text: sentence.slice(m.index + m[0].length, marks[i + 1]?.index ?? sentence.length), summary: Boolean(m[1]) }),
+      regions.push({ text: sentence.slice(m.index + m[0].length, marks[i + 1]?.index ?? sentence.length), summary: Boolean(m[1] ?? m[2]) }),
     );
     for (const region of regions) {
       const body = region.text.replace(/[.!?]+\s*$/, "").trim();

@@ -42,8 +42,8 @@ describe("the graph researches the task", () => {
       { id: "e2", source: "research_second", target: "compare" },
     ]);
     // Each search node fills its half under the endpoint's own key, so fields can be matched without a model.
-    expect(design.graph.nodes[0]!.output_format).toEqual({ first_company: design.output_format.first_company });
-    expect(design.graph.nodes[1]!.system_prompt).toContain("Research {second_company}");
+    expect(design.graph.nodes[0]!.output_format).toEqual({ company_a: design.output_format.company_a });
+    expect(design.graph.nodes[1]!.system_prompt).toContain("Research {company_b}");
     expect(design.graph.nodes[2]!.output_format).toEqual(design.output_format);
   });
 
@@ -51,8 +51,8 @@ describe("the graph researches the task", () => {
     const design = designByRules("Compare {product_a} versus {product_b} on price and battery life in {year}");
     expect(inputsOf(design)).toEqual([req("product_a"), req("product_b"), req("year", "number")]);
     expect(design.output_format).toEqual({
-      product_a: { name: "string", price: "number", battery_life: "string" },
-      product_b: { name: "string", price: "number", battery_life: "string" },
+      product_a: { name: "string", price: "number", battery_life: "number" },
+      product_b: { name: "string", price: "number", battery_life: "number" },
       comparison: "string",
     });
     expect(design.graph.nodes[0]!.system_prompt).toContain("The call also gives: year {year}.");

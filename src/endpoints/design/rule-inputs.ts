@@ -5,7 +5,8 @@
  * thing, because the author chose those names on purpose.
  */
 import type { EndpointInput } from "../model.ts";
-import { findSubjects, PLACEHOLDER, placeholderName, titleOf } from "./rule-subjects.ts";
+import { titleOf } from "./rule-noun-phrase.ts";
+import { findSubjects, PLACEHOLDER, placeholderName } from "./rule-subjects.ts";
 import { INPUT_NAME_RE, inputType, RESERVED_INPUTS, type Scalar } from "./rule-words.ts";
 
 export interface InputReading {
@@ -54,7 +55,10 @@ function describe(candidate: Candidate, type: Scalar): string {
     const example = thing === "date" ? "a date, e.g. 2024-01-31" : thing === "year" ? "e.g. 2020" : thing;
     return `${edge === "start" ? "Start" : "End"} of the period (${example}).`;
   }
-  if (candidate.pair) return `The ${edge} ${thing || candidate.title.join(" ")} to compare.`;
+  if (candidate.pair) {
+    const side = /^second_|_b$/.test(candidate.name) ? "second " : /^first_|_a$/.test(candidate.name) ? "first " : "";
+    return `The ${side}${candidate.title.join(" ") || candidate.name.replace(/_/g, " ")} to compare.`;
+  }
   const kind = type === "boolean" ? " (true or false)" : candidate.name === "year" ? ", e.g. 2024" : "";
   return `The ${candidate.name.replace(/_/g, " ")}${kind}${candidate.optional ? "; optional" : ""}.`;
 }

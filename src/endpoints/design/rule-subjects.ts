@@ -7,7 +7,8 @@
  * read "of a country" as something to find.
  */
 import { isStopword } from "../../terms.ts";
-import { ascii, nameParts, singular, snakeName } from "./rule-words.ts";
+import { IDENTIFIERS, inputWords, nounPhrase, STOP, titleOf } from "./rule-noun-phrase.ts";
+import { nameParts, singular, snakeName } from "./rule-words.ts";
 
 export interface Subject {
   name: string;
@@ -21,106 +22,16 @@ export interface Subject {
 }
 
 const L = "(?<![\\p{L}\\p{N}_])";
-// Words that end a noun phrase: the verbs and connectives prompts put right after a subject.
-const STOP = new Set(
-  (
-    "find get return list extract give tell include including provide show identify determine collect gather retrieve fetch look compile output search summarize summarise describe explain want need please using use based along also then whose whether optionally default defaulting such like etc vs versus " +
-    "finde finden gib nenne liste ermittle suche zeige liefere trouve trouver donne indique retourne renvoie cherche encuentra busca dame lista indica devuelve obten"
-  ).split(" "),
-);
-// Adjectives that only say "the one you are given"; "optional" also makes the input optional.
-const MODIFIERS = new Set("given specific particular certain single specified chosen selected provided user optional".split(" "));
-// Heads that follow "for a", "of a" without being a subject: "for a while", "a list of".
-const NOT_SUBJECT = new Set(
-  "few lot number list couple total bit variety range maximum minimum summary description set table way time while moment result results short brief detailed json response answer new good better more dozen half quarter".split(
-    " ",
-  ),
-);
 // What "in a X" names as a parameter: places and periods, and the units an answer is given in.
 const PLACES = new Set(
   "city country region state province town neighborhood neighbourhood area location place year month week market industry sector language county district currency unit".split(
     " ",
   ),
 );
-// Identifiers that say what the subject is better than the word left after "symbol" goes: a ticker names a stock.
-const TITLE_ALIASES = new Map(Object.entries({ ticker: "stock", isbn: "book", doi: "paper" }));
-const IDENTIFIERS = new Set(
-  "name id identifier doi isbn url link ticker symbol code domain email username handle sku upc barcode website title".split(" "),
-);
+// What opens a question about "a X": "is a", "does a", "whether a", "if a", "what awards has a".
+const YES_NO_OPENER = /(?<![\p{L}])(?:is|are|does|do|did|can|has|have|was|whether|if)\s+(?:a|an|any)\s+$/u;
 // Identifiers that name their subject alone: "by ISBN" needs no "book_" in front.
 const SPECIFIC_IDS = new Set("doi isbn ticker url domain email username handle sku upc barcode website".split(" "));
-// The subjects of the foreign-language forms, named in English so inputs read the same everywhere.
-// (A Map: a prompt's words must never reach Object.prototype's "constructor".)
-const FOREIGN = new Map(
-  Object.entries({
-    unternehmen: "company",
-    unternehmens: "company",
-    firma: "company",
-    stadt: "city",
-    land: "country",
-    landes: "country",
-    produkt: "product",
-    produkts: "product",
-    jahr: "year",
-    buch: "book",
-    entreprise: "company",
-    societe: "company",
-    ville: "city",
-    pays: "country",
-    personne: "person",
-    produit: "product",
-    annee: "year",
-    livre: "book",
-    empresa: "company",
-    compania: "company",
-    ciudad: "city",
-    pais: "country",
-    persona: "person",
-    producto: "product",
-    ano: "year",
-    libro: "book",
-  }),
-);
-
-interface Phrase {
-  words: string[];
-  end: number;
-  optional: boolean;
-}
-
-const WORD = /\s*([\p{L}\p{N}][\p{L}\p{N}'’-]*)/uy;
-
-/** The noun phrase starting at `from`: up to `max` words, ending at punctuation, a function word or a verb. */
-function nounPhrase(text: string, from: number, max = 3): Phrase | null {
-  const words: string[] = [];
-  let end = from;
-  let optional = false;
-  for (let guard = 0; words.length < max && guard < 8; guard++) {
-    WORD.lastIndex = end;
-    const m = WORD.exec(text);
-    if (!m) break;
-    const possessive = /['’]s$/.test(m[1]!);
-    const word = possessive ? m[1]!.slice(0, -2) : m[1]!;
-    if (words.length === 0 && MODIFIERS.has(word)) {
-      optional ||= word === "optional";
-      end = WORD.lastIndex;
-      continue;
-    }
-    if (isStopword(word) || STOP.has(word)) break;
-    words.push(word);
-    end = WORD.lastIndex;
-    if (possessive) break;
-  }
-  const first = words[0];
-  if (!first || NOT_SUBJECT.has(first) || /^\d/.test(first)) return null;
-  return { words: words.map((w) => FOREIGN.get(ascii(w)) ?? w), end, optional };
-}
-
-export function titleOf(words: string[]): string[] {
-  const kept = [...words];
-  while (kept.length > 1 && IDENTIFIERS.has(kept[kept.length - 1]!)) kept.pop();
-  return kept.length === 1 && TITLE_ALIASES.has(kept[0]!) ? [TITLE_ALIASES.get(kept[0]!)!] : kept;
-}
 
 class SubjectReader {
   readonly found: Subject[] = [];
@@ -158,7 +69,19 @@ class SubjectReader {
         end = owner.end;
       }
     }
-    if (this.add({ name: snakeName(words, 4), title, start, end, optional: phrase.optional })) this.continuation(end, max);
+    if (this.add({ name: snakeName(inputWords(words), 4), title, start, end, optional: phrase.optional })) this.continuation(end, max);
+  }
+
+  /**
+   * The subject of a yes/no question: one noun, and an identifier after it ("a domain name"), because the
+   * predicate follows at once ("a website is down", "a restaurant offer vegan options").
+   */
+  predicateSubject(start: number): void {
+    const from = start + /^(?:a|an|any) /.exec(this.text.slice(start))![0].length;
+    const one = nounPhrase(this.text, from, 1);
+    const two = nounPhrase(this.text, from, 2);
+    const phrase = two && two.words.length === 2 && IDENTIFIERS.has(two.words[1]!) ? two : one;
+    if (phrase) this.add({ name: snakeName(inputWords(phrase.words), 4), title: titleOf(phrase.words), start, end: phrase.end });
   }
 
   /** ", optionally a country, and a currency": more subjects listed after the first. */
@@ -171,7 +94,7 @@ class SubjectReader {
     const phrase = nounPhrase(this.text, more.lastIndex, max);
     if (!phrase) return;
     const subject = {
-      name: snakeName(phrase.words, 4),
+      name: snakeName(inputWords(phrase.words), 4),
       title: titleOf(phrase.words),
       start: from,
       end: phrase.end,
@@ -180,10 +103,15 @@ class SubjectReader {
     if (this.add(subject)) this.continuation(phrase.end, max);
   }
 
-  pair(start: number, end: number, word: string, title: string[]): void {
+  /**
+   * Two subjects of one kind. A range is its start and end; the sides of a
+   * comparison are A and B, as people label them ("laptop_a"), since neither
+   * comes first; other pairs ("the distance between two cities") keep their order.
+   */
+  pair(start: number, end: number, word: string, title: string[], compared: boolean): void {
     const head = snakeName([word], 3);
     const range = head === "date" || head === "year" || head === "day" || head === "month";
-    const [a, b] = range ? [`start_${head}`, `end_${head}`] : [`first_${head}`, `second_${head}`];
+    const [a, b] = range ? [`start_${head}`, `end_${head}`] : compared ? [`${head}_a`, `${head}_b`] : [`first_${head}`, `second_${head}`];
     if (!this.free(start, end)) return;
     this.found.push({ name: a, title: range ? [] : title, start, end, optional: false, pair: !range });
     this.found.push({ name: b, title: range ? [] : title, start: end, end, optional: false, pair: !range });
@@ -203,9 +131,9 @@ export function findSubjects(text: string): Subject[] {
   if (heading && !isStopword(heading[1]!) && !STOP.has(heading[1]!))
     reader.add({ name: snakeName([heading[1]!]), title: [heading[1]!], start: heading.index, end: heading[0].length });
   for (const m of matches(text, `${L}between (?:a|the) start date and (?:an|the) end date`))
-    reader.pair(m.index, m.index + m[0].length, "date", []);
+    reader.pair(m.index, m.index + m[0].length, "date", [], false);
   // The span starts at "two": "compare" stays in the text, as the verb that asks for the facts.
-  for (const m of matches(text, `${L}(?:compare|comparing|between|of|for|about|versus) two `)) {
+  for (const m of matches(text, `${L}(compare|comparing|between|of|for|about|versus|given) two `)) {
     const phrase = nounPhrase(text, m.index + m[0].length);
     if (phrase)
       reader.pair(
@@ -213,6 +141,7 @@ export function findSubjects(text: string): Subject[] {
         phrase.end,
         singular(phrase.words[phrase.words.length - 1]!),
         phrase.words.slice(0, -1).concat(singular(phrase.words[phrase.words.length - 1]!)),
+        /^(compar|versus)/.test(m[1]!),
       );
   }
   for (const m of matches(text, `${L}compare (?:a|an) `)) {
@@ -224,7 +153,7 @@ export function findSubjects(text: string): Subject[] {
     const y = nounPhrase(text, link.lastIndex);
     const [nx, ny] = [snakeName(x.words, 3), y ? snakeName(y.words, 3) : ""];
     const start = m.index + "compare ".length;
-    if (!y || nx === ny) reader.pair(start, y?.end ?? link.lastIndex, nx, x.words);
+    if (!y || nx === ny) reader.pair(start, y?.end ?? link.lastIndex, nx, x.words, true);
     else if (reader.add({ name: nx, title: x.words, start, end: x.end, pair: true }))
       reader.add({ name: ny, title: y.words, start: x.end, end: y.end, pair: true });
   }
@@ -248,7 +177,14 @@ export function findSubjects(text: string): Subject[] {
   for (const m of matches(
     text,
     `${L}(?:given|étant donnée?|etant donnee?|gegeben|dado|dada)(?: (?:a|an|the|any|one|some|un|une|ein|eine|einen|una))? `,
-  ))
+  )) {
+    // "Is a given domain name available?": the subject of a yes/no question ends before its predicate (below).
+    if (YES_NO_OPENER.test(text.slice(Math.max(0, m.index - 24), m.index))) continue;
+    reader.phrase(m.index, m.index + m[0].length);
+  }
+  // "Takes a company name and returns…": an endpoint described by what it is given. Only the third person:
+  // the imperative "take a look" is an idiom, not an input.
+  for (const m of matches(text, `${L}(?:takes|accepts|receives|expects)(?: (?:as input|as an input|in))? (?:a|an|any|one) `))
     reader.phrase(m.index, m.index + m[0].length);
   for (const m of matches(text, `${L}(?:for|about|of|regarding|concerning) (?:a|an|any|each|every|one|some|the given|the specified) `)) {
     const phrase = nounPhrase(text, m.index + m[0].length);
@@ -277,6 +213,11 @@ export function findSubjects(text: string): Subject[] {
     `${L}(?:para|sobre|de) (?:un|una|cada|cualquier) `,
   ];
   for (const source of foreign) for (const m of matches(text, source)) reader.phrase(m.index, m.index + m[0].length, 1);
+  // "Check if a website is down", "Does a restaurant offer vegan options?", "What awards has a film won?": when
+  // nothing else names the subject, the thing a question is about does. The verb stays in the text, to ask it.
+  if (!reader.found.length)
+    for (const m of matches(text, `${L}(?:is|are|does|do|did|can|has|have|was|whether|if) (?=(?:a|an|any) )`))
+      reader.predicateSubject(m.index + m[0].length);
   return reader.found.sort((a, b) => a.start - b.start || a.end - b.end);
 }
 

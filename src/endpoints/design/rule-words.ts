@@ -52,6 +52,12 @@ export function singular(word: string): string {
   return word.slice(0, -1);
 }
 
+/** "company" → "companies", "closing_price" → "closing_prices": the last word of a name in the plural. */
+export function plural(word: string): string {
+  const name = nameParts(word).join("_");
+  return /[^aeiou]y$/.test(name) ? `${name.slice(0, -1)}ies` : /(s|x|ch|sh)$/.test(name) ? `${name}es` : `${name}s`;
+}
+
 // Values that are counted, so whole numbers.
 export const COUNT_WORDS = new Set(
   "year years founded founding established incorporated count population employees employee headcount age inhabitants residents citations followers subscribers downloads visitors seats rooms pages episodes seasons stars".split(
@@ -62,6 +68,7 @@ export const COUNT_WORDS = new Set(
 export const MEASURE_WORDS = new Set(
   (
     "price prices cost costs revenue revenues salary salaries amount rating ratings score scores percentage percent height weight length width depth distance area rent fee fees income profit profits valuation cap capitalization gdp budget temperature elevation altitude ratio rate yield margin growth calories worth volume speed high low index debt tax wage wages earnings sales turnover spending funding inflation share capacity " +
+    "fare fares tuition size chance probability likelihood odds duration lifespan expectancy mileage consumption emissions latitude longitude " +
     // German, French and Spanish stems the examples use.
     "preis kosten umsatz gehalt bewertung prix cout salaire note precio costo coste ingresos salario calificacion puntuacion"
   ).split(" "),
@@ -72,6 +79,7 @@ const COUNT_SUFFIXES = ["jahr", "zahl"];
 const MEASURE_SUFFIXES = ["preis", "kosten"];
 // The last word of these names makes the value text even when a number word precedes it.
 const TEXT_HEADS = new Set("date day time period range season name names title code id symbol url description list text month".split(" "));
+const MEASURED_LIVES = new Set("battery shelf half service useful".split(" "));
 export const LIST_WORDS = new Set("tags keywords categories".split(" "));
 // A "number" that identifies rather than counts.
 const IDENTIFIER_NUMBERS = new Set(
@@ -88,6 +96,8 @@ export function scalarType(words: string[]): Scalar {
   if (words.join(" ") === "publicly traded" || last === "open" || words.join(" ").endsWith("open now")) return "boolean";
   if (first === "number" && words[1] === "of") return "integer";
   if (TEXT_HEADS.has(last)) return "string";
+  // "battery life", "shelf life": a life that is measured, in hours or months; a "personal life" is not.
+  if (last === "life" && MEASURED_LIVES.has(words[words.length - 2] ?? "")) return "number";
   if (words.some((w) => MEASURE_WORDS.has(w) || MEASURE_SUFFIXES.some((s) => w.endsWith(s)))) return "number";
   if (words.some((w) => COUNT_WORDS.has(w) || COUNT_WORDS_ABROAD.has(w) || COUNT_SUFFIXES.some((s) => w.endsWith(s)))) return "integer";
   if (last === "number" && !IDENTIFIER_NUMBERS.has(words[words.length - 2] ?? "")) return "integer";
