@@ -236,9 +236,14 @@ export const EnvSchema = Type.Object({
     minimum: 200,
     maximum: 200_000,
     default: 6_000,
-    description: "Tokens of passages given to the answerer.",
+    description: "Tokens of passages given to the answerer (three times this without a model).",
   }),
-  SEARCH_MAX_PASSAGES: Type.Integer({ minimum: 1, maximum: 100, default: 12, description: "Passages given to the answerer." }),
+  SEARCH_MAX_PASSAGES: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 12,
+    description: "Passages given to the answerer (three times this without a model).",
+  }),
   IMAGE_MAX_BYTES: Type.Integer({
     minimum: 1024,
     maximum: 20_971_520,

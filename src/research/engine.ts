@@ -22,7 +22,7 @@ import { fanOut, type FanoutSettings, type ProviderReport } from "./fanout.ts";
 import { sniffImage } from "./image.ts";
 import { addUsage, NO_USAGE, type ImageBytes, type LlmPort } from "./llm/port.ts";
 import { modelFailure, modelFailureNote, modelFailureWords } from "./llm/failure.ts";
-import { conforms, type JsonSchema } from "./output-format.ts";
+import { conforms, shapeWords, type JsonSchema } from "./output-format.ts";
 import type { PassageCache } from "./passage-cache.ts";
 import { planQueries } from "./plan.ts";
 import type { RankOptions } from "./rank.ts";
@@ -154,8 +154,10 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
   const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal, early);
   lap("read");
 
-  const question = [request.prompt, ...plan.queries, imageDescription ?? ""].join("\n");
-  const evidence = gatherEvidence(question, outcomes, deps.settings.rank, deps.passages);
+  // The fields of an output_format are asked as much as the prompt: passages that speak of them rank too.
+  const fields = request.outputFormat ? shapeWords(request.outputFormat.shape) : "";
+  const question = [request.prompt, ...plan.queries, imageDescription ?? "", fields].join("\n");
+  const evidence = gatherEvidence(question, outcomes, llm ? deps.settings.rank : extractiveBudget(deps.settings.rank), deps.passages);
   lap("rank");
   yield { type: "context", content: evidence.context };
 
@@ -250,10 +252,20 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
   };
 }
 
+/**
+ * Without a model, the answer is read from the passages by this process, and
+ * no context window limits how many it may weigh: three times the model's
+ * share, so a fact outside the few best passages of a page is still found.
+ */
+function extractiveBudget(rank: RankOptions): RankOptions {
+  // Bounded as the settings themselves are, whatever an operator sets.
+  return { tokenBudget: Math.min(rank.tokenBudget * 3, 200_000), maxPassages: Math.min(rank.maxPassages * 3, 100) };
+}
+
 /** The extractive answer, sentence by sentence, so it streams like a model's. */
 function* extractiveChunks(prompt: string, queries: string[], sources: EvidenceSource[]): Generator<string> {
   const { text } = composeAnswer({ prompt, queries, sources });
-  const pieces = text.split(/(?<=\]) +(?=\S)/);
+  const pieces = text.split(/(?<=\[\d+\]) +(?=\S)/);
   yield pieces[0] ?? "";
   for (const piece of pieces.slice(1)) yield ` ${piece}`;
 }

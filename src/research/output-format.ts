@@ -129,3 +129,18 @@ export function conforms(schema: JsonSchema, value: unknown): boolean {
   }
   return false;
 }
+
+/** The words of every field name in a shape ("founded_year", "headquarters.city"): what a structured answer asks about. */
+export function shapeWords(shape: { [field: string]: OutputShape }): string {
+  const out: string[] = [];
+  const walk = (node: OutputShape | { [field: string]: OutputShape }) => {
+    if (typeof node === "string") return;
+    if (Array.isArray(node)) return walk(node[0] as OutputShape);
+    for (const [name, child] of Object.entries(node)) {
+      out.push(name.replace(/([a-z\d])([A-Z])/g, "$1 $2").replace(/[_\-.]+/g, " "));
+      walk(child);
+    }
+  };
+  walk(shape);
+  return out.join(" ");
+}

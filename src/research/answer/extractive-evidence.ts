@@ -3,11 +3,13 @@
  * term matching both extractive answerers score them with. Matching is
  * looser than the ranker's exact terms because a question and its answer
  * rarely inflect a word the same way ("completed" / "completion",
- * "founder" / "founded"), and Chinese or Japanese text has no spaces, so it
+ * "founder" / "founded"; irregular forms like "wrote" / "written" by
+ * their lemmas, see lemmaVariants), and Chinese or Japanese text has no spaces, so it
  * is matched by character pairs.
  */
 import { contentTerms, isStopword, words } from "../../terms.ts";
 import type { EvidenceSource } from "../types.ts";
+import { lemmaOf } from "./english.ts";
 import { splitSentences } from "./sentences.ts";
 
 export interface EvidenceSentence {
@@ -90,6 +92,8 @@ export class SentenceIndex {
   private readonly titles = new Map<number, string>();
   private readonly headings = new Map<string, string>();
   private readonly averageLength: number;
+  /** Each sentence's place in `sentences`: the sentence before it is one step back. */
+  private readonly order = new Map<EvidenceSentence, number>();
 
   constructor(sources: EvidenceSource[]) {
     for (const source of sources) {
@@ -118,11 +122,18 @@ export class SentenceIndex {
   private add(sentence: EvidenceSentence): void {
     const id = this.sentences.length;
     this.sentences.push(sentence);
+    this.order.set(sentence, id);
     for (const [term, count] of sentence.termCounts) {
       const list = this.postings.get(term);
       if (list) list.push({ sentence: id, count });
       else this.postings.set(term, [{ sentence: id, count }]);
     }
+  }
+
+  /** The sentence before this one in the same passage, if any. */
+  before(sentence: EvidenceSentence): EvidenceSentence | null {
+    const previous = this.sentences[(this.order.get(sentence) ?? 0) - 1];
+    return previous && previous.sourceId === sentence.sourceId && previous.passage === sentence.passage ? previous : null;
   }
 
   /** The words of the sources that match a term (see sameTerm), computed once per term. */
@@ -163,6 +174,14 @@ export class SentenceIndex {
     return query.filter((q) => this.wordsMatching(q).some((w) => context.has(w))).length / query.length;
   }
 
+  /** Share of the query terms found anywhere in a source: its title, headings and passages. */
+  sourceCoverage(query: string[], sourceId: number): number {
+    if (query.length === 0) return 0;
+    const own = new Set<string>();
+    for (const [key, terms] of this.passageTerms) if (key.startsWith(`${sourceId}:`)) for (const t of terms) own.add(t);
+    return query.filter((q) => this.wordsMatching(q).some((w) => own.has(w))).length / query.length;
+  }
+
   title(sourceId: number): string {
     return this.titles.get(sourceId) ?? "";
   }
@@ -176,6 +195,24 @@ export class SentenceIndex {
     const ids = new Set<number>();
     for (const word of this.wordsMatching(term)) for (const p of this.postings.get(word) ?? []) ids.add(p.sentence);
     return [...ids].sort((a, b) => a - b).map((i) => this.sentences[i]!);
+  }
+
+  /**
+   * Words of the sources that are another form of a term by its lemma and
+   * that sameTerm misses: "written" for "wrote", "bought" for "buy". Only
+   * words opening with the term's or its lemma's letter are read.
+   */
+  lemmaVariants(terms: string[]): string[] {
+    const out = new Set<string>();
+    for (const term of terms) {
+      const lemma = lemmaOf(term);
+      if (lemma.length < 3) continue;
+      for (const word of this.vocabulary) {
+        if ((word[0] !== term[0] && word[0] !== lemma[0]) || sameTerm(term, word)) continue;
+        if (lemmaOf(word) === lemma) out.add(word);
+      }
+    }
+    return [...out];
   }
 
   /** Whether any word of the sources matches the term. */

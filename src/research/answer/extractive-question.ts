@@ -8,18 +8,19 @@
 import { isStopword, words } from "../../terms.ts";
 import { queryTerms, sameTerm } from "./extractive-evidence.ts";
 import { withSynonyms } from "./extractive-synonyms.ts";
-import { dateSpans, hasDate, nameSpans, numberMentions, type Span } from "./typed-values.ts";
+import { entitySpans } from "./typed-entities.ts";
+import { abbreviated, dateSpans, hasDate, nameSpans, numberMentions, type Span } from "./typed-values.ts";
 
-export type AnswerKind = "number" | "measure" | "date" | "person" | "place" | "yesno" | "definition" | "list";
+export type AnswerKind = "number" | "measure" | "date" | "person" | "place" | "yesno" | "definition" | "list" | "named" | "reason";
 
 const ASKS: [AnswerKind, RegExp][] = [
   [
     "number",
-    /(?<![\p{L}])(?:how (?:many|much)|number of|wie viele?|combien|cu[aá]nt[oa]s?|quant[oa]s?|population|price|cost)(?![\p{L}])/iu,
+    /(?<![\p{L}])(?:how (?:many|much)|number of|wie viele?|combien|cu[aá]nt[oa]s?|quant[oa]s?|population|price|cost|(?:what|which) (?:share|percentage|proportion|rate|fraction)|what per ?cent)(?![\p{L}])/iu,
   ],
   [
     "measure",
-    /(?<![\p{L}])(?:how (?:tall|high|big|large|long|far|old|heavy|deep|wide)|wie (?:hoch|groß|gross|lang|weit|alt|schwer|tief|breit)|quelle (?:est la )?(?:hauteur|taille|longueur)|combien mesure|qué (?:altura|tamaño)|height|length|altitude|höhe|hauteur|altura)(?![\p{L}])/iu,
+    /(?<![\p{L}])(?:how (?:tall|high|big|large|long|far|old|heavy|deep|wide|loud|hot|cold|warm|fast)|(?:what|which) temperature|wie (?:hoch|groß|gross|lang|weit|alt|schwer|tief|breit)|quelle (?:est la )?(?:hauteur|taille|longueur)|combien mesure|qué (?:altura|tamaño)|height|length|altitude|höhe|hauteur|altura)(?![\p{L}])/iu,
   ],
   [
     "date",
@@ -27,6 +28,7 @@ const ASKS: [AnswerKind, RegExp][] = [
   ],
   ["person", /(?:^|[^\p{L}])(?:who|whom|whose|wer|wem|wen|qui|quién|quiénes)(?![\p{L}])/iu],
   ["place", /(?:^|[^\p{L}])(?:where|wo|woher|où|dónde)(?![\p{L}])/iu],
+  ["reason", /(?:^|[^\p{L}])(?:why|warum|wieso|pourquoi|por qué)(?![\p{L}])/iu],
   [
     "yesno",
     /^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|should|ist|sind|war|hat|haben|kann|gibt|est-ce|es|son|puede)(?![\p{L}])/iu,
@@ -53,6 +55,8 @@ export interface Question {
   subject: string[];
   phrases: string[][];
   kinds: Set<AnswerKind>;
+  /** The nouns after "which" or "what" ("Which hospital…" → hospital): the answer is a name of that kind. */
+  heads: string[];
 }
 
 export function readQuestion(prompt: string, queries: string[] = []): Question {
@@ -62,7 +66,20 @@ export function readQuestion(prompt: string, queries: string[] = []): Question {
   const subject = [...new Set([...subjectWords(prompt), ...queries.flatMap(subjectWords)])];
   const predicate = [...terms, ...extra].filter((t) => !subject.some((w) => sameTerm(w, t)));
   const phrases = [...subjectPhrases(prompt), ...queries.flatMap((q) => subjectPhrases(q))];
-  return { terms, extra, predicate, subject, phrases, kinds: answerKinds(prompt) };
+  const heads = headNouns(prompt);
+  const kinds = answerKinds(prompt);
+  // "Which planets are gas giants?" asks for several: the list kind covers it.
+  if (heads.length && !kinds.has("list")) kinds.add("named");
+  return { terms, extra, predicate, subject, phrases, kinds, heads };
+}
+
+// What follows "which"/"what" up to its verb: "Which animal welfare group received…" → animal, welfare, group.
+const WHICH =
+  /(?:^|[^\p{L}])(?:which|what)\s+((?:[\p{L}-]+\s+){0,3}?)(?:is|was|are|were|did|does|do|has|have|had|will|would|can|could|recorded|received|won|became|got|get|sentenced|made|makes|took|takes)(?![\p{L}])/iu;
+
+function headNouns(prompt: string): string[] {
+  const run = WHICH.exec(prompt)?.[1] ?? "";
+  return words(run).filter((w) => !isStopword(w) && w.length > 2);
 }
 
 function answerKinds(prompt: string): Set<AnswerKind> {
@@ -91,13 +108,18 @@ export function subjectWords(prompt: string): string[] {
   tokens.forEach((m, i) => {
     const before = prompt.slice(0, m.index).trimEnd();
     const opensSentence = i === 0 || /[.!?:]$/.test(before);
-    if (!opensSentence && /^\p{Lu}/u.test(m[0]) && !isStopword(m[0].toLowerCase())) out.add(m[0].toLowerCase());
+    // An acronym ("US", "IT") names something even where its letters spell a stopword.
+    const acronym = /^\p{Lu}{2,5}$/u.test(m[0]);
+    if (!opensSentence && /^\p{Lu}/u.test(m[0]) && (acronym || !isStopword(m[0].toLowerCase()))) out.add(m[0].toLowerCase());
   });
   for (const q of prompt.matchAll(/["“„«]([^"”“»]{2,60})["”“»]/gu)) for (const w of words(q[1]!)) if (!isStopword(w)) out.add(w);
   return [...out];
 }
 
-const PLACE_CUE = /(?:^|[^\p{L}])(?:in|at|near|from|à|au|en|bei|im|nahe)\s+\p{Lu}/u;
+// "in Paris", "on Zandmotor beach", "in rural South Georgia": a preposition, at most two lowercase words, a name.
+const PLACE_CUE = /(?:^|[^\p{L}])(?:in|at|near|from|on|à|au|en|bei|im|nahe)\s+(?:\p{Ll}+\s+){0,2}\p{Lu}/u;
+const REASON_CUE =
+  /(?:^|[^\p{L}])(?:because|due to|owing to|thanks to|as a result|caused by|the reason|reasons? for|so that|in order to|helps? (?:to )?(?:keep|make|prevent|avoid)|which is why|that is why|led to|leading to|driven by|driving)(?![\p{L}])/iu;
 const COPULA = /^(?:is|are|was|were|refers|means|describes|ist|sind|war|bezeichnet|est|sont|désigne|es|son)$/;
 // "A, B and C": a comma, then a conjunction after it (two tests, not one backtracking pattern).
 const CONJUNCTION = /\s(?:and|or|und|oder|et|ou|y|o)\s/u;
@@ -105,7 +127,10 @@ const enumerates = (sentence: string) => sentence.includes(",") && CONJUNCTION.t
 
 /** Names in a sentence that are not the question's own subject (an answer to "who", not its topic). */
 export function answerNames(sentence: string, subject: string[]): Span[] {
-  return nameSpans(sentence).filter((span) => !words(span.text).every((w) => subject.includes(w)));
+  return nameSpans(sentence).filter((span) => {
+    const own = words(span.text);
+    return !own.every((w) => subject.includes(w)) && !abbreviated(own, subject);
+  });
 }
 
 /** How many of the asked-for kinds the sentence holds (0 when none). */
@@ -118,6 +143,8 @@ export function kindFit(question: Question, sentence: string): number {
   if (kinds.has("date") && hasDate(sentence)) fit += dateSpans(sentence).length ? 1.2 : 1;
   if (kinds.has("person") && answerNames(sentence, question.subject).length) fit++;
   if (kinds.has("place") && PLACE_CUE.test(sentence)) fit++;
+  if (kinds.has("reason") && REASON_CUE.test(sentence)) fit++;
+  if (kinds.has("named") && namesHead(sentence, question)) fit += 1.5;
   if (kinds.has("definition") && definesTerm(sentence, question.terms)) fit += 1.5;
   if (
     kinds.has("list") &&
@@ -126,6 +153,28 @@ export function kindFit(question: Question, sentence: string): number {
     fit += statesDirectly(sentence, question.terms) ? 1.5 : 1;
   }
   return fit;
+}
+
+/**
+ * A name of the kind asked for: "Which hospital…" is answered by "HCA Florida
+ * Kendall Hospital" (the noun inside the name) or "Zandmotor beach" (beside it).
+ */
+function namesHead(sentence: string, question: Question): boolean {
+  const heads = question.heads;
+  const headSpans = termSpansOf(sentence, heads);
+  return entitySpans(sentence).some((span) => {
+    const own = words(span.text);
+    if (own.every((w) => question.subject.includes(w))) return false;
+    if (own.some((w) => heads.some((h) => sameTerm(h, w)))) return own.length > 1;
+    return headSpans.some((h) => (h.index >= span.end ? h.index - span.end : span.index - h.end) <= 2);
+  });
+}
+
+function termSpansOf(text: string, terms: string[]): { index: number; end: number }[] {
+  const out: { index: number; end: number }[] = [];
+  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu))
+    if (terms.some((t) => sameTerm(t, m[0].toLowerCase()))) out.push({ index: m.index, end: m.index + m[0].length });
+  return out;
 }
 
 /** "Photosynthesis is the process...": the sentence opens on a question term, then a copula. */

@@ -2,7 +2,9 @@
  * The answerer used when no LLM is configured: it answers with sentences
  * quoted verbatim from the ranked passages, each followed by the [n] of every
  * source that contains it word for word. It never writes a sentence of its
- * own except to say, plainly, that the sources do not answer the question.
+ * own except to say, plainly, that the sources do not answer the question;
+ * the one thing it adds inside a quote is a pronoun's entity, in square
+ * brackets (see extractive-pronouns).
  *
  * A sentence's score is BM25 against the question's terms (and, at half
  * weight, the planned queries' terms), scaled by how many of the question's
@@ -12,8 +14,9 @@
  */
 import { isStopword } from "../../terms.ts";
 import type { EvidenceSource } from "../types.ts";
-import { SentenceIndex, termsOf, type EvidenceSentence } from "./extractive-evidence.ts";
-import { kindFit, namesAnotherSubject, namesSubject, readQuestion, type Question } from "./extractive-question.ts";
+import { SentenceIndex, sameTerm, termsOf, type EvidenceSentence } from "./extractive-evidence.ts";
+import { pronounEntity, resolveOpeningPronoun } from "./extractive-pronouns.ts";
+import { kindFit, namesAnotherSubject, namesSubject, readQuestion, type AnswerKind, type Question } from "./extractive-question.ts";
 
 export interface ExtractiveAnswer {
   /** The answer text: sentences taken from the passages, each followed by its citation marker [n]. */
@@ -44,6 +47,9 @@ export function composeAnswer(input: {
   const none = { text: NO_ANSWER[language(input.prompt)]!, citations: new Map<number, string[]>() };
   const index = new SentenceIndex(input.sources);
   let question = readQuestion(input.prompt, input.queries);
+  // "Who wrote X?" is answered by "X was written by…": the question's words in their other forms count as its own.
+  const variants = index.lemmaVariants(question.terms);
+  if (variants.length) question = { ...question, extra: [...question.extra, ...variants], predicate: [...question.predicate, ...variants] };
   if (index.sentences.length === 0 || question.terms.length + question.extra.length === 0) return none;
   // Sources that never name what the question is about, or never speak of what
   // is asked about it, do not answer it, whatever other words they share.
@@ -51,7 +57,7 @@ export function composeAnswer(input: {
   if (question.predicate.length && !question.predicate.some((w) => index.mentions(w))) {
     // "Eiffel Tower overview" asks for nothing in particular: what the sources say of the subject will do.
     // "What is the population of Mars?" asks for a number the sources never speak of.
-    const specific = [...question.kinds].some((k) => k !== "definition");
+    const specific = [...question.kinds].some((k) => k !== "definition" && k !== "named" && k !== "reason");
     if (specific || question.subject.length === 0) return none;
     question = { ...question, predicate: [] };
   }
@@ -84,7 +90,7 @@ export function composeAnswer(input: {
       .filter((s) => s.id === sentence.sourceId || s.passages.some((p) => p.text.includes(sentence.text)))
       .map((s) => s.id);
     for (const id of ids) citations.set(id, [...(citations.get(id) ?? []), sentence.text]);
-    return `${sentence.text} ${ids.map((id) => `[${id}]`).join("")}`;
+    return `${resolveOpeningPronoun(sentence, index, question.phrases)} ${ids.map((id) => `[${id}]`).join("")}`;
   });
   return { text: parts.join(" "), citations };
 }
@@ -101,17 +107,34 @@ interface Scored {
  * boost lifts a sentence from below this rank to the top of an answer.
  */
 const CANDIDATES = 60;
+/** How much the sentence before counts towards a sentence's coverage of the question, and towards its relevance. */
+const SCENE_WEIGHT = 0.5;
+const SCENE_RELEVANCE = 0.25;
+const SOFT_KINDS = new Set<AnswerKind>(["yesno", "definition", "named", "reason"]);
+/** How much the subject's own words count in a sentence against what is asked about it. */
+const SUBJECT_WEIGHT = 0.5;
 
 function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
-  const main = index.bm25(question.terms);
+  // The subject's name is context (its passage and source must name it); what is asked about it is the answer's word.
+  const isSubject = (t: string) => question.subject.some((w) => sameTerm(w, t));
+  const asked = question.terms.filter((t) => !isSubject(t));
+  const named = question.terms.filter(isSubject);
+  const askedScores = index.bm25(asked);
+  const namedScores = index.bm25(named);
+  const main = askedScores.map((a, i) => a + SUBJECT_WEIGHT * namedScores[i]!);
   const side = index.bm25(question.extra);
   const all = [...question.terms, ...question.extra];
   const coverageOf = question.terms.length ? question.terms : question.extra;
   const passageCoverage = new Map<string, number>();
   const base = index.sentences.map((sentence, i) => {
-    const relevance = main[i]! + 0.5 * side[i]!;
+    // The sentence before sets the scene ("A crash killed… . Paramedics rushed her to Kendall Hospital."):
+    // the question's words it holds count towards the next one's coverage, at a discount.
+    const scene = index.before(sentence);
+    const relevance = main[i]! + 0.5 * side[i]! + (scene ? SCENE_RELEVANCE * main[i - 1]! : 0);
     if (relevance <= 0) return 0;
-    const coverage = index.matched(coverageOf, sentence).length / coverageOf.length;
+    const own = covered(index, coverageOf, sentence, question.phrases);
+    const inherited = scene ? index.matched(coverageOf, scene).filter((t) => !index.matched([t], sentence).length).length : 0;
+    const coverage = Math.min(coverageOf.length, own + SCENE_WEIGHT * inherited) / coverageOf.length;
     const key = `${sentence.sourceId}:${sentence.passage}`;
     if (!passageCoverage.has(key)) passageCoverage.set(key, index.passageCoverage(all, sentence));
     const context = passageCoverage.get(key)!;
@@ -131,7 +154,7 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
     .slice(0, CANDIDATES);
   const titles = new Map<number, boolean>();
   // A definition's later sentences may explain without defining again.
-  const kindRequired = [...question.kinds].some((k) => k !== "yesno" && k !== "definition");
+  const kindRequired = [...question.kinds].some((k) => !SOFT_KINDS.has(k));
   for (const i of candidates) {
     const sentence = index.sentences[i]!;
     let score = base[i]!;
@@ -152,13 +175,24 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
   return scored;
 }
 
-/** Questions, headings, list introductions and fragments rarely answer anything; run-ons make poor answers. */
+/** How many of the terms a sentence holds, counting the entity its opening pronoun stands for ("It [Eiffel Tower] was…"). */
+function covered(index: SentenceIndex, terms: string[], sentence: EvidenceSentence, phrases: string[][]): number {
+  const own = index.matched(terms, sentence);
+  const entity = own.length < terms.length ? pronounEntity(sentence, index, phrases) : null;
+  if (!entity) return own.length;
+  const named = termsOf(entity);
+  return own.length + terms.filter((t) => !own.includes(t) && named.some((w) => sameTerm(t, w))).length;
+}
+
+/** Questions, headings, titles, list introductions and fragments rarely answer anything; run-ons make poor answers. */
 function shapeFactor(text: string): number {
   const count = text.split(/\s+/).length;
   let factor = 1;
   if (/[?:]["'”’)]*$/u.test(text)) factor *= 0.3;
   if (count < 4 && !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(text)) factor *= 0.4;
   if (count > 60) factor *= 0.6;
+  // A short line without a full stop is a title or heading: it names the topic rather than saying anything of it.
+  if (count < 12 && !/[.!?…。！？]["'”’)\]]*$/u.test(text)) factor *= 0.6;
   return factor;
 }
 

@@ -193,6 +193,123 @@ describe("a field the sources do not support is null, never a guess", () => {
   });
 });
 
+describe("fields the sources never name are asked by the prompt", () => {
+  const sudan = [
+    source(1, "US to lift sanctions on Sudan - World news", [
+      "The United States plans to lift economic sanctions on Sudan, officials said on Friday, citing progress on counter-terrorism.",
+      "The sanctions were first imposed in 1997. Sudan's government welcomed the decision.",
+    ]),
+  ];
+  const press = [source(1, "Harbour Press – About us", ["The small press has published over 130 titles since it was founded in 1994."])];
+
+  test("a country by name, and a yes/no whose actor is another country than the one the clause is about", () => {
+    const { value, citations } = fill("Has the US lifted sanctions on Sudan?", sudan, { country: "string", sanctions_lifted: "boolean" });
+    expect(value).toEqual({ country: "Sudan", sanctions_lifted: true });
+    expect(citedText(citations)).toContain("plans to lift economic sanctions");
+  });
+
+  test("a negated plan is false", () => {
+    const negated = [
+      source(1, "Sanctions stay", ["The United States will not lift economic sanctions on Sudan this year, officials said."]),
+    ];
+    expect(fill("Will the US lift sanctions on Sudan?", negated, { sanctions_lifted: "boolean" }).value).toEqual({
+      sanctions_lifted: false,
+    });
+  });
+
+  test("a generic field name takes the number the question asks about", () => {
+    expect(fill("How many titles has Harbour Press published?", press, { result: "number" }).value).toEqual({ result: 130 });
+  });
+
+  test("a prompt whose words are nowhere in the sources still fills nothing", () => {
+    expect(fill("How many employees does Harbour Press have?", press, { result: "number" }).value).toEqual({ result: null });
+  });
+});
+
+describe("yes/no fields read what is asserted", () => {
+  const studio = [
+    source(1, "Orbit Games and the server bug", [
+      "Orbit Games has failed to patch the server bug for two years. Rumours abound that Orbit Games might re-release its first title next spring. The studio is struggling to make a profit from its arcade line.",
+    ]),
+  ];
+
+  test("failing, refusing or struggling to do a thing is not doing it", () => {
+    const { value } = fill("Orbit Games studio report", studio, { bug_patched: "boolean", arcade_profitable: "boolean" });
+    expect(value).toEqual({ bug_patched: false, arcade_profitable: false });
+  });
+
+  test("a verdict no source states (confirmed) is not read from a rumour", () => {
+    expect(fill("Orbit Games re-release", studio, { re_release_confirmed: "boolean" }).value).toEqual({ re_release_confirmed: null });
+  });
+});
+
+describe("roles", () => {
+  test("a role field takes the person holding it, not the role's own title", () => {
+    const wiki = [
+      source(1, "Wikipedia returns in Turkey", [
+        "“We are thrilled,” said Wikimedia Foundation Executive Director Katherine Maher on Thursday.",
+      ]),
+    ];
+    expect(fill("Who leads the Wikimedia Foundation?", wiki, { executive_director: "string" }).value).toEqual({
+      executive_director: "Katherine Maher",
+    });
+  });
+
+  test('the field\'s word written after a name belongs to it: a hospital is "Royal Shrewsbury hospital"', () => {
+    const news = [source(1, "Student dies after taking diet pills", ["Eloise Parry was taken to Royal Shrewsbury hospital on 12 April."])];
+    expect(fill("Which hospital was Eloise Parry taken to?", news, { hospital: "string" }).value).toEqual({
+      hospital: "Royal Shrewsbury hospital",
+    });
+  });
+});
+
+describe("ages", () => {
+  test("an age is the number written as someone's age, not the nearest number", () => {
+    const news = [
+      source(1, "Student dies after taking diet pills", [
+        "Eloise Parry, 21, died in April after taking 8 tablets bought online, police said. The 2 officers on the case are from West Mercia.",
+      ]),
+      source(2, "Teen driver killed", ["A 15-year-old driver died and 2 passengers were hurt on 117th Avenue."]),
+    ];
+    expect(fill("How old was Eloise Parry?", news, { age: "integer" }).value).toEqual({ age: 21 });
+    expect(fill("How old was the teen driver?", [news[1]!], { driver_age: "integer" }).value).toEqual({ driver_age: 15 });
+  });
+});
+
+describe("items written into prose", () => {
+  test("a country named with 'and' is one item, and its date comes from its own stretch", () => {
+    const football = [
+      source(1, "Barbados Tridents prepare for the Nations League", [
+        "The Tridents will oppose Antigua and Barbuda on June 2 in Bridgetown, and Guadeloupe will be their next opponents on June 9.",
+      ]),
+    ];
+    const { value } = fill("Who are the Barbados Tridents next opponents?", football, {
+      fixtures: [{ opponent: "string", date: "string" }],
+    });
+    const fixtures = (value as { fixtures: { opponent: string; date: string | null }[] }).fixtures;
+    expect(fixtures).toContainEqual({ opponent: "Antigua and Barbuda", date: "June 2" });
+    expect(fixtures).toContainEqual({ opponent: "Guadeloupe", date: "June 9" });
+  });
+
+  test("the names a sentence strings together are the items; each item's number comes from its own stretch", () => {
+    const whales = [
+      source(1, "A deadly month for New Zealand's whales", [
+        "November has been a grim month for marine mammals, with 140 pilot whales beaching and dying on Stewart Island, 10 rare pygmy whales on Ninety Mile Beach, and 51 stranded on the Chatham Islands.",
+      ]),
+    ];
+    const { value } = fill("Whale strandings in New Zealand this November", whales, {
+      strandings: [{ location: "string", whale_count: "integer" }],
+    });
+    expect(value).toEqual({
+      strandings: [
+        { location: "Stewart Island", whale_count: 140 },
+        { location: "Ninety Mile Beach", whale_count: 10 },
+        { location: "Chatham Islands", whale_count: 51 },
+      ],
+    });
+  });
+});
+
 describe("it is fast enough to run on every search", () => {
   test("a dozen fields over thirty passages take a few milliseconds", () => {
     const sources = [...eiffel, ...acme, ...planets, ...brandenburgerTor, ...tourEiffel, ...nimbus, ...leadership].map((s, i) => ({

@@ -8,10 +8,11 @@
  */
 import { conforms, type JsonSchema, type OutputShape } from "../output-format.ts";
 import type { EvidenceSource } from "../types.ts";
-import { SentenceIndex, type EvidenceSentence } from "./extractive-evidence.ts";
+import { queryTerms, SentenceIndex, type EvidenceSentence } from "./extractive-evidence.ts";
 import { subjectPhrases, subjectWords } from "./extractive-question.ts";
 import { fieldQuery, FieldSearch, hasTerm, nameWords, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import { extractItems, itemEvidence, type Item } from "./typed-lists.ts";
+import { namedItems } from "./typed-named-items.ts";
 import { extractBoolean, extractNumber, mentionFit, type Found } from "./typed-scalars.ts";
 import { extractItemString, extractString } from "./typed-strings.ts";
 import { nameSpans, numberMentions } from "./typed-values.ts";
@@ -19,12 +20,13 @@ import { nameSpans, numberMentions } from "./typed-values.ts";
 type Citations = Map<number, string[]>;
 
 interface Scope {
+  prompt: string;
   search: FieldSearch;
   index: SentenceIndex;
   subject: string[];
   phrases: string[][];
   /** Set inside one list item: the evidence is that item's own text. */
-  item?: { item: Item; evidence: Evidence[] };
+  item?: { item: Item; evidence: Evidence[]; primary?: string | undefined };
 }
 
 const MAX_OBJECTS = 20;
@@ -42,6 +44,7 @@ export function fillOutputFormat(input: {
 } {
   const index = new SentenceIndex(input.sources);
   const scope: Scope = {
+    prompt: input.prompt,
     search: new FieldSearch(index, input.prompt),
     index,
     subject: subjectWords(input.prompt),
@@ -72,6 +75,22 @@ function fill(shape: OutputShape, path: string[], scope: Scope, cites: Citations
   return Object.values(out).every((v) => v === null) ? null : out;
 }
 
+/**
+ * A field whose own words no source uses ("result", "country" over a page
+ * that says "Sudan") is asked by the prompt instead: its terms become the
+ * prompt's, less the subject's name, so "How many titles…" finds "over 130
+ * titles" (and "How many employees…" over the same page finds nothing).
+ */
+function asked(field: FieldQuery, scope: Scope): FieldQuery {
+  if (scope.item) return field;
+  // An age is written beside the person's name ("Eloise Parry, 21,"), rarely beside the word "age".
+  if (field.leaf.some((w) => /^(?:age|aged|old)$/.test(w)))
+    return { ...field, terms: [...field.terms, ...scope.subject.filter((t) => scope.index.mentions(t))] };
+  if (field.terms.some((t) => scope.index.mentions(t))) return field;
+  const terms = queryTerms(scope.prompt).filter((t) => !scope.subject.includes(t) && scope.index.mentions(t));
+  return terms.length ? { ...field, terms } : field;
+}
+
 function evidenceFor(field: FieldQuery, scope: Scope): Evidence[] {
   if (!scope.item) return scope.search.rank(field);
   // Inside an item, its stretches that name the field come first; the others may still hold a bare "$20".
@@ -79,8 +98,13 @@ function evidenceFor(field: FieldQuery, scope: Scope): Evidence[] {
   return [...scope.item.evidence].sort((a, b) => Number(named.has(b)) - Number(named.has(a)));
 }
 
-function scalar(type: string, field: FieldQuery, scope: Scope, cites: Citations): unknown {
-  if (scope.item && type === "string" && field.leaf.length === 1 && ITEM_NAME.test(field.leaf[0]!)) {
+function scalar(type: string, named: FieldQuery, scope: Scope, cites: Citations): unknown {
+  const field = asked(named, scope);
+  if (
+    scope.item &&
+    type === "string" &&
+    ((field.leaf.length === 1 && ITEM_NAME.test(field.leaf[0]!)) || field.path.at(-1) === scope.item.primary)
+  ) {
     return record({ value: scope.item.item.text, sentences: [scope.item.item.sentence] }, cites);
   }
   if (!scope.item && field.path.length === 1 && field.leaf.every((w) => ITEM_NAME.test(w)) && type === "string")
@@ -103,23 +127,41 @@ function scalar(type: string, field: FieldQuery, scope: Scope, cites: Citations)
   return null;
 }
 
-function list(itemShape: OutputShape, field: FieldQuery, scope: Scope, cites: Citations): unknown {
+function list(itemShape: OutputShape, named: FieldQuery, scope: Scope, cites: Citations): unknown {
+  const field = asked(named, scope);
   const evidence = evidenceFor(field, scope);
   if (itemShape === "integer" || itemShape === "number") return numbers(field, evidence, itemShape === "integer", cites);
   if (typeof itemShape === "string" && itemShape !== "string") return null; // lists of yes/no or of lists: nothing to read them from
   if (Array.isArray(itemShape)) return null;
-  const items = extractItems(field, evidence, scope.item ? null : scope.index);
+  let items = extractItems(field, evidence, scope.item ? null : scope.index);
+  let stretches: Map<Item, Evidence[]> | null = null;
+  // The item's own name goes to its first text field ("company", "location", "tribe") when none is called name or title.
+  const fields = typeof itemShape === "object" && !Array.isArray(itemShape) ? Object.entries(itemShape) : [];
+  const primary = fields.some(([n, t]) => t === "string" && ITEM_NAME.test(n)) ? undefined : fields.find(([, t]) => t === "string")?.[0];
+  if (fields.length && !scope.item && (items.length === 0 || (primary && !namesLike(items)))) {
+    // No list names the field, or its items are phrases where names are asked for (a location, a company):
+    // the names a sentence strings together may be the items.
+    const named = namedItems(field, evidence, scope.subject);
+    if (named.items.length >= 2 || items.length === 0) ({ items, stretches } = named);
+  }
   if (items.length === 0) return null;
   if (itemShape === "string") {
     for (const item of items) cite(cites, item.sentence.sourceId, item.sentence.text);
     return items.map((i) => i.text);
   }
   const kept = items.slice(0, MAX_OBJECTS);
-  const stretches = itemEvidence(kept, scope.index);
-  const objects = kept.map((item) => fill(itemShape, field.path, { ...scope, item: { item, evidence: stretches.get(item) ?? [] } }, cites));
+  stretches ??= itemEvidence(kept, scope.index);
+  const objects = kept.map((item) =>
+    fill(itemShape, field.path, { ...scope, item: { item, evidence: stretches.get(item) ?? [], primary } }, cites),
+  );
   // An item of which nothing at all is known is left out rather than sent as nulls.
   const known = objects.filter((o) => o !== null);
   return known.length ? known : null;
+}
+
+/** Whether most items are written as names (capitalised or with digits), not as phrases. */
+function namesLike(items: Item[]): boolean {
+  return items.filter((i) => /^[\p{Lu}\p{N}]/u.test(i.text)).length * 2 >= items.length;
 }
 
 /** A list of numbers: every distinct number of the field's kind in its best sentences. */

@@ -60,6 +60,14 @@ export class FieldSearch {
   private readonly phrases: string[][];
   private readonly subject: string[];
   private readonly titleNamesake = new Map<number, boolean>();
+  /**
+   * Per source, how much it speaks of the prompt's subject and how well the
+   * ranker scored it, against the best source: every field of one answer is
+   * about the prompt's subject, so a value from a page about something else
+   * ("Since version 3.3" for when Mugabe took power) must beat a far better
+   * sentence to win.
+   */
+  private readonly sourceFit = new Map<number, number>();
   /** Per sentence, once per call: every field asks again. */
   private readonly factors = new Map<EvidenceSentence, number>();
 
@@ -72,6 +80,18 @@ export class FieldSearch {
     this.promptScores = this.promptScores.map((s) => s / best);
     this.phrases = subjectPhrases(prompt);
     this.subject = subjectWords(prompt);
+    // The prompt's named things say what it is about; its other words ("facts", "profile") say little.
+    const asked = this.subject.length ? this.subject : queryTerms(prompt);
+    // A source's relevance is its best passage's, as the ranker scored it against the whole question (0 to 1).
+    const relevance = new Map<number, number>();
+    for (const s of index.sentences) relevance.set(s.sourceId, Math.max(relevance.get(s.sourceId) ?? 0, s.passageScore));
+    for (const id of relevance.keys()) this.sourceFit.set(id, index.sourceCoverage(asked, id));
+    const bestFit = Math.max(0, ...this.sourceFit.values()) || 1;
+    const bestRelevance = Math.max(0, ...relevance.values()) || 1;
+    for (const [id, fit] of this.sourceFit) {
+      const ranked = Math.min(1, Math.max(0, (relevance.get(id) ?? 0) / bestRelevance));
+      this.sourceFit.set(id, (0.4 + 0.6 * (fit / bestFit)) * (0.25 + 0.75 * ranked * ranked));
+    }
   }
 
   /** Sentences that mention the field's terms, best first, at most `limit`. */
@@ -87,7 +107,10 @@ export class FieldSearch {
     this.index.sentences.forEach((sentence, i) => {
       const own = (leafScores[i]! + 0.5 * otherScores[i]!) / best;
       if (own <= 0) return;
-      const score = (own + 0.3 * this.promptScores[i]!) * (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore)));
+      const score =
+        (own + 0.3 * this.promptScores[i]!) *
+        (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore))) *
+        (this.sourceFit.get(sentence.sourceId) ?? 1);
       out.push({ sentence, text: sentence.text, score });
     });
     // The subject checks cost more than BM25: only the best few sentences are weighed by them.

@@ -8,7 +8,7 @@
 import { words } from "../../terms.ts";
 import type { EvidenceSentence } from "./extractive-evidence.ts";
 import { hasTerm, proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
-import { dateSpans, isNegated, nameSpans, numberMentions, type NumberMention } from "./typed-values.ts";
+import { dateSpans, isNegated, nameSpans, namesSubjectWord, numberMentions, type NumberMention } from "./typed-values.ts";
 
 export interface Found<T> {
   value: T;
@@ -16,16 +16,17 @@ export interface Found<T> {
   sentences: EvidenceSentence[];
 }
 
-type NumberKind = "year" | "money" | "percent" | "measure" | "count";
+type NumberKind = "year" | "age" | "money" | "percent" | "measure" | "count";
 
 const YEAR_WORDS =
   /^(?:year|founded|founding|established|built|completed|completion|opened|opening|launched|released|born|incorporated|started|created|inception|since|jahr|baujahr|gründung|gegründet|fertiggestellt|eröffnet|erbaut|gebaut|année|achevée|construite|fondée|año)$/;
 const NOT_YEAR = /^(?:per|each|annual|annually|yearly|average|avg|count|number|visitors|revenue|users|employees)$/;
 const MONEY_WORDS =
-  /^(?:price|prices|cost|costs|revenue|revenues|salary|funding|valuation|budget|income|sales|fee|fees|worth|capital|profit|earnings|spend|spending|usd|eur|dollars|euros|preis|umsatz|prix)$/;
+  /^(?:price|prices|cost|costs|revenue|revenues|salary|funding|valuation|budget|income|sales|fee|fees|fine|fines|worth|capital|profit|earnings|spend|spending|usd|eur|gbp|yuan|yen|sek|inr|dollars|euros|preis|umsatz|prix)$/;
+const AGE_WORDS = /^(?:age|aged|old)$/;
 const PERCENT_WORDS = /^(?:percent|percentage|pct|share|rate|ratio|margin|growth)$/;
 const MEASURE_WORDS =
-  /^(?:height|tall|length|long|width|wide|depth|deep|weight|heavy|area|distance|size|elevation|altitude|diameter|span|speed|m|km|cm|mm|ft|feet|metres|meters|miles|kg|tons|tonnes|höhe|hauteur)$/;
+  /^(?:height|tall|length|long|width|wide|depth|deep|weight|heavy|area|distance|size|elevation|altitude|diameter|span|speed|capacity|storage|temperature|temp|warming|degrees|celsius|fahrenheit|c|f|tb|gb|mb|m|km|cm|mm|ft|feet|metres|meters|miles|kg|tons|tonnes|höhe|hauteur)$/;
 const UNIT_GROUPS = [
   ["m", "metre", "metres", "meter", "meters", "mètre", "mètres", "metro", "metros"],
   ["km", "kilometres", "kilometers"],
@@ -35,11 +36,17 @@ const UNIT_GROUPS = [
   ["mi", "miles", "mile"],
   ["kg", "kilograms"],
   ["tons", "tonnes", "tonnen"],
+  ["c", "°c", "celsius", "degrees", "degree", "°"],
+  ["f", "°f", "fahrenheit"],
+  ["tb"],
+  ["gb"],
+  ["mb"],
 ];
 
 /** What the field's number is, from its own name first ("revenue_growth_percent" is a percentage), then its parents'. */
 function numberKind(field: FieldQuery): NumberKind {
   for (const words of [field.leaf, field.words]) {
+    if (words.some((w) => AGE_WORDS.test(w))) return "age";
     if (words.some((w) => YEAR_WORDS.test(w)) && !field.words.some((w) => NOT_YEAR.test(w))) return "year";
     if (words.some((w) => PERCENT_WORDS.test(w))) return "percent";
     if (words.some((w) => MONEY_WORDS.test(w))) return "money";
@@ -51,6 +58,7 @@ function numberKind(field: FieldQuery): NumberKind {
 /** How well a number fits what the field is: 0 rules it out. */
 function fit(kind: NumberKind, m: NumberMention, unitHint: string[] | undefined): number {
   if (kind === "year") return m.isYear ? 1 : 0;
+  if (kind === "age") return m.isWord || m.isMoney || m.isPercent || m.isYear || m.value <= 0 || m.value > 125 ? 0 : 0.3;
   if (m.isYear) return 0.05; // "in 1948" is rarely the count, price or size asked for
   if (m.isWord && kind !== "count") return 0.1;
   switch (kind) {
@@ -67,6 +75,13 @@ function fit(kind: NumberKind, m: NumberMention, unitHint: string[] | undefined)
       if (m.isMoney || m.isPercent) return 0.3;
       return m.unit ? 0.5 : 1;
   }
+}
+
+/** "a 21-year-old", "21 years old", "aged 21", "Robert Mugabe, 93, …": the number is someone's age. */
+function statesAge(text: string, m: NumberMention): boolean {
+  const after = text.slice(m.end, m.end + 12);
+  const before = text.slice(Math.max(0, m.index - 8), m.index);
+  return /^(?:-| )?years?(?:-| )old/i.test(after) || /\baged?\s+$/i.test(before) || (/\p{L}\s*,\s*$/u.test(before) && /^\s*,/.test(after));
 }
 
 /** How well a number in the text fits the field (0: not at all, 1 and more: a good fit). */
@@ -94,6 +109,7 @@ export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: 
       if (kind !== "year" && dates.some((d) => m.index >= d.index && m.index < d.end)) continue; // the 31 of "31 March"
       let f = fit(kind, m, unitHint);
       if (f === 0) continue;
+      if (kind === "age" && statesAge(ev.text, m)) f = 2;
       if (ev.text.lastIndexOf("(", m.index) > ev.text.lastIndexOf(")", m.index)) f *= 0.5; // "(1,083 ft)": a conversion of the number before
       const near = anchored ? 1 / (1 + m.index / 40) : proximity(fieldWords, m);
       scored.push({ value: m.value, score: ev.score * f * near, evidence: ev });
@@ -117,14 +133,17 @@ const VERB_CUES = new Set(
     " ",
   ),
 );
+// A field name's last word that states a verdict: a participle or an adjective ("confirmed", "profitable", "effective").
+const ASSERTING = /^\p{L}{3,}(?:ed|able|ible|ive|ful)$/u;
 const ANTONYMS: Record<string, string[]> = {
   public: ["private", "privately"],
+  profit: ["lose", "loses", "losing", "loss", "losses"],
   free: ["paid", "commercial"],
   open: ["closed", "proprietary"],
   active: ["inactive", "defunct", "dissolved"],
   listed: ["delisted", "unlisted"],
   available: ["unavailable", "discontinued"],
-  profitable: ["unprofitable", "loss"],
+  profitable: ["unprofitable", "loss", "losses", "lose", "loses", "losing"],
   online: ["offline"],
 };
 
@@ -154,15 +173,21 @@ export function extractBoolean(
   const core = (leaf.length ? leaf : field.leaf).filter(context.mentioned);
   const opposites = core.flatMap((w) => ANTONYMS[w] ?? []);
   if (core.length === 0) return null;
+  // "re_release_confirmed": what is asserted is "confirmed"; if no source says it (or its opposite), nothing settles the field.
+  const asserted = field.leaf[field.leaf.length - 1]!;
+  if (ASSERTING.test(asserted) && !context.mentioned(asserted) && !(ANTONYMS[asserted] ?? []).some(context.mentioned)) return null;
   const votes: { value: boolean; score: number; evidence: Evidence }[] = [];
   for (const ev of evidence.slice(0, 6)) {
-    const direct = core.every((c) => hasTerm(ev.text, [c]));
+    // Long field names ("survey_biased_against_non_english") are rarely all in one sentence: most of their words will do.
+    // The name's last word is what is asserted ("re_release_confirmed", "sanctions_lifted"): it must be there.
+    const present = core.filter((c) => hasTerm(ev.text, [c])).length;
+    const direct = present >= Math.max(1, Math.ceil(core.length * 0.6)) && hasTerm(ev.text, [core[core.length - 1]!]);
     const opposite = !direct && opposites.some((a) => hasTerm(ev.text, [a]));
     if (!direct && !opposite) continue;
-    const at = termOffsets(ev.text, direct ? core : opposites)[0] ?? 0;
+    const at = termOffsets(ev.text, direct ? core.filter((c) => hasTerm(ev.text, [c])) : opposites)[0] ?? 0;
     const { text: clause, start } = clauseAround(ev.text, at);
     // Only who stands before the field's word is who the clause is about: "its rival Cirrus is open source", not "it runs on Linux".
-    if (aboutAnother(ev.text, ev.text.slice(start, at), context.subject)) continue;
+    if (aboutAnother(ev.text, ev.text.slice(start, at), clause, context.subject)) continue;
     const negated = isNegated(clause);
     votes.push({ value: direct ? !negated : negated, score: ev.score, evidence: ev });
   }
@@ -186,12 +211,32 @@ export function extractBoolean(
 /**
  * "Unlike Nimbus DB, its rival Cirrus is open source": the clause that holds
  * the field's words names someone else before them, while the subject stands
- * outside it.
+ * outside it. "The United States plans to lift sanctions on Sudan" is about
+ * Sudan: the subject is named in the clause itself.
  */
-function aboutAnother(sentence: string, before: string, subject: string[]): boolean {
+function aboutAnother(sentence: string, before: string, clause: string, subject: string[]): boolean {
   if (subject.length === 0) return false;
   const names = (text: string) => nameSpans(text, 1).map((s) => words(s.text));
-  const isSubject = (name: string[]) => name.some((w) => subject.includes(w));
+  const isSubject = (name: string[]) => namesSubjectWord(name, subject);
   const inClause = names(before);
-  return inClause.length > 0 && !inClause.some(isSubject) && names(sentence).some(isSubject);
+  return inClause.length > 0 && !names(clause).some(isSubject) && names(sentence).some(isSubject);
+}
+
+/** Whether the field's name says its value is a quantity ("cost", "height", "growth_percent"), whatever type it is given. */
+export function namesQuantity(field: FieldQuery): boolean {
+  return numberKind(field) !== "count";
+}
+
+/**
+ * A quantity asked for as text ("cost": "42 million euros"): the number
+ * extractNumber would choose, as the sources write it, unit and currency included.
+ */
+export function extractQuantityText(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
+  const found = extractNumber(field, evidence, false);
+  if (!found) return null;
+  for (const sentence of found.sentences) {
+    const mention = numberMentions(sentence.text).find((m) => m.value === found.value);
+    if (mention) return { value: mention.text, sentences: [sentence] };
+  }
+  return null;
 }

@@ -8,16 +8,22 @@
  * last resort the clause of the best sentence that holds the field's words.
  */
 import { words } from "../../terms.ts";
+import { countrySpans } from "./countries.ts";
+import { entitySpans } from "./typed-entities.ts";
 import { answerNames } from "./extractive-question.ts";
 import { proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
-import type { Found } from "./typed-scalars.ts";
+import { extractQuantityText, namesQuantity, type Found } from "./typed-scalars.ts";
 import { dateSpans, nameSpans, yearMentions } from "./typed-values.ts";
 
 const PERSON =
   /^(?:founder|founders|cofounder|ceo|president|chairman|chair|author|creator|inventor|designer|architect|director|owner|leader|head|manager|engineer|composer|writer|painter|discoverer|chancellor|mayor|coach|captain|maintainer|person|executive|chief|gründer|architekt|autor|erfinder|präsident|fondateur|architecte|auteur|inventeur|président|fundador|arquitecto|autor)$/;
 const PLACE =
   /^(?:headquarters|hq|location|city|country|place|based|address|capital|state|region|birthplace|origin|venue|located|town|province|nation|sitz|ville|pays|where)$/;
-const DATE = /^(?:date|day|birthday|when|datum)$/;
+const DATE =
+  /^(?:date|day|birthday|when|datum|year|since|began|begin|beginning|started|start|starting|ended|end|ending|until|deadline|founded|launched|released|opened|closed)$/;
+// Fields that ask for words about something rather than its name: these keep a clause of the best sentence.
+const DESCRIPTIVE =
+  /^(?:description|describe|summary|reason|reasons|why|cause|causes|purpose|explanation|status|note|notes|detail|details|meaning|definition|expansion|stands|abstract|overview|about|bio|biography|text|content|message|quote|statement|advice|tip|tips|answer|outcome|verdict|comment|review|how|what|impact|effect|effects|issue|problem|goal|plan|role|position|job|occupation|profession|type|kind|category|genre|style|method|approach|policy|rule|condition|symptoms|diagnosis|illness|disease|charge|charges|crime|award|prize|recommendation|conclusion|finding|findings|claim)$/;
 const NAMED =
   /^(?:name|title|brand|model|company|organization|organisation|team|club|ticker|symbol|code|language|currency|product|publisher|label|platform)$/;
 
@@ -27,13 +33,17 @@ const PLACE_CUE =
 const PLACE_RUN =
   /\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de|del|am|an|sur|upon))*(?:,\s*\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de))*)*/u;
 
-type StringKind = "place" | "person" | "date" | "text";
+type StringKind = "place" | "person" | "date" | "text" | "entity";
 
 function stringKind(field: FieldQuery): StringKind {
+  const leaf = field.leaf;
+  if (leaf.some((w) => PLACE.test(w))) return "place";
+  if (leaf.some((w) => PERSON.test(w)) || /^(?:by|who)$/.test(leaf[leaf.length - 1] ?? "")) return "person";
+  if (leaf.some((w) => DATE.test(w))) return "date";
   if (field.words.some((w) => PLACE.test(w))) return "place";
   if (field.words.some((w) => PERSON.test(w))) return "person";
-  if (field.words.some((w) => DATE.test(w))) return "date";
-  return "text";
+  if (leaf.some((w) => DESCRIPTIVE.test(w))) return "text";
+  return "entity";
 }
 
 /** Picks the field's text value from the evidence, or null when nothing says it. */
@@ -44,15 +54,105 @@ export function extractString(field: FieldQuery, evidence: Evidence[], subject: 
     case "person":
       return person(field, evidence, subject);
     case "date":
-      return date(field, evidence);
+      return date(field, evidence, field.leaf.includes("year"));
     case "text":
       return (
         afterCopula(field, evidence) ??
         (field.leaf.some((w) => NAMED.test(w)) ? named(field, evidence, subject) : null) ??
         clause(field, evidence)
       );
+    case "entity":
+      if (namesQuantity(field)) return extractQuantityText(field, evidence);
+      return shortAfterCopula(field, evidence) ?? entity(field, evidence, subject);
   }
 }
+
+/** afterCopula, when what follows the field's word is itself a name ("the ticker is ACME", "hosted by Joyent"). */
+function shortAfterCopula(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
+  const found = afterCopula(field, evidence);
+  return found && words(found.value).length <= 4 && /^[\p{Lu}\p{N}]/u.test(found.value) ? found : null;
+}
+
+/**
+ * A name in the field's best sentences (see typed-entities), not the
+ * subject's own, nearest the field's words; a name right after "by", "at",
+ * "from" or "with" is most often the one asked for ("hosted by Joyent").
+ */
+function entity(field: FieldQuery, evidence: Evidence[], subject: string[]): Found<string> | null {
+  const pick = best(entityCandidates(field, evidence, subject, ENTITY_CUE));
+  return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
+}
+
+const ENTITY_CUE = /(?:^|\s)(?:by|at|from|with|using|to|called|named|as)\s+(?:the\s+)?$/iu;
+const PLACE_BEFORE = /(?:^|\s)(?:in|at|near|from|to|on|outside|inside)\s+(?:the\s+)?$/iu;
+
+/**
+ * Names in the best sentences scored by closeness to the field's words and by
+ * the word before them. A name made only of the field's words ("Executive
+ * Director" for executive_director) is the question, not the answer; one
+ * that holds them among others ("Royal Shrewsbury Hospital" for hospital) is
+ * the very kind of thing asked for.
+ */
+function entityCandidates(field: FieldQuery, evidence: Evidence[], subject: string[], cue: RegExp) {
+  return evidence.slice(0, 8).flatMap((ev, rank) => {
+    const fieldWords = termSpans(ev.text, field.terms);
+    return entitySpans(ev.text)
+      .filter((span) => !isSubjectName(span.text, subject))
+      .map((span) => withFieldWord(ev.text, span, fieldWords))
+      .flatMap((span) => {
+        if (fieldWordsOnly(span, fieldWords)) return [];
+        const inside = fieldWords.some((w) => w.index >= span.index && w.end <= span.end);
+        const cued = cue.test(ev.text.slice(0, span.index)) ? 1.3 : 1;
+        const typed = inside ? 1.5 : proximity(fieldWords, span);
+        return [{ text: span.text, score: ev.score * cued * typed * (1 - rank * 0.02), ev }];
+      });
+  });
+}
+
+const TITLE =
+  /^(?:executive|director|chief|officer|ceo|cfo|cto|president|vice|chairman|chairwoman|chair|founder|cofounder|premier|deputy|acting|prime|minister|governor|gov|judge|justice|secretary|senator|sen|rep|mayor|coach|manager|general|spokesman|spokeswoman|spokesperson|professor|prof|dr|mr|mrs|ms|sir|dame|lord|lady|king|queen|prince|princess|head|leader|captain|commissioner|ambassador|chancellor|bishop|father|pope|author|editor|analyst|researcher|scientist|engineer|developer|designer|architect|his|her|honour|honor|qc)\.?$/i;
+
+/**
+ * The person in a run of capitalised words that opens with their titles:
+ * "Wikimedia Foundation Executive Director Katherine Maher" → "Katherine
+ * Maher". Null when nothing but titles is left.
+ */
+function afterTitle(text: string, span: { text: string; index: number; end: number }) {
+  const tokens = [...span.text.matchAll(/[^\s]+/g)];
+  // A trailing honour ("Neil Ford QC") is not part of the name.
+  while (tokens.length && TITLE.test(tokens[tokens.length - 1]![0])) tokens.pop();
+  let last = -1;
+  tokens.forEach((t, i) => {
+    if (TITLE.test(t[0])) last = i;
+  });
+  const rest = tokens.slice(last + 1);
+  if (last < 0 && rest.length === [...span.text.matchAll(/[^\s]+/g)].length) return span;
+  if (rest.length < 2) return null;
+  const index = span.index + rest[0]!.index;
+  const end = span.index + rest[rest.length - 1]!.index + rest[rest.length - 1]![0].length;
+  return { text: text.slice(index, end), index, end };
+}
+
+/** "Royal Shrewsbury hospital" for a hospital: the field's word written right after the name belongs to it. */
+function withFieldWord(text: string, span: { text: string; index: number; end: number }, fieldWords: { index: number; end: number }[]) {
+  const next = fieldWords.find((w) => w.index > span.end && /^\s+$/.test(text.slice(span.end, w.index)));
+  return next ? { text: text.slice(span.index, next.end), index: span.index, end: next.end } : span;
+}
+
+/** Whether a name is made only of the field's own words. */
+function fieldWordsOnly(span: { text: string; index: number; end: number }, fieldWords: { index: number; end: number }[]): boolean {
+  const inside = fieldWords.filter((w) => w.index >= span.index && w.end <= span.end).length;
+  return inside > 0 && inside >= words(span.text).length;
+}
+
+/** Whether a name is the question's own subject: all its words, or two of them, are the subject's ("Andrew Alturo Fahie" for Andrew Fahie). */
+function isSubjectName(name: string, subject: string[]): boolean {
+  const own = words(name).filter((w) => !HONORIFIC.test(w));
+  const shared = own.filter((w) => subject.includes(w)).length;
+  return own.length > 0 && (shared === own.length || shared >= 2);
+}
+
+const HONORIFIC = /^(?:mr|mrs|ms|dr|prof|sir|dame|gov|sen|rep|st)$/;
 
 /**
  * A text field of a list item: in "Priya Nair – Chief financial officer" or
@@ -69,7 +169,8 @@ export function extractItemString(
     const rest = line.startsWith(item.text) ? /^\s*(?::|[–—-]|,)\s*(.+)$/u.exec(line.slice(item.text.length))?.[1] : undefined;
     if (rest && words(rest).length <= 12) return { value: rest.replace(/[.;]$/, ""), sentences: [item.sentence] };
   }
-  return extractString(field, evidence, subject);
+  // The item's own name is no answer about it ("film" of Brad Pitt is not "Brad Pitt").
+  return extractString(field, evidence, [...subject, ...words(item.text)]);
 }
 
 function best<T extends { score: number }>(candidates: T[]): T | undefined {
@@ -80,16 +181,23 @@ function best<T extends { score: number }>(candidates: T[]): T | undefined {
 function person(field: FieldQuery, evidence: Evidence[], subject: string[]): Found<string> | null {
   const candidates = evidence.slice(0, 8).flatMap((ev) => {
     const fieldWords = termSpans(ev.text, field.terms);
-    return answerNames(ev.text, subject).map((span) => {
-      let end = span.end;
-      const joined = /^\s+(?:and|und|et|y|&)\s+/u.exec(ev.text.slice(end));
-      if (joined) {
-        const next = nameSpans(ev.text.slice(end + joined[0].length))[0];
-        if (next && next.index === 0) end = end + joined[0].length + next.end;
-      }
-      const after = /(?:^|\s)(?:by|von|par|por)\s+$/iu.test(ev.text.slice(0, span.index)) ? 1.5 : 1;
-      return { text: ev.text.slice(span.index, end), score: ev.score * after * proximity(fieldWords, { index: span.index, end }), ev };
-    });
+    return (
+      answerNames(ev.text, subject)
+        .map((span) => afterTitle(ev.text, span))
+        // "Executive Director" for executive_director is the role, not who holds it.
+        .filter((span) => span !== null && !isSubjectName(span.text, subject) && !fieldWordsOnly(span, fieldWords))
+        .map((span) => span!)
+        .map((span) => {
+          let end = span.end;
+          const joined = /^\s+(?:and|und|et|y|&)\s+/u.exec(ev.text.slice(end));
+          if (joined) {
+            const next = nameSpans(ev.text.slice(end + joined[0].length))[0];
+            if (next && next.index === 0) end = end + joined[0].length + next.end;
+          }
+          const after = /(?:^|\s)(?:by|von|par|por)\s+$/iu.test(ev.text.slice(0, span.index)) ? 1.5 : 1;
+          return { text: ev.text.slice(span.index, end), score: ev.score * after * proximity(fieldWords, { index: span.index, end }), ev };
+        })
+    );
   });
   const pick = best(candidates);
   return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
@@ -116,14 +224,34 @@ function place(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
   // A lone place might be a city or a country: only a list says which is which.
   const usable = candidates.filter((c) => (wantsCountry || wantsRegion ? c.parts.length >= (wantsRegion ? 3 : 2) : true));
   const pick = best(usable);
-  if (!pick) return null;
+  if (!pick) return wantsCountry ? country(field, evidence) : placeName(field, evidence);
   const value = wantsCity ? pick.parts[0]! : wantsCountry ? pick.parts[pick.parts.length - 1]! : wantsRegion ? pick.parts[1]! : pick.text;
   return { value, sentences: [pick.ev.sentence] };
 }
 
-function date(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
+/** Without a location cue, a place is a name after "in", "at", "near"… in the field's best sentences. */
+function placeName(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
+  const cued = entityCandidates(field, evidence, [], PLACE_BEFORE).filter((c) =>
+    PLACE_BEFORE.test(c.ev.text.slice(0, c.ev.text.indexOf(c.text))),
+  );
+  const pick = best(cued);
+  return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
+}
+
+/** Without a location cue, a country field takes the country named nearest the field's (or the prompt's) words. */
+function country(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
   const candidates = evidence.slice(0, 8).flatMap((ev) => {
-    const spans = dateSpans(ev.text);
+    const fieldWords = termSpans(ev.text, field.terms);
+    return countrySpans(ev.text).map((span) => ({ text: span.text, score: ev.score * proximity(fieldWords, span), ev }));
+  });
+  const pick = best(candidates);
+  return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
+}
+
+/** A date, or only its year for a field that asks for one ("founding_year": "1997", not "December 1997"). */
+function date(field: FieldQuery, evidence: Evidence[], yearOnly: boolean): Found<string> | null {
+  const candidates = evidence.slice(0, 8).flatMap((ev) => {
+    const spans = yearOnly ? [] : dateSpans(ev.text);
     const found = spans.length ? spans.map((s) => ({ ...s, weight: 1 })) : yearMentions(ev.text).map((y) => ({ ...y, weight: 0.6 }));
     const fieldWords = termSpans(ev.text, field.terms);
     return found.map((s) => ({ text: s.text, score: ev.score * s.weight * proximity(fieldWords, s), ev }));

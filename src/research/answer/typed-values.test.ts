@@ -35,6 +35,24 @@ describe("numbers are read with their separators, scales, currencies and units",
   });
 });
 
+describe("signs and spelled-out scales", () => {
+  test("a spelled-out count takes its scale word; a minus sign or word negates, a range's dash does not", () => {
+    const values = (text: string) => numberMentions(text).map((m) => m.value);
+    expect(values("shipped over eight million units")).toEqual([8_000_000]);
+    expect(values("it fell to -6.6C, or minus 3 degrees")).toEqual([-6.6, -3]);
+    expect(values("the Sixers won 106-103; pages 10 - 20")).toEqual([106, 103, 10, 20]);
+  });
+
+  test("temperatures, storage and currencies written after the number", () => {
+    const read = (text: string) => numberMentions(text).map((m) => [m.value, m.unit, m.isMoney]);
+    expect(read("80TB drives bake at 200°C")).toEqual([
+      [80, "tb", false],
+      [200, "°c", false],
+    ]);
+    expect(read("a 1.2-billion-yuan telescope")).toEqual([[1_200_000_000, null, true]]);
+  });
+});
+
 describe("dates, names and negations are found as verbatim spans", () => {
   test("dates in English, German, French and ISO form", () => {
     expect(

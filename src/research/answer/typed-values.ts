@@ -68,7 +68,11 @@ const NUMBER_WORDS: Record<string, number> = {
   diez: 10,
   doce: 12,
 };
-const NUMBER_WORD = new RegExp(`(?<![\\p{L}])(${Object.keys(NUMBER_WORDS).join("|")})(?![\\p{L}])`, "giu");
+// A spelled-out count may carry a scale word: "eight million".
+const NUMBER_WORD = new RegExp(
+  `(?<![\\p{L}])(${Object.keys(NUMBER_WORDS).join("|")})(?:[\\s-]+(thousand|million|billion|trillion))?(?![\\p{L}])`,
+  "giu",
+);
 
 const MONTH_NAMES =
   "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|" +
@@ -103,13 +107,14 @@ const SCALES: Record<string, number> = {
 const SHORT_SCALES: Record<string, number> = { k: 1e3, m: 1e6, mn: 1e6, b: 1e9, bn: 1e9 };
 const UNITS =
   "metres|meters|metre|meter|m|km|kilometres|kilometers|cm|mm|ft|feet|foot|miles|mile|mi|inches|inch|kg|kilograms|grams|tonnes|tons|tonnen|lb|lbs|pounds|" +
-  "hectares|ha|acres|km²|m²|sq|square|litres|liters|hours|hour|minutes|min|seconds|days|years|stories|storeys|floors|mètres|mètre|metros|metro|stockwerke";
+  "hectares|ha|acres|km²|m²|sq|square|litres|liters|hours|hour|minutes|min|seconds|days|years|stories|storeys|floors|mètres|mètre|metros|metro|stockwerke|" +
+  "degrees|degree|°c|°f|°|celsius|fahrenheit|tb|gb|mb|kb|gbps|mbps|ghz|mhz|megapixels|mp|mah|kwh|kw|watts|decibels|db|mph|km/h";
 const NUMBER = new RegExp(
   `(?<![\\p{L}\\p{N}.,])([$€£¥]|US\\$|USD\\s|EUR\\s)?(\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d{1,3}(?:\\.\\d{3}){2,}|\\d{1,3}(?:[\\u00a0\\u202f]\\d{3})+|\\d+(?:[.,]\\d+)?)` +
     `(?:\\s?(%|percent|per cent|prozent|pour cent|por ciento))?` +
     `(?:(?:\\s|-)?(thousand|millions?|millionen|billions?|milliarden?|milliards?|trillion|mille|millón|millones|mio|mrd)\\b\\.?)?` +
     `(?:(k|mn|m|bn|b)(?![\\p{L}]))?` +
-    `(?:\\s?(€|euros?|dollars?|usd|eur|pounds sterling))?` +
+    `(?:(?:\\s|-)?(€|euros?|dollars?|usd|eur|pounds sterling|yuan|yen|rupees|kronor|krona|sek|gbp|francs?)(?![\\p{L}]))?` +
     `(?:\\s?(?:-\\s?)?(${UNITS})(?![\\p{L}]))?`,
   "giu",
 );
@@ -126,6 +131,8 @@ export function numberMentions(text: string): NumberMention[] {
     // One-letter scales count only after a currency sign: "40m" alone is more likely metres.
     if (shortScale && prefix) value *= SHORT_SCALES[shortScale.toLowerCase()] ?? 1;
     value = Number(value.toPrecision(12)); // 2.1 million is 2100000, not 2100000.0000000002
+    // "-6.6C", "minus 6.6 degrees"; not the dash of a range or a score ("106-103").
+    if (!prefix && /(?:^|[\s(])(?:[-−]|minus\s+|negative\s+)$/iu.test(text.slice(Math.max(0, m.index - 10), m.index))) value = -value;
     if (!Number.isFinite(value)) continue;
     const trimmed = raw.trimEnd();
     const plain = !prefix && !percent && !scaleWord && !shortScale && !suffixCurrency;
@@ -142,7 +149,7 @@ export function numberMentions(text: string): NumberMention[] {
     });
   }
   for (const m of text.matchAll(NUMBER_WORD)) {
-    const value = NUMBER_WORDS[m[1]!.toLowerCase()]!;
+    const value = NUMBER_WORDS[m[1]!.toLowerCase()]! * (m[2] ? SCALES[m[2].toLowerCase()]! : 1);
     out.push({
       text: m[0],
       index: m.index,
@@ -229,6 +236,20 @@ export function nameSpans(text: string, minWords = 2): Span[] {
   return out;
 }
 
+/**
+ * Whether a name (its lowercase words) is one of the subject's words, or
+ * their acronym: "United States" for "US", "European Union" for "EU".
+ */
+export function namesSubjectWord(name: string[], subject: string[]): boolean {
+  return name.some((w) => subject.includes(w)) || abbreviated(name, subject);
+}
+
+/** Whether the subject holds the name's acronym ("us" for "United States"). */
+export function abbreviated(name: string[], subject: string[]): boolean {
+  const content = name.filter((w) => !CONNECTORS.has(w));
+  return content.length >= 2 && subject.includes(content.map((w) => w[0]).join(""));
+}
+
 const MONTH_WORD = new RegExp(`^(?:${MONTH_NAMES})\\.?$`, "i");
 
 function isMonth(word: string): boolean {
@@ -236,7 +257,7 @@ function isMonth(word: string): boolean {
 }
 
 const NEGATIONS =
-  /\b(?:not|no|never|no longer|none|neither|nor|without|cannot|lacks?|ceased|stopped|discontinued|nicht|kein|keine|keinen|keiner|nie|niemals|ohne|ne|pas|jamais|aucun|aucune|sans|sin|nunca|ningún|ninguna)\b|n['’]t\b|\bn['’]/iu;
+  /\b(?:not|no|never|no longer|none|neither|nor|without|cannot|lacks?|lacking|ceased|stopped|discontinued|(?:has |have |had )?(?:failed|fails|fail|refused|refuses|declined|declines|unable|struggling|struggled|struggles|yet) to|denied|denies|nicht|kein|keine|keinen|keiner|nie|niemals|ohne|ne|pas|jamais|aucun|aucune|sans|sin|nunca|ningún|ninguna)\b|n['’]t\b|\bn['’]/iu;
 
 /** Whether a stretch of text negates what it says ("is not listed", "no longer supports", "n'est pas"). */
 export function isNegated(text: string): boolean {

@@ -1,0 +1,52 @@
+/**
+ * Named things a text field most often asks for ("which company hosts it",
+ * "the hospital", "the CPU model"): names of one or more capitalised words,
+ * acronyms, product codes ("Cortex-A53", "M83"), domains and e-mail
+ * addresses, as verbatim spans. A capitalised word that only opens its
+ * sentence ("Interest payments…") is not a name; the model's part-of-speech
+ * tags are no help there, as it reads most capitalised words as proper nouns.
+ */
+import { countrySpans } from "./countries.ts";
+import { tagged } from "./english.ts";
+import { nameSpans, type Span } from "./typed-values.ts";
+
+const DOMAIN =
+  /(?<![\p{L}\p{N}@.-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|gov|edu|co|info|biz|tv|ai|app|dev|uk|de|fr|eu)(?![\p{L}\p{N}-])/giu;
+const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
+const CODE = /^(?=[\p{L}\p{N}./-]*\d)(?=[\p{L}\p{N}./-]*\p{Lu})[\p{L}\p{N}][\p{L}\p{N}./-]*[\p{L}\p{N}]$/u;
+
+// Days are capitalised but name no thing a field asks for.
+const WEEKDAY = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;
+
+// A title in quotes: “Once Upon a Time in Hollywood”, "Marriage Story".
+const QUOTED = /["“]((?:\p{Lu}|\d)[^"“”]{1,80}?)[,.]?["”]/gu;
+
+export function entitySpans(text: string): Span[] {
+  const out: Span[] = [];
+  // Whole names first: a quoted title and a country named with "and" ("Antigua and Barbuda") are one name each.
+  for (const m of text.matchAll(QUOTED)) {
+    const title = m[1]!.replace(/[,.]$/, "");
+    if (title.split(/\s+/).length <= 10) out.push({ text: title, index: m.index + 1, end: m.index + 1 + title.length });
+  }
+  for (const span of countrySpans(text)) if (!overlaps(out, span)) out.push(span);
+  for (const span of nameSpans(text, 1)) {
+    if (WEEKDAY.test(span.text) || overlaps(out, span)) continue;
+    const single = !/\s/.test(span.text);
+    // A single capitalised word opening the sentence is an ordinary word, unless written like a name (CEO, WebMD).
+    if (single && span.index === 0 && !/^\p{Lu}[\p{Ll}]*\p{Lu}/u.test(span.text)) continue;
+    out.push(span);
+  }
+  for (const m of text.matchAll(EMAIL)) out.push({ text: m[0], index: m.index, end: m.index + m[0].length });
+  for (const m of text.matchAll(DOMAIN))
+    if (!out.some((s) => s.index <= m.index && s.end >= m.index + m[0].length))
+      out.push({ text: m[0], index: m.index, end: m.index + m[0].length });
+  for (const token of tagged(text)) {
+    if (!CODE.test(token.text) || out.some((s) => s.index <= token.start && s.end >= token.end)) continue;
+    out.push({ text: token.text, index: token.start, end: token.end });
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+function overlaps(spans: Span[], span: Span): boolean {
+  return spans.some((s) => s.index < span.end && span.index < s.end);
+}
