@@ -35,6 +35,7 @@ if (!["dev", "holdout", "all"].includes(split)) {
   console.error(`--split must be dev, holdout or all, not ${split}`);
   process.exit(1);
 }
+const DUMP = process.env.BENCH_DUMP || undefined;
 const LIMIT = Number(process.env.BENCH_QUESTIONS ?? 0) || undefined;
 const WARMUP_PROMPT = "What is the tallest building in the world?";
 
@@ -86,6 +87,8 @@ try {
         contextSize: reply.context.length,
         offered: web.hitsSince(mark, subject.resultsPerQuery).has(web.servedUrl(q.page)),
       };
+      // BENCH_DUMP=dir keeps what the first app was asked and the context it answered from, one file per question.
+      if (DUMP && subject === subjects[0]) await Bun.write(`${DUMP}/${q.id}.json`, JSON.stringify({ question: q, reply }, null, 1));
       const into = outcomes.get(subject.label)!;
       if (isPlain) into.plain.push(judgePlain(q, reply, seen));
       else into.structured.push(judgeStructured(q as StructuredQuestion, reply, seen));

@@ -30,6 +30,10 @@ export function entitySpans(text: string): Span[] {
   }
   for (const span of countrySpans(text)) if (!overlaps(out, span)) out.push(span);
   for (const span of nameSpans(text, 1)) {
+    // A longer name holding a country is its own thing: "New England Journal of Medicine", not "England".
+    const within = out.filter((s) => s.index >= span.index && s.end <= span.end && s.end - s.index < span.end - span.index);
+    if (within.length && within.length === out.filter((s) => overlaps([s], span)).length)
+      for (const s of within) out.splice(out.indexOf(s), 1);
     if (WEEKDAY.test(span.text) || overlaps(out, span)) continue;
     const single = !/\s/.test(span.text);
     // A single capitalised word opening the sentence is an ordinary word, unless written like a name (CEO, WebMD).

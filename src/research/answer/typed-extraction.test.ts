@@ -310,6 +310,84 @@ describe("items written into prose", () => {
   });
 });
 
+describe("the prompt's own clause for each field", () => {
+  const colophon = [
+    source(1, "Colophon – Daring Fireball", [
+      "Daring Fireball is written and produced by John Gruber. The site is hosted by Joyent. Articles and links are published through Movable Type. Stats are tracked using Mint.",
+    ]),
+    source(2, "Podcast economics", ["She based that on the numbers provided by ATP in terms of sponsorship rates."]),
+  ];
+
+  test("a field whose words no source uses is found by its clause's words: hosting_provider is 'which company hosts it'", () => {
+    const { value } = fill("Daring Fireball colophon: which company hosts it, and what publishing software does it run on?", colophon, {
+      hosting_provider: "string",
+      publishing_software: "string",
+    });
+    expect(value).toEqual({ hosting_provider: "Joyent", publishing_software: "Movable Type" });
+  });
+
+  test("the clause is what sets a field apart: a recipient the field's words never name", () => {
+    const sources = [
+      source(1, "Photographer fights back", [
+        "Hicks, a Navy veteran herself, said her intention was to honor the flag. She plans to give 15 percent of all profits related to these shoots to the USO.",
+      ]),
+    ];
+    const { value } = fill(
+      "Photographer Vanessa Hicks: what percentage of profits from the shoots will she give, to which organisation?",
+      sources,
+      { donation_recipient: "string" },
+    );
+    expect(value).toEqual({ donation_recipient: "USO" });
+  });
+});
+
+describe("text fields with a written form of their own", () => {
+  const story = [
+    source(1, "Peanut allergy study", [
+      "She's the director of the Center for Food and Allergy Research at the Murdoch Children's Research Institute in Melbourne, Australia. Allen was not involved in the research.",
+      "Reach the press office by email at press@mcri.example.org or by phone on +61 3 9345 5522.",
+    ]),
+  ];
+
+  test("an e-mail, phone or website field takes only an address or number, and is null where none is written", () => {
+    expect(
+      fill("Peanut study: the lead researcher's email and phone", story, { lead_researcher_email: "string", phone: "string" }).value,
+    ).toEqual({
+      lead_researcher_email: "press@mcri.example.org",
+      phone: "+61 3 9345 5522",
+    });
+    expect(
+      fill(
+        "Peanut study: the lead researcher's email",
+        [story[0]!].map((s) => ({ ...s, passages: s.passages.slice(0, 1) })),
+        {
+          lead_researcher_email: "string",
+          studio_phone: "string",
+          website: "string",
+        },
+      ).value,
+    ).toEqual({ lead_researcher_email: null, studio_phone: null, website: null });
+  });
+
+  test("a role is its field's head noun: a minister is a person, an analyst's firm is not", () => {
+    const sources = [
+      source(1, "Museum attack", [
+        "Tunisian Prime Minister Habib Essid said a local museum worker and a security official were killed.",
+        "Rachel Stephens, an analyst at RedMonk, said the survey was broad.",
+      ]),
+    ];
+    expect(
+      fill("Bardo museum attack: the prime minister, and Rachel Stephens' analyst firm", sources, {
+        prime_minister: "string",
+        analyst_firm: "string",
+      }).value,
+    ).toEqual({
+      prime_minister: "Habib Essid",
+      analyst_firm: "RedMonk",
+    });
+  });
+});
+
 describe("it is fast enough to run on every search", () => {
   test("a dozen fields over thirty passages take a few milliseconds", () => {
     const sources = [...eiffel, ...acme, ...planets, ...brandenburgerTor, ...tourEiffel, ...nimbus, ...leadership].map((s, i) => ({

@@ -10,6 +10,7 @@ import { conforms, type JsonSchema, type OutputShape } from "../output-format.ts
 import type { EvidenceSource } from "../types.ts";
 import { queryTerms, SentenceIndex, type EvidenceSentence } from "./extractive-evidence.ts";
 import { subjectPhrases, subjectWords } from "./extractive-question.ts";
+import { clauseTerms } from "./typed-clauses.ts";
 import { fieldQuery, FieldSearch, hasTerm, nameWords, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import { extractItems, itemEvidence, type Item } from "./typed-lists.ts";
 import { namedItems } from "./typed-named-items.ts";
@@ -81,8 +82,10 @@ function fill(shape: OutputShape, path: string[], scope: Scope, cites: Citations
  * prompt's, less the subject's name, so "How many titles…" finds "over 130
  * titles" (and "How many employees…" over the same page finds nothing).
  */
-function asked(field: FieldQuery, scope: Scope): FieldQuery {
-  if (scope.item) return field;
+function asked(named: FieldQuery, scope: Scope): FieldQuery {
+  if (scope.item) return named;
+  // The prompt's own words for this field; an item's fields are read from its own text instead.
+  const field = named.path.length === 1 ? { ...named, clause: clauseTerms(scope.prompt, named, scope.subject) } : named;
   // An age is written beside the person's name ("Eloise Parry, 21,"), rarely beside the word "age".
   if (field.leaf.some((w) => /^(?:age|aged|old)$/.test(w)))
     return { ...field, terms: [...field.terms, ...scope.subject.filter((t) => scope.index.mentions(t))] };

@@ -19,6 +19,8 @@ export interface FieldQuery {
   words: string[];
   /** Terms to search with: leaf words first, then parents' words and synonyms. */
   terms: string[];
+  /** The other words of the prompt's clause that asks for this field (see typed-clauses), when it has one. */
+  clause?: string[];
 }
 
 /** A stretch of a sentence to extract from, with how strongly it speaks of the field. */
@@ -51,8 +53,24 @@ export function fieldQuery(path: string[]): FieldQuery {
   const words = path.flatMap(nameWords);
   const meaningful = (w: string[]) => w.filter((x) => !NAME_NOISE.has(x) && !isStopword(x) && (x.length > 1 || /\d/.test(x)));
   const leafTerms = meaningful(leaf);
-  const terms = withSynonyms([...leafTerms, ...meaningful(words)].filter((t, i, all) => all.findIndex((o) => sameTerm(o, t)) === i));
+  const unique = [...leafTerms, ...meaningful(words)].filter((t, i, all) => all.findIndex((o) => sameTerm(o, t)) === i);
+  // Stems join after the dedupe: sameTerm holds "hosting" and "host" the same, yet only "host" meets "hosted".
+  const stems = leafTerms.flatMap(stemsOf).filter((s) => !unique.includes(s));
+  const terms = withSynonyms([...unique, ...stems]);
   return { path, leaf, words, terms };
+}
+
+/** How much the prompt's clause for a field counts against the field's own words (1). */
+const CLAUSE_WEIGHT = 0.5;
+
+/**
+ * The stem of a field word written as a verb's noun or participle
+ * ("hosting" → "host", "provider" → "provid"), which the inflection
+ * matching of sameTerm does not reach from the other form ("hosted").
+ */
+function stemsOf(word: string): string[] {
+  const short = /^(.{4,}?)(?:ation|ing|ion|ed)$/.exec(word) ?? /^(.{5,}?)(?:ers|er|ors|or)$/.exec(word);
+  return short ? [short[1]!] : [];
 }
 
 export class FieldSearch {
@@ -103,12 +121,15 @@ export class FieldSearch {
     const leafScores = this.index.bm25(leafTerms);
     const otherScores = this.index.bm25(otherTerms);
     const best = leafScores.reduce((m, s, i) => Math.max(m, s + 0.5 * otherScores[i]!), 0) || 1;
+    const clauseScores = this.index.bm25(field.clause ?? []);
+    const bestClause = clauseScores.reduce((m, s) => Math.max(m, s), 0) || 1;
     const out: Evidence[] = [];
     this.index.sentences.forEach((sentence, i) => {
       const own = (leafScores[i]! + 0.5 * otherScores[i]!) / best;
-      if (own <= 0) return;
+      const asked = clauseScores[i]! / bestClause;
+      if (own <= 0 && asked <= 0) return;
       const score =
-        (own + 0.3 * this.promptScores[i]!) *
+        (own + CLAUSE_WEIGHT * asked + 0.3 * this.promptScores[i]!) *
         (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore))) *
         (this.sourceFit.get(sentence.sourceId) ?? 1);
       out.push({ sentence, text: sentence.text, score });

@@ -98,6 +98,8 @@ export function mentionFit(field: FieldQuery, m: NumberMention): number {
  * sentences. `anchored` evidence (an item's own stretch of text) prefers the
  * first number in it instead of the one nearest the field's words.
  */
+const CLAUSE_NEARNESS = 0.5;
+
 export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: boolean, anchored = false): Found<number> | null {
   const kind = numberKind(field);
   const unitHint = UNIT_GROUPS.find((g) => field.words.some((w) => g.includes(w)));
@@ -105,13 +107,15 @@ export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: 
   for (const ev of evidence) {
     const dates = dateSpans(ev.text);
     const fieldWords = termSpans(ev.text, field.terms);
+    // The clause's words place a number too, a little less surely: "cut the allergy risk" puts 80% beside "allergic".
+    const clauseWords = termSpans(ev.text, field.clause ?? []);
     for (const m of numberMentions(ev.text)) {
       if (kind !== "year" && dates.some((d) => m.index >= d.index && m.index < d.end)) continue; // the 31 of "31 March"
       let f = fit(kind, m, unitHint);
       if (f === 0) continue;
       if (kind === "age" && statesAge(ev.text, m)) f = 2;
       if (ev.text.lastIndexOf("(", m.index) > ev.text.lastIndexOf(")", m.index)) f *= 0.5; // "(1,083 ft)": a conversion of the number before
-      const near = anchored ? 1 / (1 + m.index / 40) : proximity(fieldWords, m);
+      const near = anchored ? 1 / (1 + m.index / 40) : Math.max(proximity(fieldWords, m), CLAUSE_NEARNESS * proximity(clauseWords, m));
       scored.push({ value: m.value, score: ev.score * f * near, evidence: ev });
     }
   }

@@ -33,10 +33,28 @@ const PLACE_CUE =
 const PLACE_RUN =
   /\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de|del|am|an|sur|upon))*(?:,\s*\p{Lu}[\p{L}'’.-]*(?:\s+(?:\p{Lu}[\p{L}'’.-]*|of|de))*)*/u;
 
-type StringKind = "place" | "person" | "date" | "text" | "entity";
+// Roles whose holder is asked for only when the role is the field's head noun ("defense_minister", not "minister_statement").
+const ROLE =
+  /^(?:minister|premier|governor|secretary|senator|judge|spokesman|spokeswoman|spokesperson|researcher|scientist|developer|artist|actor|actress|star|plumber|candidate|mediator|winner|player|singer|victim|suspect|chef|photographer|journalist|reporter|editor|professor|doctor|nominee|lawyer|attorney|pilot|commissioner|ambassador|king|queen)$/;
+// Fields whose value has a written form of its own: only that form answers them, never a name beside the word.
+const FORMATS: { field: RegExp; value: RegExp; digits?: number }[] = [
+  { field: /^(?:email|mail|e-mail)$/, value: /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu },
+  { field: /^(?:phone|telephone|tel|fax|mobile)$/, value: /\+?\(?\d[\d\s().-]{5,}\d(?![\d])/gu, digits: 7 },
+  {
+    field: /^(?:website|url|domain|homepage|link|web)$/,
+    value:
+      /(?:https?:\/\/)?(?<![\p{L}\p{N}@.-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|gov|edu|co|info|biz|tv|ai|app|dev|uk|de|fr|eu)(?:\/[^\s,;)]*)?(?![\p{L}\p{N}-])/giu,
+  },
+];
+
+type StringKind = "place" | "person" | "date" | "text" | "entity" | "format";
 
 function stringKind(field: FieldQuery): StringKind {
   const leaf = field.leaf;
+  // The head noun decides first: "groundhog_day_star" asks for a person, "analyst_firm" for a firm.
+  const head = [...leaf].reverse().find((w) => !/^(?:name|names|full)$/.test(w)) ?? "";
+  if (FORMATS.some((f) => f.field.test(head))) return "format";
+  if (PERSON.test(head) || ROLE.test(head)) return "person";
   if (leaf.some((w) => PLACE.test(w))) return "place";
   if (leaf.some((w) => PERSON.test(w)) || /^(?:by|who)$/.test(leaf[leaf.length - 1] ?? "")) return "person";
   if (leaf.some((w) => DATE.test(w))) return "date";
@@ -49,6 +67,8 @@ function stringKind(field: FieldQuery): StringKind {
 /** Picks the field's text value from the evidence, or null when nothing says it. */
 export function extractString(field: FieldQuery, evidence: Evidence[], subject: string[]): Found<string> | null {
   switch (stringKind(field)) {
+    case "format":
+      return formatted(field, evidence);
     case "place":
       return place(field, evidence);
     case "person":
@@ -173,6 +193,23 @@ export function extractItemString(
   return extractString(field, evidence, [...subject, ...words(item.text)]);
 }
 
+/** An e-mail address, phone number or web address in the field's best sentences, nearest the field's words. */
+function formatted(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
+  const head = [...field.leaf].reverse().find((w) => !/^(?:name|names|full)$/.test(w)) ?? "";
+  const format = FORMATS.find((f) => f.field.test(head))!;
+  const candidates = evidence.slice(0, 8).flatMap((ev) => {
+    const fieldWords = termSpans(ev.text, field.terms);
+    return [...ev.text.matchAll(format.value)]
+      .filter((m) => (m[0].match(/\d/g) ?? []).length >= (format.digits ?? 0))
+      .map((m) => {
+        const text = m[0].replace(/[.)]+$/, "");
+        return { text, score: ev.score * proximity(fieldWords, { index: m.index, end: m.index + text.length }), ev };
+      });
+  });
+  const pick = best(candidates);
+  return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
+}
+
 function best<T extends { score: number }>(candidates: T[]): T | undefined {
   return candidates.sort((a, b) => b.score - a.score)[0];
 }
@@ -266,7 +303,10 @@ const COPULA_AFTER = /^(?:['’]s)?\s*(?:is|was|are|were|:|=|called|named|known 
 function afterCopula(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
   const leafTerms = field.terms.filter((t) => field.leaf.some((l) => l === t));
   if (leafTerms.length === 0) return null;
+  // A far weaker sentence's "journal Technology" must not beat the best one's "New England Journal of Medicine".
+  const floor = (evidence[0]?.score ?? 0) * 0.5;
   for (const ev of evidence.slice(0, 4)) {
+    if (ev.score < floor) break;
     for (const at of termOffsets(ev.text, leafTerms)) {
       const wordEnd = at + (/^[\p{L}\p{N}]+/u.exec(ev.text.slice(at))?.[0].length ?? 0);
       const rest = ev.text.slice(wordEnd);
