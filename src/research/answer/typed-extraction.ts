@@ -14,6 +14,7 @@ import { clauseTerms } from "./typed-clauses.ts";
 import { fieldQuery, FieldSearch, hasTerm, nameWords, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import { extractItems, itemEvidence, type Item } from "./typed-lists.ts";
 import { namedItems } from "./typed-named-items.ts";
+import { rowObjects } from "./typed-rows.ts";
 import { extractBoolean, extractNumber, mentionFit, type Found } from "./typed-scalars.ts";
 import { extractItemString, extractString } from "./typed-strings.ts";
 import { nameSpans, numberMentions } from "./typed-values.ts";
@@ -22,6 +23,7 @@ type Citations = Map<number, string[]>;
 
 interface Scope {
   prompt: string;
+  sources: EvidenceSource[];
   search: FieldSearch;
   index: SentenceIndex;
   subject: string[];
@@ -46,6 +48,7 @@ export function fillOutputFormat(input: {
   const index = new SentenceIndex(input.sources);
   const scope: Scope = {
     prompt: input.prompt,
+    sources: input.sources,
     search: new FieldSearch(index, input.prompt),
     index,
     subject: subjectWords(input.prompt),
@@ -137,6 +140,15 @@ function list(itemShape: OutputShape, named: FieldQuery, scope: Scope, cites: Ci
   if (typeof itemShape === "string" && itemShape !== "string") return null; // lists of yes/no or of lists: nothing to read them from
   if (Array.isArray(itemShape)) return null;
   let items = extractItems(field, evidence, scope.item ? null : scope.index);
+  if (typeof itemShape === "object" && !scope.item) {
+    // Rows of one layout under words that name the list ("The overall rankings of the countries: 1. Finland 2. Norway"),
+    // where they hold more items than the sentences and list lines do: a table's or a numbered list's items.
+    const rows = rowObjects(itemShape, field, scope.sources);
+    if (rows && rows.objects.length > items.length) {
+      for (const row of rows.rows) cite(cites, row.sourceId, row.text);
+      return rows.objects;
+    }
+  }
   let stretches: Map<Item, Evidence[]> | null = null;
   // The item's own name goes to its first text field ("company", "location", "tribe") when none is called name or title.
   const fields = typeof itemShape === "object" && !Array.isArray(itemShape) ? Object.entries(itemShape) : [];
