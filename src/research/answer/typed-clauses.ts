@@ -9,7 +9,8 @@ import { lemmaOf } from "./english.ts";
 import { queryTerms, sameTerm } from "./extractive-evidence.ts";
 
 // Clauses end at punctuation and at "and" between two asks ("… its CEO, and in what year …").
-const CLAUSE_BREAK = /[,;:?!]+|\.\s+|\s+(?:and|or)\s+(?=(?:what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|did|does|do|has|have|can|will|if)\b)/iu;
+const CLAUSE_BREAK =
+  /[,;:?!]+|\.\s+|\s+(?:and|or)\s+(?=(?:what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|did|does|do|has|have|can|will|if)\b)/iu;
 
 /** Whether two words are forms of one stem: sameTerm, a shared lemma, or a shared stem of 4+ letters ("hosting" / "hosts"). */
 export function relatedWord(a: string, b: string): boolean {

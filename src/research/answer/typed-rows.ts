@@ -58,11 +58,7 @@ const YEAR_FIELD = /^(?:year|released|release|date)$/;
  * Objects for a list field from the best run of rows whose surroundings name
  * it, or null when no run does.
  */
-export function rowObjects(
-  itemShape: { [field: string]: OutputShape },
-  field: FieldQuery,
-  sources: EvidenceSource[],
-): RowsFound | null {
+export function rowObjects(itemShape: { [field: string]: OutputShape }, field: FieldQuery, sources: EvidenceSource[]): RowsFound | null {
   const itemWords = Object.keys(itemShape).flatMap(nameWords);
   let best: { rows: Row[]; sourceId: number; score: number; header: string } | null = null;
   for (const [rank, source] of sources.entries()) {
@@ -184,7 +180,9 @@ function fit(layout: Layout, shape: { [field: string]: OutputShape }): number {
  */
 function numberOrder(shape: { [field: string]: OutputShape }, header: string): string[] {
   const numeric = Object.entries(shape)
-    .filter(([name, type]) => (type === "number" || type === "integer") && !nameWords(name).some((w) => RANK_FIELD.test(w) || YEAR_FIELD.test(w)))
+    .filter(
+      ([name, type]) => (type === "number" || type === "integer") && !nameWords(name).some((w) => RANK_FIELD.test(w) || YEAR_FIELD.test(w)),
+    )
     .map(([name]) => name);
   const lower = header.toLowerCase();
   const at = (name: string) => {
