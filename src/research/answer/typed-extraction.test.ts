@@ -241,6 +241,29 @@ describe("yes/no fields read what is asserted", () => {
   test("a verdict no source states (confirmed) is not read from a rumour", () => {
     expect(fill("Orbit Games re-release", studio, { re_release_confirmed: "boolean" }).value).toEqual({ re_release_confirmed: null });
   });
+
+  test("the same verdict in other words: no impact on, wasn't allowed to use, unencrypted, instead of", () => {
+    const sources = [
+      source(1, "Cargo ship lost; a headset tried; ransomware", [
+        "An unmanned cargo ship heading to the International Space Station broke up over Siberia. NASA said the crash would have no impact on the operations of the station.",
+        "I wasn’t allowed to use the virtual keyboard during the demo.",
+        "The ransomware encrypts documents and photos. It leaves files unencrypted if the file extension is .zip and the file size is over 50 MB.",
+        "Instead of hiring a DJ, use your phone to spin the tunes.",
+      ]),
+    ];
+    const { value } = fill("Cargo ship, headset demo, ransomware and party", sources, {
+      affects_station_operations: "boolean",
+      virtual_keyboard_tried: "boolean",
+      encrypts_large_zip_files: "boolean",
+      hire_dj: "boolean",
+    });
+    expect(value).toEqual({
+      affects_station_operations: false,
+      virtual_keyboard_tried: false,
+      encrypts_large_zip_files: false,
+      hire_dj: false,
+    });
+  });
 });
 
 describe("roles", () => {

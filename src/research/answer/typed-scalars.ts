@@ -151,6 +151,23 @@ const ANTONYMS: Record<string, string[]> = {
   online: ["offline"],
 };
 
+// Words a sentence settles a yes/no with in other words: "no impact on the operations" for affects_operations.
+const EQUIVALENTS: Record<string, string[]> = {
+  affect: ["impact", "impacts", "effect", "effects"],
+  affects: ["impact", "impacts", "effect", "effects"],
+  affected: ["impact", "impacted", "effect"],
+  returned: ["back"],
+  enabled: ["on", "active"],
+};
+const LIGHT_VERBS = /^(?:tried|try|used|use|allowed|got|had|seen|shown)$/;
+
+/** The sentence's words that are a field word with "un" or "non" before it ("unencrypted" for encrypts). */
+function unPrefixed(text: string, core: string[]): string[] {
+  return [...text.matchAll(/\b(?:un|non-?)(\p{L}{4,})/giu)]
+    .filter((m) => core.some((c) => c.length >= 4 && m[1]!.toLowerCase().startsWith(c.slice(0, Math.max(4, c.length - 2)))))
+    .map((m) => m[0].toLowerCase());
+}
+
 /** The stretch around `at` up to the nearest clause break: where a "not" still applies. */
 function clauseAround(text: string, at: number): { text: string; start: number } {
   const breaks = /[;:,]|\s(?:but|while|whereas|although|though|however|aber|doch|mais|pero)\s/giu;
@@ -174,7 +191,7 @@ export function extractBoolean(
 ): Found<boolean> | null {
   const leaf = field.leaf.filter((w) => !VERB_CUES.has(w));
   // "free_tier": "tier" appears nowhere, so "free" alone decides; a field none of whose words appear has no answer.
-  const core = (leaf.length ? leaf : field.leaf).filter(context.mentioned);
+  const core = (leaf.length ? leaf : field.leaf).filter((w) => context.mentioned(w) || (EQUIVALENTS[w] ?? []).some(context.mentioned));
   const opposites = core.flatMap((w) => ANTONYMS[w] ?? []);
   if (core.length === 0) return null;
   // "re_release_confirmed": what is asserted is "confirmed"; if no source says it (or its opposite), nothing settles the field.
@@ -184,15 +201,23 @@ export function extractBoolean(
   for (const ev of evidence.slice(0, 6)) {
     // Long field names ("survey_biased_against_non_english") are rarely all in one sentence: most of their words will do.
     // The name's last word is what is asserted ("re_release_confirmed", "sanctions_lifted"): it must be there.
-    const present = core.filter((c) => hasTerm(ev.text, [c])).length;
-    const direct = present >= Math.max(1, Math.ceil(core.length * 0.6)) && hasTerm(ev.text, [core[core.length - 1]!]);
-    const opposite = !direct && opposites.some((a) => hasTerm(ev.text, [a]));
+    const says = (c: string) => hasTerm(ev.text, [c, ...(EQUIVALENTS[c] ?? [])]);
+    const present = core.filter(says).length;
+    // A light verb ("virtual_keyboard_tried") may be worded otherwise ("wasn't allowed to use the virtual keyboard").
+    const last = core[core.length - 1]!;
+    const settled = says(last) || (LIGHT_VERBS.test(last) && core.length > 1 && present === core.length - 1);
+    const direct = present >= Math.max(1, Math.ceil(core.length * 0.6)) && settled;
+    // "leaves files unencrypted" is the opposite of encrypts.
+    const undone = unPrefixed(ev.text, core);
+    const opposite = !direct && (opposites.some((a) => hasTerm(ev.text, [a])) || undone.length > 0);
     if (!direct && !opposite) continue;
-    const at = termOffsets(ev.text, direct ? core.filter((c) => hasTerm(ev.text, [c])) : opposites)[0] ?? 0;
+    const at =
+      termOffsets(ev.text, direct ? core.filter(says).flatMap((c) => [c, ...(EQUIVALENTS[c] ?? [])]) : [...opposites, ...undone])[0] ?? 0;
     const { text: clause, start } = clauseAround(ev.text, at);
     // Only who stands before the field's word is who the clause is about: "its rival Cirrus is open source", not "it runs on Linux".
     if (aboutAnother(ev.text, ev.text.slice(start, at), clause, context.subject)) continue;
-    const negated = isNegated(clause);
+    // "files are unencrypted" names the files and undoes the field's verb in one.
+    const negated = isNegated(clause) !== (direct && undone.some((u) => clause.toLowerCase().includes(u)));
     votes.push({ value: direct ? !negated : negated, score: ev.score, evidence: ev });
   }
   if (votes.length === 0) return null;
@@ -220,7 +245,11 @@ export function extractBoolean(
  */
 function aboutAnother(sentence: string, before: string, clause: string, subject: string[]): boolean {
   if (subject.length === 0) return false;
-  const names = (text: string) => nameSpans(text, 1).map((s) => words(s.text));
+  // "I" is the writer, not another party.
+  const names = (text: string) =>
+    nameSpans(text, 1)
+      .filter((s) => s.text !== "I")
+      .map((s) => words(s.text));
   const isSubject = (name: string[]) => namesSubjectWord(name, subject);
   const inClause = names(before);
   return inClause.length > 0 && !names(clause).some(isSubject) && names(sentence).some(isSubject);
