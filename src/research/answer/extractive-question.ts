@@ -27,7 +27,10 @@ const ASKS: [AnswerKind, RegExp][] = [
     /(?<![\p{L}])(?:when|what (?:year|date)|which year|since when|wann|welchem jahr|seit wann|quand|quelle année|en quelle année|cuándo|qué año)(?![\p{L}])/iu,
   ],
   ["person", /(?:^|[^\p{L}])(?:who|whom|whose|wer|wem|wen|qui|quién|quiénes)(?![\p{L}])/iu],
-  ["place", /(?:^|[^\p{L}])(?:where|wo|woher|où|dónde)(?![\p{L}])/iu],
+  [
+    "place",
+    /(?:^|[^\p{L}])(?:where|wo|woher|où|dónde|(?:which|what) (?:place|city|town|village|country|region|province|state|area|location|island|county|district))(?![\p{L}])/iu,
+  ],
   ["reason", /(?:^|[^\p{L}])(?:why|warum|wieso|pourquoi|por qué)(?![\p{L}])/iu],
   [
     "yesno",

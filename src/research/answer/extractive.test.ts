@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { EvidenceSource } from "../types.ts";
 import { composeAnswer } from "./extractive.ts";
+import { readQuestion } from "./extractive-question.ts";
 import {
   acme,
   brandenburgerTor,
@@ -29,6 +30,29 @@ function cited(text: string): { sentence: string; ids: number[] }[] {
 }
 
 const first = (text: string) => cited(text)[0]!;
+
+describe("the sentence holding what was asked is quoted, even below a topic sentence that repeats the question", () => {
+  const crash = [
+    source(1, "Teen driver dies in Southwest Miami-Dade crash", [
+      "The 14-year-old passenger was taken away after the Southwest Miami-Dade crash that killed a 15-year-old driver, police said. Doctors at HCA Florida Kendall Hospital said she was in critical condition.",
+    ]),
+    source(2, "Visiting the hospital", ["The hospital opens its doors to visitors at 8 a.m. Every hospital ward has its own rules."]),
+  ];
+
+  test("which hospital: the sentence naming one joins the answer", () => {
+    const text = answer(
+      "Which hospital was the 14-year-old passenger taken to after the Southwest Miami-Dade crash that killed a 15-year-old driver?",
+      crash,
+    ).text;
+    expect(text).toContain("HCA Florida Kendall Hospital");
+  });
+
+  test("which city, region or island asks for a place, as where does", () => {
+    for (const prompt of ["Which city recorded the coldest temperature?", "What island was the tool found on?", "Where was it found?"])
+      expect(readQuestion(prompt).kinds.has("place")).toBe(true);
+    expect(readQuestion("Which hospital was she taken to?").kinds.has("place")).toBe(false);
+  });
+});
 
 describe("the best direct answer comes first, cited to a source that says it", () => {
   test("how loud: a measure with its unit", () => {

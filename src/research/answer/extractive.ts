@@ -28,6 +28,8 @@ export interface ExtractiveAnswer {
 const DEFAULT_MAX_SENTENCES = 5;
 /** A sentence joins the answer only if it scores at least this share of the best one: concise over exhaustive. */
 const KEEP_RATIO = 0.5;
+/** How far below the best a sentence holding the kind asked for may score and still be quoted when no better one holds it. */
+const TYPED_RATIO = 0.2;
 /** Sentences sharing this share of their terms say the same thing. */
 const DUPLICATE_JACCARD = 0.6;
 
@@ -81,6 +83,15 @@ export function composeAnswer(input: {
     if (chosenTerms.some((t) => jaccard(t, own) >= DUPLICATE_JACCARD)) continue;
     chosen.push(sentence);
     chosenTerms.push(own);
+  }
+  // A topic sentence that repeats the question's words can outscore the one holding what was asked
+  // ("…a 14-year-old girl in the passenger seat" over "…rushed the passenger to Kendall Hospital"):
+  // when no chosen sentence holds the kind asked for, the best one that does joins them.
+  if (chosen.length < max && question.kinds.size > 0 && !chosen.some((s) => kindFit(question, s.text) > 0)) {
+    const typed = order.find(
+      (i) => scored[i]!.score >= best * TYPED_RATIO && scored[i]!.answers && kindFit(question, index.sentences[i]!.text) > 0,
+    );
+    if (typed !== undefined && !chosen.includes(index.sentences[typed]!)) chosen.push(index.sentences[typed]!);
   }
 
   const citations = new Map<number, string[]>();
