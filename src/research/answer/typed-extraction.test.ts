@@ -278,6 +278,33 @@ describe("roles", () => {
     });
   });
 
+  test("the role as the name's title wins; a place that owns the role ('the Territory's Premier') is no person", () => {
+    const bvi = [
+      source(1, "BVI premier arrested", [
+        "Governor John Rankin called for calm after officials arrested the Caribbean Territory’s Premier Andrew Fahie.",
+        "The Honourable Deputy Premier Natalio Wheatley will remain Acting Premier of the Territory.",
+      ]),
+    ];
+    expect(fill("BVI Premier Andrew Fahie arrested: who is acting premier?", bvi, { acting_premier: "string" }).value).toEqual({
+      acting_premier: "Natalio Wheatley",
+    });
+    const arrest = [
+      source(1, "Arrest in Miami", ["Officials in Miami arrested the Caribbean Territory’s Premier Andrew Fahie on Thursday."]),
+    ];
+    expect(fill("Who is the BVI premier?", arrest, { premier: "string" }).value).toEqual({ premier: "Andrew Fahie" });
+  });
+
+  test("a field named with the subject's own word (chrome_milestone) is asked by its clause when its other words appear nowhere", () => {
+    const chrome = [
+      source(1, "Enhanced Safe Browsing for Chrome", [
+        "If you are signed in to Chrome, this data is linked to your Google Account. Chrome checks the URL of each site you visit against a local list.",
+        "It will be rolled out gradually in M83 on desktop platforms.",
+      ]),
+    ];
+    const prompt = "Chrome's Enhanced Safe Browsing: in which Chrome milestone does it roll out, and is the data linked to your account?";
+    expect(fill(prompt, chrome, { chrome_milestone: "string" }).value).toEqual({ chrome_milestone: "M83" });
+  });
+
   test('the field\'s word written after a name belongs to it: a hospital is "Royal Shrewsbury hospital"', () => {
     const news = [source(1, "Student dies after taking diet pills", ["Eloise Parry was taken to Royal Shrewsbury hospital on 12 April."])];
     expect(fill("Which hospital was Eloise Parry taken to?", news, { hospital: "string" }).value).toEqual({

@@ -92,8 +92,11 @@ function asked(named: FieldQuery, scope: Scope): FieldQuery {
   // An age is written beside the person's name ("Eloise Parry, 21,"), rarely beside the word "age".
   if (field.leaf.some((w) => /^(?:age|aged|old)$/.test(w)))
     return { ...field, terms: [...field.terms, ...scope.subject.filter((t) => scope.index.mentions(t))] };
-  if (field.terms.some((t) => scope.index.mentions(t))) return field;
-  const terms = queryTerms(scope.prompt).filter((t) => !scope.subject.includes(t) && scope.index.mentions(t));
+  // The subject's name in the field ("chrome_milestone" about Chrome) is no sign the sources speak of the field.
+  if (field.terms.some((t) => !scope.subject.includes(t) && scope.index.mentions(t))) return field;
+  // Else the prompt's words for it: its clause ("in which Chrome milestone does it roll out") or the whole prompt.
+  const fallback = field.clause?.length ? field.clause : queryTerms(scope.prompt);
+  const terms = fallback.filter((t) => !scope.subject.includes(t) && scope.index.mentions(t));
   return terms.length ? { ...field, terms } : field;
 }
 

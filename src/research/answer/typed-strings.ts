@@ -231,8 +231,21 @@ function person(field: FieldQuery, evidence: Evidence[], subject: string[]): Fou
             const next = nameSpans(ev.text.slice(end + joined[0].length))[0];
             if (next && next.index === 0) end = end + joined[0].length + next.end;
           }
-          const after = /(?:^|\s)(?:by|von|par|por)\s+$/iu.test(ev.text.slice(0, span.index)) ? 1.5 : 1;
-          return { text: ev.text.slice(span.index, end), score: ev.score * after * proximity(fieldWords, { index: span.index, end }), ev };
+          const before = ev.text.slice(0, span.index);
+          const after = /(?:^|\s)(?:by|von|par|por)\s+$/iu.test(before) ? 1.5 : 1;
+          // "Acting Premier Natalio Wheatley": the role's head word as the name's title; "the Territory's Premier X"
+          // makes the Territory no person.
+          const owner = /^['’]s\s/u.test(ev.text.slice(end)) ? 0.3 : 1;
+          const headWords = termSpans(ev.text, field.leaf.slice(-1));
+          const titled = headWords.some(
+            (w) => w.end <= span.index && span.index - w.end <= 40 && !/[.;,]/.test(ev.text.slice(w.end, span.index)),
+          );
+          const role = titled ? 1.5 : 1;
+          return {
+            text: ev.text.slice(span.index, end),
+            score: ev.score * after * owner * role * proximity(fieldWords, { index: span.index, end }),
+            ev,
+          };
         })
     );
   });
