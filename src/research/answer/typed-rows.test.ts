@@ -89,6 +89,21 @@ describe("lists of objects read from rows of one layout", () => {
     });
   });
 
+  test("a list its surroundings do not name is not read from rows that merely share its items' field names", () => {
+    const loops = source(
+      2,
+      "Time-loop films and their lead actors",
+      films.passages.map((p) => p.text),
+    );
+    const sag = source(1, "Parasite wins at the SAG awards", [
+      "Brad Pitt won for his supporting role, and Laura Dern was named best supporting actress.",
+    ]);
+    const { value } = fill("SAG awards: which supporting actor and actress won, and for which films?", [sag, loops], {
+      supporting_winners: [{ actor: "string", film: "string" }],
+    });
+    expect(JSON.stringify(value)).not.toContain("Groundhog Day");
+  });
+
   test("numbered steps written as sentences are not items", () => {
     const steps = source(1, "How to route a signal", [
       "The steps to pick a country route:\n1. Check if we have any cross-connections left going in this direction.\n2. Pick the next unused cross-connection and configure it.",

@@ -9,9 +9,9 @@
  * - dated: "Groundhog Day 1993 Self-centered weatherman…" (a title, a year, a description).
  *
  * A run is used only where its surroundings (the line or two before it, the
- * lines after, its heading, its page's title) name the list's field, one of
- * its item fields or the prompt's words for it: a table about something else
- * is no answer. Every value is a verbatim piece of its row, and the row is
+ * lines after, its heading, its page's title) name the list's field; its item
+ * fields' names and the prompt's words for it then rank the runs that do. A
+ * table about something else is no answer. Every value is a verbatim piece of its row, and the row is
  * what is cited.
  */
 import type { OutputShape } from "../output-format.ts";
@@ -80,7 +80,8 @@ export function rowObjects(itemShape: { [field: string]: OutputShape }, field: F
       // The list's own words count most; its items' field names and the prompt's words for it a little.
       const score =
         (names(field.terms) * 2 + names(itemWords) + names(field.clause ?? [])) * fit(run.layout, itemShape) * (1 / (1 + rank * 0.2));
-      if (names(field.terms) + names(field.clause ?? []) === 0 && names(itemWords) < 2) continue;
+      // The list must be named: its items' field names ("film", "actor") fit too many tables.
+      if (names(field.terms) === 0) continue;
       if (!best || score > best.score)
         best = { rows: run.rows, sourceId: source.id, score, header: run.start > 0 ? lines[run.start - 1]!.text : "" };
     }
