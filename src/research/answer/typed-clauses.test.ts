@@ -25,3 +25,9 @@ test("related words share a stem or a lemma, not merely a first letter", () => {
   expect(relatedWord("company", "country")).toBe(false);
   expect(relatedWord("tool", "took")).toBe(false);
 });
+
+test("on a tie, the clause that asks beats the one that names the topic", () => {
+  const pledge =
+    "Microsoft's carbon removal pledge: how many dollars will it invest, by what year does Microsoft aim to remove more carbon than it emits?";
+  expect(clauseTerms(pledge, fieldQuery(["carbon_negative_by"]), ["microsoft"])).toContain("year");
+});

@@ -12,6 +12,8 @@ import { queryTerms, sameTerm } from "./extractive-evidence.ts";
 const CLAUSE_BREAK =
   /[,;:?!]+|\.\s+|\s+(?:and|or)\s+(?=(?:what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|did|does|do|has|have|can|will|if)\b)/iu;
 
+const ASKING = /(?:^|\s)(?:what|which|who|whom|whose|when|where|why|how|whether)(?:\s|$)/iu;
+
 /** Whether two words are forms of one stem: sameTerm, a shared lemma, or a shared stem of 4+ letters ("hosting" / "hosts"). */
 export function relatedWord(a: string, b: string): boolean {
   if (sameTerm(a, b)) return true;
@@ -34,14 +36,16 @@ export function clauseTerms(prompt: string, field: { leaf: string[]; terms: stri
     .map((c) => c.trim())
     .filter(Boolean);
   if (clauses.length < 2) return [];
-  let best: { terms: string[]; score: number } = { terms: [], score: 0 };
+  let best: { terms: string[]; score: number; asking: boolean } = { terms: [], score: 0, asking: false };
   for (const clause of clauses) {
     const terms = queryTerms(clause);
     // The leaf's words say most ("company" in sharon_company); the parents' words and synonyms less.
     const score =
       field.leaf.filter((w) => terms.some((t) => relatedWord(w, t))).length * 2 +
       field.terms.filter((w) => !field.leaf.includes(w) && terms.some((t) => relatedWord(w, t))).length;
-    if (score > best.score) best = { terms, score };
+    // On a tie the clause that asks ("by what year does Microsoft…") beats the one that names the topic ("Microsoft's carbon pledge").
+    const asking = ASKING.test(clause);
+    if (score > best.score || (score === best.score && score > 0 && asking && !best.asking)) best = { terms, score, asking };
   }
   return best.terms.filter((t) => !subject.includes(t) && !field.terms.some((f) => sameTerm(f, t)));
 }

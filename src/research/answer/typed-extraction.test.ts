@@ -389,6 +389,22 @@ describe("the prompt's own clause for each field", () => {
   });
 });
 
+describe("a field ending in 'by' is read by its clause", () => {
+  test("'by what year' asks for a year, not for who", () => {
+    const pledge = [
+      source(1, "Microsoft's climate pledge", [
+        "Microsoft Corp said on Thursday it aims to remove more carbon from the atmosphere than it emits by 2030, chief executive Satya Nadella said.",
+      ]),
+    ];
+    const prompt =
+      "Microsoft's carbon removal pledge: by what year does Microsoft aim to remove more carbon than it emits, and who is its chief executive?";
+    expect(fill(prompt, pledge, { carbon_negative_by: "string", ceo: "string" }).value).toEqual({
+      carbon_negative_by: "2030",
+      ceo: "Satya Nadella",
+    });
+  });
+});
+
 describe("text fields with a written form of their own", () => {
   const story = [
     source(1, "Peanut allergy study", [

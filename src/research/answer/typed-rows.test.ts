@@ -89,6 +89,20 @@ describe("lists of objects read from rows of one layout", () => {
     });
   });
 
+  test("one list cut in two by a line between its rows is read whole", () => {
+    const split = source(1, "List of films featuring time loops", [
+      "Groundhog Day 1993 A weatherman relives the same day.\nRetroactive 1997 A psychiatrist travels through time.",
+      "More films of the decade\nRun Lola Run 1998 A woman has twenty minutes to find money.\nThe Last Day of Summer 2007 A boy wishes every day were the last day of summer.",
+    ]);
+    const { value } = fill("Films featuring time loops, with their years", [split], { films: [{ title: "string", year: "integer" }] });
+    expect((value.films as { title: string }[]).map((f) => f.title)).toEqual([
+      "Groundhog Day",
+      "Retroactive",
+      "Run Lola Run",
+      "The Last Day of Summer",
+    ]);
+  });
+
   test("a list its surroundings do not name is not read from rows that merely share its items' field names", () => {
     const loops = source(
       2,

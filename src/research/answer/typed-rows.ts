@@ -60,7 +60,7 @@ const YEAR_FIELD = /^(?:year|released|release|date)$/;
  */
 export function rowObjects(itemShape: { [field: string]: OutputShape }, field: FieldQuery, sources: EvidenceSource[]): RowsFound | null {
   const itemWords = Object.keys(itemShape).flatMap(nameWords);
-  let best: { rows: Row[]; sourceId: number; score: number; header: string } | null = null;
+  let best: { rows: Row[]; sourceId: number; score: number; header: string; layout: Layout; siblings: Row[][] } | null = null;
   for (const [rank, source] of sources.entries()) {
     const lines = source.passages.flatMap((p) =>
       p.text
@@ -69,7 +69,8 @@ export function rowObjects(itemShape: { [field: string]: OutputShape }, field: F
         .filter((l) => l && !DEBRIS.test(l))
         .map((text) => ({ text, heading: p.heading ?? "" })),
     );
-    for (const run of runs(lines.map((l) => l.text))) {
+    const found = runs(lines.map((l) => l.text));
+    for (const run of found) {
       const around = [
         ...lines.slice(Math.max(0, run.start - 2), run.start).map((l) => l.text),
         ...lines.slice(run.end, run.end + 2).map((l) => l.text),
@@ -82,14 +83,29 @@ export function rowObjects(itemShape: { [field: string]: OutputShape }, field: F
         (names(field.terms) * 2 + names(itemWords) + names(field.clause ?? [])) * fit(run.layout, itemShape) * (1 / (1 + rank * 0.2));
       // The list must be named: its items' field names ("film", "actor") fit too many tables.
       if (names(field.terms) === 0) continue;
-      if (!best || score > best.score)
-        best = { rows: run.rows, sourceId: source.id, score, header: run.start > 0 ? lines[run.start - 1]!.text : "" };
+      if (!best || score > best.score) {
+        // One list cut apart by a page's passages or debris is still one list: the source's other runs of its layout join it.
+        const width = run.rows[0]!.numbers.length;
+        const siblings = found.filter((r) => r.layout === run.layout && r.rows[0]!.numbers.length === width).map((r) => r.rows);
+        best = {
+          rows: run.rows,
+          sourceId: source.id,
+          score,
+          header: run.start > 0 ? lines[run.start - 1]!.text : "",
+          layout: run.layout,
+          siblings,
+        };
+      }
     }
   }
   if (!best || best.score === 0) return null;
   const order = numberOrder(itemShape, best.header);
-  const objects = best.rows.slice(0, MAX_ROWS).map((row) => fillRow(row, itemShape, order));
-  return { objects, rows: best.rows.slice(0, MAX_ROWS).map((r) => ({ sourceId: best.sourceId, text: r.text })) };
+  const rows = best.siblings
+    .flat()
+    .filter((row, i, all) => all.findIndex((r) => r.name === row.name) === i)
+    .slice(0, MAX_ROWS);
+  const objects = rows.map((row) => fillRow(row, itemShape, order));
+  return { objects, rows: rows.map((r) => ({ sourceId: best.sourceId, text: r.text })) };
 }
 
 /** Runs of at least two consecutive lines of one layout. */

@@ -23,3 +23,10 @@ test("a role's holder is the name the role titles, even in a weaker sentence; th
   );
   expect(found?.value).toBe("Natalio Wheatley");
 });
+
+test("a code or acronym is a whole name: the field's word after it is not added ('COP28', not 'COP28 summit')", () => {
+  const found = extractString(fieldQuery(["summit"]), evidence(["Leaders will meet at the COP28 summit in Dubai next month.", 1]), []);
+  expect(found?.value).toBe("COP28");
+  const hospital = extractString(fieldQuery(["hospital"]), evidence(["She was taken to Royal Shrewsbury hospital on 12 April.", 1]), []);
+  expect(hospital?.value).toBe("Royal Shrewsbury hospital");
+});

@@ -55,6 +55,8 @@ function stringKind(field: FieldQuery): StringKind {
   const head = [...leaf].reverse().find((w) => !/^(?:name|names|full)$/.test(w)) ?? "";
   if (FORMATS.some((f) => f.field.test(head))) return "format";
   if (PERSON.test(head) || ROLE.test(head)) return "person";
+  // "carbon_negative_by" asked "by what year": the prompt says which "by" it is.
+  if (head === "by" && field.clause?.some((t) => /^(?:year|date|when)$/.test(t))) return "date";
   if (leaf.some((w) => PLACE.test(w))) return "place";
   if (leaf.some((w) => PERSON.test(w)) || /^(?:by|who)$/.test(leaf[leaf.length - 1] ?? "")) return "person";
   if (leaf.some((w) => DATE.test(w))) return "date";
@@ -74,7 +76,7 @@ export function extractString(field: FieldQuery, evidence: Evidence[], subject: 
     case "person":
       return person(field, evidence, subject);
     case "date":
-      return date(field, evidence, field.leaf.includes("year"));
+      return date(field, evidence, field.leaf.includes("year") || (field.clause ?? []).includes("year"));
     case "text":
       return (
         afterCopula(field, evidence) ??
@@ -155,6 +157,8 @@ function afterTitle(text: string, span: { text: string; index: number; end: numb
 
 /** "Royal Shrewsbury hospital" for a hospital: the field's word written right after the name belongs to it. */
 function withFieldWord(text: string, span: { text: string; index: number; end: number }, fieldWords: { index: number; end: number }[]) {
+  // A code or acronym ("COP28", "UCU") is a whole name: "COP28 summit" says no more than "COP28".
+  if (/^[\p{Lu}\p{N}-]+$/u.test(span.text)) return span;
   const next = fieldWords.find((w) => w.index > span.end && /^\s+$/.test(text.slice(span.end, w.index)));
   return next ? { text: text.slice(span.index, next.end), index: span.index, end: next.end } : span;
 }
