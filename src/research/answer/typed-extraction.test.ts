@@ -242,6 +242,29 @@ describe("yes/no fields read what is asserted", () => {
     expect(fill("Orbit Games re-release", studio, { re_release_confirmed: "boolean" }).value).toEqual({ re_release_confirmed: null });
   });
 
+  test("the clause that holds the verdict word decides, and resisting is not accepting", () => {
+    const sources = [
+      source(1, "Meadows retires; Mugabe; minibars; a survey", [
+        "The congressman's wife appears to be supporting Bennett's bid, though she has offered no formal endorsement.",
+        "Despite the snacks in the minibar seeming overpriced, hotel owners are still struggling to make a profit from those snacks.",
+        "Mr Mugabe is resisting mediation by a Catholic priest.",
+        "The site noted that the survey was biased against devs who don't speak English.",
+      ]),
+    ];
+    const { value } = fill("Meadows, Mugabe, hotel minibars and the developer survey", sources, {
+      wife_formally_endorsed: "boolean",
+      minibars_profitable: "boolean",
+      accepts_mediation: "boolean",
+      survey_biased_against_non_english: "boolean",
+    });
+    expect(value).toEqual({
+      wife_formally_endorsed: false,
+      minibars_profitable: false,
+      accepts_mediation: false,
+      survey_biased_against_non_english: true,
+    });
+  });
+
   test("the same verdict in other words: no impact on, wasn't allowed to use, unencrypted, instead of", () => {
     const sources = [
       source(1, "Cargo ship lost; a headset tried; ransomware", [

@@ -170,7 +170,8 @@ function unPrefixed(text: string, core: string[]): string[] {
 
 /** The stretch around `at` up to the nearest clause break: where a "not" still applies. */
 function clauseAround(text: string, at: number): { text: string; start: number } {
-  const breaks = /[;:,]|\s(?:but|while|whereas|although|though|however|aber|doch|mais|pero)\s/giu;
+  // A clause about a person is its own: in "biased against devs who don’t speak English" the "don’t" is the devs’.
+  const breaks = /[;:,]|\s(?:but|while|whereas|although|though|however|who|whose|aber|doch|mais|pero)\s/giu;
   let start = 0;
   let end = text.length;
   for (const m of text.matchAll(breaks)) {
@@ -211,8 +212,15 @@ export function extractBoolean(
     const undone = unPrefixed(ev.text, core);
     const opposite = !direct && (opposites.some((a) => hasTerm(ev.text, [a])) || undone.length > 0);
     if (!direct && !opposite) continue;
+    // The clause that counts is the one holding what is asserted: the field's verdict word, or else its last
+    // ("…wife appears to back her, though she has offered no formal endorsement" for wife_formally_endorsed).
+    const verdict = [...core].reverse().find((c) => ASSERTING.test(c) && says(c)) ?? (says(last) ? last : undefined);
+    const assertedAt = verdict ? termOffsets(ev.text, [verdict, ...(EQUIVALENTS[verdict] ?? [])]) : [];
     const at =
-      termOffsets(ev.text, direct ? core.filter(says).flatMap((c) => [c, ...(EQUIVALENTS[c] ?? [])]) : [...opposites, ...undone])[0] ?? 0;
+      (direct && assertedAt.length
+        ? assertedAt
+        : termOffsets(ev.text, direct ? core.filter(says).flatMap((c) => [c, ...(EQUIVALENTS[c] ?? [])]) : [...opposites, ...undone]))[0] ??
+      0;
     const { text: clause, start } = clauseAround(ev.text, at);
     // Only who stands before the field's word is who the clause is about: "its rival Cirrus is open source", not "it runs on Linux".
     if (aboutAnother(ev.text, ev.text.slice(start, at), clause, context.subject)) continue;

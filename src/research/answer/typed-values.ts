@@ -257,7 +257,7 @@ function isMonth(word: string): boolean {
 }
 
 const NEGATIONS =
-  /\b(?:not|no|never|no longer|none|neither|nor|without|cannot|lacks?|lacking|ceased|stopped|discontinued|(?:has |have |had )?(?:failed|fails|fail|refused|refuses|declined|declines|unable|struggling|struggled|struggles|yet) to|denied|denies|instead of|rather than|in place of|take the place of|nicht|kein|keine|keinen|keiner|nie|niemals|ohne|ne|pas|jamais|aucun|aucune|sans|sin|nunca|ningún|ninguna)\b|n['’]t\b|\bn['’]/iu;
+  /\b(?:not|no|never|no longer|none|neither|nor|without|cannot|lacks?|lacking|ceased|stopped|discontinued|(?:has |have |had )?(?:failed|fails|fail|refused|refuses|declined|declines|unable|struggling|struggled|struggles|yet) to|resist|resists|resisting|resisted|rejects|rejected|rejecting|opposes|opposed|opposing|denied|denies|instead of|rather than|in place of|take the place of|nicht|kein|keine|keinen|keiner|nie|niemals|ohne|ne|pas|jamais|aucun|aucune|sans|sin|nunca|ningún|ninguna)\b|n['’]t\b|\bn['’]/iu;
 
 /** Whether a stretch of text negates what it says ("is not listed", "no longer supports", "n'est pas"). */
 export function isNegated(text: string): boolean {
