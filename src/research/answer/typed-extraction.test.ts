@@ -347,6 +347,26 @@ describe("ages", () => {
     expect(fill("How old was Eloise Parry?", news, { age: "integer" }).value).toEqual({ age: 21 });
     expect(fill("How old was the teen driver?", [news[1]!], { driver_age: "integer" }).value).toEqual({ driver_age: 15 });
   });
+
+  test("a thing's age may pass any person's: 'approximately 50,000 years old'", () => {
+    const tool = [
+      source(1, "Neanderthal tool", ["Carbon dating showed the tool to be approximately 50,000 years old. It was found by 2 volunteers."]),
+    ];
+    expect(fill("How old is the Neanderthal tool?", tool, { age_years: "integer" }).value).toEqual({ age_years: 50000 });
+  });
+});
+
+describe("the unit a number field ends in", () => {
+  test("interest_next_year_usd is money, though it names a year", () => {
+    const debt = [
+      source(1, "Interest on the debt", [
+        "The cost of interest is on track to hit $390 billion next year, nearly 50 percent more than in 2017, according to the Congressional Budget Office.",
+      ]),
+    ];
+    expect(fill("US debt: how much will interest cost next year?", debt, { interest_next_year_usd: "number" }).value).toEqual({
+      interest_next_year_usd: 390_000_000_000,
+    });
+  });
 });
 
 describe("items written into prose", () => {

@@ -45,6 +45,10 @@ const UNIT_GROUPS = [
 
 /** What the field's number is, from its own name first ("revenue_growth_percent" is a percentage), then its parents'. */
 function numberKind(field: FieldQuery): NumberKind {
+  // The last word is the unit the value is given in: "interest_next_year_usd" is money, whatever year it is for.
+  const head = field.leaf[field.leaf.length - 1] ?? "";
+  if (MONEY_WORDS.test(head)) return "money";
+  if (PERCENT_WORDS.test(head)) return "percent";
   for (const words of [field.leaf, field.words]) {
     if (words.some((w) => AGE_WORDS.test(w))) return "age";
     if (words.some((w) => YEAR_WORDS.test(w)) && !field.words.some((w) => NOT_YEAR.test(w))) return "year";
@@ -81,6 +85,8 @@ function fit(kind: NumberKind, m: NumberMention, unitHint: string[] | undefined)
 function statesAge(text: string, m: NumberMention): boolean {
   const after = text.slice(m.end, m.end + 12);
   const before = text.slice(Math.max(0, m.index - 8), m.index);
+  // "50,000 years old": the number's unit already holds "years".
+  if (/^years?$/i.test(m.unit ?? "") && /^(?:-| )old/i.test(after)) return true;
   return /^(?:-| )?years?(?:-| )old/i.test(after) || /\baged?\s+$/i.test(before) || (/\p{L}\s*,\s*$/u.test(before) && /^\s*,/.test(after));
 }
 
@@ -111,9 +117,9 @@ export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: 
     const clauseWords = termSpans(ev.text, field.clause ?? []);
     for (const m of numberMentions(ev.text)) {
       if (kind !== "year" && dates.some((d) => m.index >= d.index && m.index < d.end)) continue; // the 31 of "31 March"
-      let f = fit(kind, m, unitHint);
+      // "approximately 50,000 years old" is an age too, of a thing rather than a person.
+      let f = kind === "age" && statesAge(ev.text, m) ? 2 : fit(kind, m, unitHint);
       if (f === 0) continue;
-      if (kind === "age" && statesAge(ev.text, m)) f = 2;
       if (ev.text.lastIndexOf("(", m.index) > ev.text.lastIndexOf(")", m.index)) f *= 0.5; // "(1,083 ft)": a conversion of the number before
       const near = anchored ? 1 / (1 + m.index / 40) : Math.max(proximity(fieldWords, m), CLAUSE_NEARNESS * proximity(clauseWords, m));
       scored.push({ value: m.value, score: ev.score * f * near, evidence: ev });
