@@ -357,6 +357,16 @@ describe("ages", () => {
 });
 
 describe("the unit a number field ends in", () => {
+  test("a number across a semicolon belongs to another clause", () => {
+    const party = [
+      source(1, "Graduation parties on a budget", [
+        "The average cost of a graduation party in 2013 was a whopping $1,200, according to Graduationparty.com; $700 of that was allocated for food.",
+      ]),
+    ];
+    const prompt = "Graduation party on a budget: what was the average cost of a graduation party in 2013, and which website is that from?";
+    expect(fill(prompt, party, { average_cost_usd: "number" }).value).toEqual({ average_cost_usd: 1200 });
+  });
+
   test("interest_next_year_usd is money, though it names a year", () => {
     const debt = [
       source(1, "Interest on the debt", [

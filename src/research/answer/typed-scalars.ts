@@ -121,7 +121,12 @@ export function extractNumber(field: FieldQuery, evidence: Evidence[], integer: 
       let f = kind === "age" && statesAge(ev.text, m) ? 2 : fit(kind, m, unitHint);
       if (f === 0) continue;
       if (ev.text.lastIndexOf("(", m.index) > ev.text.lastIndexOf(")", m.index)) f *= 0.5; // "(1,083 ft)": a conversion of the number before
-      const near = anchored ? 1 / (1 + m.index / 40) : Math.max(proximity(fieldWords, m), CLAUSE_NEARNESS * proximity(clauseWords, m));
+      // Words across a semicolon speak of something else: "the average cost was $1,200; $700 of that went on food".
+      const own = (spans: { index: number; end: number }[]) =>
+        spans.filter((w) => !/;/.test(ev.text.slice(Math.min(w.end, m.end), Math.max(w.index, m.index))));
+      const near = anchored
+        ? 1 / (1 + m.index / 40)
+        : Math.max(proximity(own(fieldWords), m), CLAUSE_NEARNESS * proximity(own(clauseWords), m));
       scored.push({ value: m.value, score: ev.score * f * near, evidence: ev });
     }
   }
