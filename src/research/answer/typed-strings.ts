@@ -47,12 +47,17 @@ const FORMATS: { field: RegExp; value: RegExp; digits?: number }[] = [
   },
 ];
 
+/** The field's head noun: its last word, passing over "name" ("mediator_name" asks for a mediator). */
+function headWord(field: FieldQuery): string {
+  return [...field.leaf].reverse().find((w) => !/^(?:name|names|full)$/.test(w)) ?? "";
+}
+
 type StringKind = "place" | "person" | "date" | "text" | "entity" | "format";
 
 function stringKind(field: FieldQuery): StringKind {
   const leaf = field.leaf;
   // The head noun decides first: "groundhog_day_star" asks for a person, "analyst_firm" for a firm.
-  const head = [...leaf].reverse().find((w) => !/^(?:name|names|full)$/.test(w)) ?? "";
+  const head = headWord(field);
   if (FORMATS.some((f) => f.field.test(head))) return "format";
   if (PERSON.test(head) || ROLE.test(head)) return "person";
   // "carbon_negative_by" asked "by what year": the prompt says which "by" it is.
@@ -199,7 +204,7 @@ export function extractItemString(
 
 /** An e-mail address, phone number or web address in the field's best sentences, nearest the field's words. */
 function formatted(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
-  const head = [...field.leaf].reverse().find((w) => !/^(?:name|names|full)$/.test(w)) ?? "";
+  const head = headWord(field);
   const format = FORMATS.find((f) => f.field.test(head))!;
   const candidates = evidence.slice(0, 8).flatMap((ev) => {
     const fieldWords = termSpans(ev.text, field.terms);
