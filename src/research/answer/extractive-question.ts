@@ -136,6 +136,12 @@ export function answerNames(sentence: string, subject: string[]): Span[] {
   });
 }
 
+/** A surname in the possessive mid-sentence ("a portrait of Tegnell's face"): "whose" is answered by one word. */
+function ownerSurname(sentence: string, subject: string[]): boolean {
+  for (const m of sentence.matchAll(/(?<=\s)(\p{Lu}\p{Ll}{2,})['’]s\s/gu)) if (!subject.includes(m[1]!.toLowerCase())) return true;
+  return false;
+}
+
 /** How many of the asked-for kinds the sentence holds (0 when none). */
 export function kindFit(question: Question, sentence: string): number {
   const { kinds } = question;
@@ -144,7 +150,7 @@ export function kindFit(question: Question, sentence: string): number {
   if (kinds.has("number") && numbers.some((n) => !n.isYear)) fit++;
   if (kinds.has("measure") && numbers.some((n) => n.unit !== null)) fit++;
   if (kinds.has("date") && hasDate(sentence)) fit += dateSpans(sentence).length ? 1.2 : 1;
-  if (kinds.has("person") && answerNames(sentence, question.subject).length) fit++;
+  if (kinds.has("person") && (answerNames(sentence, question.subject).length || ownerSurname(sentence, question.subject))) fit++;
   if (kinds.has("place") && PLACE_CUE.test(sentence)) fit++;
   if (kinds.has("reason") && REASON_CUE.test(sentence)) fit++;
   if (kinds.has("named") && namesHead(sentence, question)) fit += 1.5;

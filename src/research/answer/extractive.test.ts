@@ -47,6 +47,16 @@ describe("the sentence holding what was asked is quoted, even below a topic sent
     expect(text).toContain("HCA Florida Kendall Hospital");
   });
 
+  test("whose: a surname in the possessive is the person asked for", () => {
+    const tattoo = [
+      source(1, "Swede gets tattoo of state epidemiologist", [
+        "Gustav Lloyd Agerblad from Stockholm is 32 and works in sales. His friends say Gustav Lloyd Agerblad loves tattoos and got one on his arm this week at a small parlour in Stockholm. On Monday the parlour inked a portrait of Tegnell's stern face on his left arm.",
+      ]),
+      source(2, "Tattoo parlours", ["Tattoo parlours in Stockholm say a tattoo on the arm is the most common request."]),
+    ];
+    expect(answer("Whose face did Stockholm man Gustav Lloyd Agerblad get tattooed on his arm?", tattoo).text).toContain("Tegnell's");
+  });
+
   test("which city, region or island asks for a place, as where does", () => {
     for (const prompt of ["Which city recorded the coldest temperature?", "What island was the tool found on?", "Where was it found?"])
       expect(readQuestion(prompt).kinds.has("place")).toBe(true);
