@@ -60,6 +60,8 @@ export interface Question {
   kinds: Set<AnswerKind>;
   /** The nouns after "which" or "what" ("Which hospital…" → hospital): the answer is a name of that kind. */
   heads: string[];
+  /** Numbers and dates the question itself states ("the 14-year-old passenger"): an answer holds others. */
+  given: { numbers: number[]; dates: string[] };
 }
 
 export function readQuestion(prompt: string, queries: string[] = []): Question {
@@ -73,7 +75,11 @@ export function readQuestion(prompt: string, queries: string[] = []): Question {
   const kinds = answerKinds(prompt);
   // "Which planets are gas giants?" asks for several: the list kind covers it.
   if (heads.length && !kinds.has("list")) kinds.add("named");
-  return { terms, extra, predicate, subject, phrases, kinds, heads };
+  const given = {
+    numbers: numberMentions(prompt).map((n) => n.value),
+    dates: dateSpans(prompt).map((d) => d.text.toLowerCase()),
+  };
+  return { terms, extra, predicate, subject, phrases, kinds, heads, given };
 }
 
 // What follows "which"/"what" up to its verb: "Which animal welfare group received…" → animal, welfare, group.
@@ -120,7 +126,8 @@ export function subjectWords(prompt: string): string[] {
 }
 
 // "in Paris", "on Zandmotor beach", "in rural South Georgia": a preposition, at most two lowercase words, a name.
-const PLACE_CUE = /(?:^|[^\p{L}])(?:in|at|near|from|on|à|au|en|bei|im|nahe)\s+(?:\p{Ll}+\s+){0,2}\p{Lu}/u;
+// A place cue, up to the place's first letter: "in rural South Georgia", "near The Hague".
+const PLACE_CUES = /(?:^|[^\p{L}])(?:in|at|near|from|on|à|au|en|bei|im|nahe)\s+(?:\p{Ll}+\s+){0,2}(?=\p{Lu})/gu;
 const REASON_CUE =
   /(?:^|[^\p{L}])(?:because|due to|owing to|thanks to|as a result|caused by|the reason|reasons? for|so that|in order to|helps? (?:to )?(?:keep|make|prevent|avoid)|which is why|that is why|led to|leading to|driven by|driving)(?![\p{L}])/iu;
 const COPULA = /^(?:is|are|was|were|refers|means|describes|ist|sind|war|bezeichnet|est|sont|désigne|es|son)$/;
@@ -136,6 +143,15 @@ export function answerNames(sentence: string, subject: string[]): Span[] {
   });
 }
 
+/** A place after "in", "at", "near"… that is not the question's own ("in Southwest Miami-Dade" answers no "where" about it). */
+function newPlace(sentence: string, subject: string[]): boolean {
+  for (const m of sentence.matchAll(PLACE_CUES)) {
+    const name = /^\p{Lu}[\p{L}'’-]*/u.exec(sentence.slice(m.index + m[0].length))?.[0].toLowerCase() ?? "";
+    if (!subject.some((w) => w === name || name.startsWith(`${w}-`))) return true;
+  }
+  return false;
+}
+
 /** A surname in the possessive mid-sentence ("a portrait of Tegnell's face"): "whose" is answered by one word. */
 function ownerSurname(sentence: string, subject: string[]): boolean {
   for (const m of sentence.matchAll(/(?<=\s)(\p{Lu}\p{Ll}{2,})['’]s\s/gu)) if (!subject.includes(m[1]!.toLowerCase())) return true;
@@ -146,12 +162,21 @@ function ownerSurname(sentence: string, subject: string[]): boolean {
 export function kindFit(question: Question, sentence: string): number {
   const { kinds } = question;
   let fit = 0;
-  const numbers = kinds.has("number") || kinds.has("measure") ? numberMentions(sentence) : [];
+  // What the question states is not its answer: "a 15-year-old driver" in the question makes no sentence's 15 an answer.
+  const given = question.given;
+  const numbers =
+    kinds.has("number") || kinds.has("measure") || kinds.has("date")
+      ? numberMentions(sentence).filter((n) => !given.numbers.includes(n.value))
+      : [];
   if (kinds.has("number") && numbers.some((n) => !n.isYear)) fit++;
   if (kinds.has("measure") && numbers.some((n) => n.unit !== null)) fit++;
-  if (kinds.has("date") && hasDate(sentence)) fit += dateSpans(sentence).length ? 1.2 : 1;
+  if (kinds.has("date")) {
+    const dates = dateSpans(sentence).filter((d) => !given.dates.includes(d.text.toLowerCase()));
+    if (dates.length) fit += 1.2;
+    else if (hasDate(sentence) && numbers.some((n) => n.isYear)) fit += 1;
+  }
   if (kinds.has("person") && (answerNames(sentence, question.subject).length || ownerSurname(sentence, question.subject))) fit++;
-  if (kinds.has("place") && PLACE_CUE.test(sentence)) fit++;
+  if (kinds.has("place") && newPlace(sentence, question.subject)) fit++;
   if (kinds.has("reason") && REASON_CUE.test(sentence)) fit++;
   if (kinds.has("named") && namesHead(sentence, question)) fit += 1.5;
   if (kinds.has("definition") && definesTerm(sentence, question.terms)) fit += 1.5;

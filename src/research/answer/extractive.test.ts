@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { EvidenceSource } from "../types.ts";
 import { composeAnswer } from "./extractive.ts";
-import { readQuestion } from "./extractive-question.ts";
+import { kindFit, readQuestion } from "./extractive-question.ts";
 import {
   acme,
   brandenburgerTor,
@@ -55,6 +55,18 @@ describe("the sentence holding what was asked is quoted, even below a topic sent
       source(2, "Tattoo parlours", ["Tattoo parlours in Stockholm say a tattoo on the arm is the most common request."]),
     ];
     expect(answer("Whose face did Stockholm man Gustav Lloyd Agerblad get tattooed on his arm?", tattoo).text).toContain("Tegnell's");
+  });
+
+  test("what the question itself states is not what it asks: its own numbers, dates and places make no sentence fit", () => {
+    const many = readQuestion("How many passengers did the 15-year-old driver carry on 12 May?");
+    expect(kindFit(many, "The 15-year-old driver lost control of the car.")).toBe(0);
+    expect(kindFit(many, "He carried 3 passengers.")).toBeGreaterThan(0);
+    const when = readQuestion("When did the driver crash, after his party on 12 May?");
+    expect(kindFit(when, "The party on 12 May ended late.")).toBe(0);
+    expect(kindFit(when, "The crash happened on 13 May.")).toBeGreaterThan(0);
+    const where = readQuestion("Where was the passenger of the Southwest Miami-Dade crash taken?");
+    expect(kindFit(where, "A crash in Southwest Miami-Dade killed a boy.")).toBe(0);
+    expect(kindFit(where, "She was taken to a hospital in Kendall.")).toBeGreaterThan(0);
   });
 
   test("which city, region or island asks for a place, as where does", () => {
