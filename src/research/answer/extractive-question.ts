@@ -146,11 +146,16 @@ export function answerNames(sentence: string, subject: string[]): Span[] {
 /** A place after "in", "at", "near"… that is not the question's own ("in Southwest Miami-Dade" answers no "where" about it). */
 function newPlace(sentence: string, subject: string[]): boolean {
   for (const m of sentence.matchAll(PLACE_CUES)) {
-    const name = /^\p{Lu}[\p{L}'’-]*/u.exec(sentence.slice(m.index + m[0].length))?.[0].toLowerCase() ?? "";
-    if (!subject.some((w) => w === name || name.startsWith(`${w}-`))) return true;
+    // "in The Netherlands" is named by its second word; "on Tuesday" names a day, not a place.
+    const run = /^(?:The\s+)?(\p{Lu}[\p{L}'’]*)/u.exec(sentence.slice(m.index + m[0].length));
+    const name = run?.[1]!.toLowerCase() ?? "";
+    if (!name || NOT_PLACES.test(name)) continue;
+    if (!subject.some((w) => sameTerm(w, name))) return true;
   }
   return false;
 }
+
+const NOT_PLACES = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)$/;
 
 /** A surname in the possessive mid-sentence ("a portrait of Tegnell's face"): "whose" is answered by one word. */
 function ownerSurname(sentence: string, subject: string[]): boolean {

@@ -67,6 +67,8 @@ describe("the sentence holding what was asked is quoted, even below a topic sent
     const where = readQuestion("Where was the passenger of the Southwest Miami-Dade crash taken?");
     expect(kindFit(where, "A crash in Southwest Miami-Dade killed a boy.")).toBe(0);
     expect(kindFit(where, "She was taken to a hospital in Kendall.")).toBeGreaterThan(0);
+    expect(kindFit(where, "The crash happened on Tuesday.")).toBe(0);
+    expect(kindFit(where, "Her family lives in The Netherlands.")).toBeGreaterThan(0);
   });
 
   test("which city, region or island asks for a place, as where does", () => {
