@@ -148,14 +148,15 @@ function newPlace(sentence: string, subject: string[]): boolean {
   for (const m of sentence.matchAll(PLACE_CUES)) {
     // "in The Netherlands" is named by its second word; "on Tuesday" names a day, not a place.
     const run = /^(?:The\s+)?(\p{Lu}[\p{L}'’]*)/u.exec(sentence.slice(m.index + m[0].length));
-    const name = run?.[1]!.toLowerCase() ?? "";
+    const name = run?.[1]?.toLowerCase() ?? "";
     if (!name || NOT_PLACES.test(name)) continue;
     if (!subject.some((w) => sameTerm(w, name))) return true;
   }
   return false;
 }
 
-const NOT_PLACES = /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)$/;
+const NOT_PLACES =
+  /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)$/;
 
 /** A surname in the possessive mid-sentence ("a portrait of Tegnell's face"): "whose" is answered by one word. */
 function ownerSurname(sentence: string, subject: string[]): boolean {
