@@ -10,9 +10,11 @@ import { countrySpans } from "./countries.ts";
 import { tagged } from "./english.ts";
 import { nameSpans, type Span } from "./typed-values.ts";
 
-const DOMAIN =
-  /(?<![\p{L}\p{N}@.-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|gov|edu|co|info|biz|tv|ai|app|dev|uk|de|fr|eu)(?![\p{L}\p{N}-])/giu;
-const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
+const HOST = String.raw`(?<![\p{L}\p{N}@.-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|gov|edu|co|info|biz|tv|ai|app|dev|uk|de|fr|eu)`;
+const DOMAIN = new RegExp(String.raw`${HOST}(?![\p{L}\p{N}-])`, "giu");
+/** A web address as a page writes it: a domain, with its scheme and path when given ("https://example.org/about"). */
+export const WEB_ADDRESS = new RegExp(String.raw`(?:https?:\/\/)?${HOST}(?:\/[^\s,;)]*)?(?![\p{L}\p{N}-])`, "giu");
+export const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
 const CODE = /^(?=[\p{L}\p{N}./-]*\d)(?=[\p{L}\p{N}./-]*\p{Lu})[\p{L}\p{N}][\p{L}\p{N}./-]*[\p{L}\p{N}]$/u;
 
 // Days are capitalised but name no thing a field asks for.

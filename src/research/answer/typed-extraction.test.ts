@@ -1,21 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { conforms, toJsonSchema, type OutputShape } from "../output-format.ts";
-import type { EvidenceSource } from "../types.ts";
-import { acme, brandenburgerTor, eiffel, planets, source, tourEiffel } from "../../../test/helpers/fixtures/extractive.ts";
+import { toJsonSchema, type OutputShape } from "../output-format.ts";
+import { acme, brandenburgerTor, eiffel, fillChecked, planets, source, tourEiffel } from "../../../test/helpers/fixtures/extractive.ts";
 import { fillOutputFormat } from "./typed-extraction.ts";
 
-/** Fills the shape, and checks what every result must satisfy: the schema, and citations that quote their sources. */
-function fill(prompt: string, sources: EvidenceSource[], shape: { [field: string]: OutputShape }) {
-  const schema = toJsonSchema(shape);
-  const result = fillOutputFormat({ prompt, shape, schema, sources });
-  expect(conforms(schema, result.value)).toBe(true);
-  for (const [id, sentences] of result.citations) {
-    const cited = sources.find((s) => s.id === id);
-    expect(cited).toBeDefined();
-    for (const sentence of sentences) expect(cited!.passages.some((p) => p.text.includes(sentence))).toBe(true);
-  }
-  return result;
-}
+const fill = fillChecked;
 
 const citedText = (citations: Map<number, string[]>) => [...citations.values()].flat().join("\n");
 

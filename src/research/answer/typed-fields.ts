@@ -181,7 +181,8 @@ export function proximity(fieldWords: { index: number; end: number }[], span: { 
   return gap === Infinity ? 0.25 : 1 / (1 + gap / 18);
 }
 
-export function hasTerm(text: string | Evidence, terms: string[]): boolean {
+/** Whether a text holds any of the terms; a text whose terms are already known is not read again. */
+export function hasTerm(text: string | Pick<Evidence, "text" | "terms">, terms: string[]): boolean {
   const own = typeof text === "string" ? termsOf(text) : (text.terms ?? termsOf(text.text));
   return own.some((w) => terms.some((t) => sameTerm(t, w)));
 }

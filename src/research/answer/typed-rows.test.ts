@@ -1,18 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { conforms, toJsonSchema, type OutputShape } from "../output-format.ts";
-import type { EvidenceSource } from "../types.ts";
-import { source } from "../../../test/helpers/fixtures/extractive.ts";
-import { fillOutputFormat } from "./typed-extraction.ts";
+import { fillChecked, source } from "../../../test/helpers/fixtures/extractive.ts";
 
-function fill(prompt: string, sources: EvidenceSource[], shape: { [field: string]: OutputShape }) {
-  const schema = toJsonSchema(shape);
-  const result = fillOutputFormat({ prompt, shape, schema, sources });
-  expect(conforms(schema, result.value)).toBe(true);
-  // Every cited row is verbatim in the source it is cited from.
-  for (const [id, cited] of result.citations)
-    for (const text of cited) expect(sources.find((s) => s.id === id)!.passages.some((p) => p.text.includes(text))).toBe(true);
-  return result;
-}
+const fill = fillChecked;
 
 const rankings = source(1, "Birth lottery report", [
   "The report compared ten wealthy countries on poverty, mobility and the safety net.",

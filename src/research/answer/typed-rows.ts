@@ -77,7 +77,8 @@ export function rowObjects(itemShape: { [field: string]: OutputShape }, field: F
         lines[run.start]!.heading,
         source.title,
       ].join(" ");
-      const names = (terms: string[]) => terms.filter((t) => hasTerm(around, [t])).length;
+      const aroundTerms = { text: around, terms: termsOf(around) };
+      const names = (terms: string[]) => terms.filter((t) => hasTerm(aroundTerms, [t])).length;
       // The list's own words count most; its items' field names and the prompt's words for it a little.
       const score =
         (names(field.terms) * 2 + names(itemWords) + names(field.clause ?? [])) * fit(run.layout, itemShape) * (1 / (1 + rank * 0.2));

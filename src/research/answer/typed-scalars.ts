@@ -6,7 +6,7 @@
  * field's words, or their opposite ("private" for "public"), is negated.
  */
 import { words } from "../../terms.ts";
-import type { EvidenceSentence } from "./extractive-evidence.ts";
+import { termsOf, type EvidenceSentence } from "./extractive-evidence.ts";
 import { hasTerm, proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import { dateSpans, isNegated, nameSpans, namesSubjectWord, numberMentions, type NumberMention } from "./typed-values.ts";
 
@@ -213,7 +213,9 @@ export function extractBoolean(
   for (const ev of evidence.slice(0, 6)) {
     // Long field names ("survey_biased_against_non_english") are rarely all in one sentence: most of their words will do.
     // The name's last word is what is asserted ("re_release_confirmed", "sanctions_lifted"): it must be there.
-    const says = (c: string) => hasTerm(ev.text, [c, ...(EQUIVALENTS[c] ?? [])]);
+    // The sentence's terms once: every field word below asks of them.
+    const said = { text: ev.text, terms: ev.terms ?? termsOf(ev.text) };
+    const says = (c: string) => hasTerm(said, [c, ...(EQUIVALENTS[c] ?? [])]);
     const present = core.filter(says).length;
     // A light verb ("virtual_keyboard_tried") may be worded otherwise ("wasn't allowed to use the virtual keyboard").
     const last = core[core.length - 1]!;
@@ -221,7 +223,7 @@ export function extractBoolean(
     const direct = present >= Math.max(1, Math.ceil(core.length * 0.6)) && settled;
     // "leaves files unencrypted" is the opposite of encrypts.
     const undone = unPrefixed(ev.text, core);
-    const opposite = !direct && (opposites.some((a) => hasTerm(ev.text, [a])) || undone.length > 0);
+    const opposite = !direct && (opposites.some((a) => hasTerm(said, [a])) || undone.length > 0);
     if (!direct && !opposite) continue;
     // The clause that counts is the one holding what is asserted: the field's verdict word, or else its last
     // ("…wife appears to back her, though she has offered no formal endorsement" for wife_formally_endorsed).

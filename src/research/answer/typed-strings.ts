@@ -9,7 +9,7 @@
  */
 import { words } from "../../terms.ts";
 import { countrySpans } from "./countries.ts";
-import { entitySpans } from "./typed-entities.ts";
+import { EMAIL, entitySpans, WEB_ADDRESS } from "./typed-entities.ts";
 import { answerNames } from "./extractive-question.ts";
 import { proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import { extractQuantityText, namesQuantity, type Found } from "./typed-scalars.ts";
@@ -38,12 +38,11 @@ const ROLE =
   /^(?:minister|premier|governor|secretary|senator|judge|spokesman|spokeswoman|spokesperson|researcher|scientist|developer|artist|actor|actress|star|plumber|candidate|mediator|winner|player|singer|victim|suspect|chef|photographer|journalist|reporter|editor|professor|doctor|nominee|lawyer|attorney|pilot|commissioner|ambassador|king|queen)$/;
 // Fields whose value has a written form of its own: only that form answers them, never a name beside the word.
 const FORMATS: { field: RegExp; value: RegExp; digits?: number }[] = [
-  { field: /^(?:email|mail|e-mail)$/, value: /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu },
+  { field: /^(?:email|mail|e-mail)$/, value: EMAIL },
   { field: /^(?:phone|telephone|tel|fax|mobile)$/, value: /\+?\(?\d[\d\s().-]{5,}\d(?![\d])/gu, digits: 7 },
   {
     field: /^(?:website|url|domain|homepage|link|web)$/,
-    value:
-      /(?:https?:\/\/)?(?<![\p{L}\p{N}@.-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|gov|edu|co|info|biz|tv|ai|app|dev|uk|de|fr|eu)(?:\/[^\s,;)]*)?(?![\p{L}\p{N}-])/giu,
+    value: WEB_ADDRESS,
   },
 ];
 
@@ -227,6 +226,7 @@ function best<T extends { score: number }>(candidates: T[]): T | undefined {
 function person(field: FieldQuery, evidence: Evidence[], subject: string[]): Found<string> | null {
   const candidates = evidence.slice(0, 8).flatMap((ev) => {
     const fieldWords = termSpans(ev.text, field.terms);
+    const headWords = termSpans(ev.text, field.leaf.slice(-1));
     return (
       answerNames(ev.text, subject)
         .map((span) => afterTitle(ev.text, span))
@@ -245,7 +245,6 @@ function person(field: FieldQuery, evidence: Evidence[], subject: string[]): Fou
           // "Acting Premier Natalio Wheatley": the role's head word as the name's title; "the Territory's Premier X"
           // makes the Territory no person.
           const owner = /^['’]s\s/u.test(ev.text.slice(end)) ? 0.3 : 1;
-          const headWords = termSpans(ev.text, field.leaf.slice(-1));
           const titled = headWords.some(
             (w) => w.end <= span.index && span.index - w.end <= 40 && !/[.;,]/.test(ev.text.slice(w.end, span.index)),
           );
