@@ -30,3 +30,37 @@ test("a code or acronym is a whole name: the field's word after it is not added 
   const hospital = extractString(fieldQuery(["hospital"]), evidence(["She was taken to Royal Shrewsbury hospital on 12 April.", 1]), []);
   expect(hospital?.value).toBe("Royal Shrewsbury hospital");
 });
+
+test("a person field prefers a name the lexicon knows for a person's over a capitalised product beside the role word", () => {
+  const found = extractString(
+    fieldQuery(["researcher"]),
+    evidence(
+      ["The researcher said the just-released Minecraft Realms build leaked addresses.", 1],
+      ["Developer Ammar Askar wrote about the researcher's findings in a blog post.", 0.9],
+    ),
+    ["minecraft"],
+  );
+  expect(found?.value).toBe("Ammar Askar");
+});
+
+test("a place field takes the name after its own word ('the US state of Louisiana'), not a country; the question's own place is not the answer", () => {
+  const state = extractString(
+    fieldQuery(["shooting_state"]),
+    evidence(["Hours later, a gunman opened fire at a cinema in the US state of Louisiana, killing two people.", 1]),
+    [],
+  );
+  expect(state?.value).toBe("Louisiana");
+  const venue = extractString(
+    fieldQuery(["venue"]),
+    evidence(["The forum was held at the Lloyd Erskine Sandiford Centre in Barbados on Wednesday.", 1]),
+    ["barbados"],
+  );
+  expect(venue?.value).toBe("Lloyd Erskine Sandiford Centre");
+  // The lexicon knows Tunis for a city and Italy for a country: a city field takes the city.
+  const city = extractString(
+    fieldQuery(["city"]),
+    evidence(["Tourists from Italy were among those killed at the museum in Tunis on Wednesday.", 1]),
+    [],
+  );
+  expect(city?.value).toBe("Tunis");
+});

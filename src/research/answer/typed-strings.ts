@@ -10,6 +10,7 @@
 import { words } from "../../terms.ts";
 import { countrySpans } from "./countries.ts";
 import { EMAIL, entitySpans, WEB_ADDRESS } from "./typed-entities.ts";
+import { knownNotPerson, placeKinds, soundsLikePerson, type NameKind } from "./gazetteer.ts";
 import { answerNames } from "./extractive-question.ts";
 import { proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import { extractQuantityText, namesQuantity, type Found } from "./typed-scalars.ts";
@@ -76,7 +77,7 @@ export function extractString(field: FieldQuery, evidence: Evidence[], subject: 
     case "format":
       return formatted(field, evidence);
     case "place":
-      return place(field, evidence);
+      return place(field, evidence, subject);
     case "person":
       return person(field, evidence, subject);
     case "date":
@@ -249,9 +250,12 @@ function person(field: FieldQuery, evidence: Evidence[], subject: string[]): Fou
             (w) => w.end <= span.index && span.index - w.end <= 40 && !/[.;,]/.test(ev.text.slice(w.end, span.index)),
           );
           const role = titled ? 1.5 : 1;
+          const text = ev.text.slice(span.index, end);
+          // The lexicon's given names and places: "Ammar Askar" reads as a person, "Tunis" or "Wells Fargo" as none.
+          const known = soundsLikePerson(text) ? 1.4 : knownNotPerson(text) ? 0.5 : 1;
           return {
-            text: ev.text.slice(span.index, end),
-            score: ev.score * after * owner * role * proximity(fieldWords, { index: span.index, end }),
+            text,
+            score: ev.score * after * owner * role * known * proximity(fieldWords, { index: span.index, end }),
             ev,
           };
         })
@@ -262,7 +266,7 @@ function person(field: FieldQuery, evidence: Evidence[], subject: string[]): Fou
 }
 
 /** The places after a location cue: "Springfield, Oregon, United States". */
-function place(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
+function place(field: FieldQuery, evidence: Evidence[], subject: string[]): Found<string> | null {
   const leaf = field.leaf;
   const candidates: { parts: string[]; text: string; score: number; ev: Evidence }[] = [];
   for (const ev of evidence.slice(0, 8)) {
@@ -282,16 +286,34 @@ function place(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
   // A lone place might be a city or a country: only a list says which is which.
   const usable = candidates.filter((c) => (wantsCountry || wantsRegion ? c.parts.length >= (wantsRegion ? 3 : 2) : true));
   const pick = best(usable);
-  if (!pick) return wantsCountry ? country(field, evidence) : placeName(field, evidence);
+  if (!pick)
+    return wantsCountry
+      ? country(field, evidence)
+      : placeName(field, evidence, subject, wantsCity ? "city" : wantsRegion ? "region" : null);
   const value = wantsCity ? pick.parts[0]! : wantsCountry ? pick.parts[pick.parts.length - 1]! : wantsRegion ? pick.parts[1]! : pick.text;
   return { value, sentences: [pick.ev.sentence] };
 }
 
-/** Without a location cue, a place is a name after "in", "at", "near"… in the field's best sentences. */
-function placeName(field: FieldQuery, evidence: Evidence[]): Found<string> | null {
-  const cued = entityCandidates(field, evidence, [], PLACE_BEFORE).filter((c) =>
-    PLACE_BEFORE.test(c.ev.text.slice(0, c.ev.text.indexOf(c.text))),
-  );
+/**
+ * Without a location cue, a place is a name after "in", "at", "near"… or
+ * after the field's own word ("the US state of Louisiana") in the field's
+ * best sentences, or one the lexicon knows for a place; the kind of place
+ * the field names (a city, a state) is preferred, and a person's name is not
+ * taken for one. The place the question names ("the roundtable in Barbados") is
+ * where it happened, not the answer.
+ */
+function placeName(field: FieldQuery, evidence: Evidence[], subject: string[], wants: NameKind | null): Found<string> | null {
+  const head = headWord(field);
+  const named = new RegExp(String.raw`(?:^|\s)${head.replace(/[^\p{L}\p{N}]/gu, "")}\s+of\s+$`, "iu");
+  const cued = entityCandidates(field, evidence, subject, PLACE_BEFORE).flatMap((c) => {
+    const before = c.ev.text.slice(0, c.ev.text.indexOf(c.text));
+    const kinds = placeKinds(c.text);
+    const cue = head && named.test(before) ? 1.5 : PLACE_BEFORE.test(before) ? 1 : kinds.length ? 0.7 : 0;
+    if (cue === 0) return [];
+    const fit = wants === null ? (kinds.length ? 1.2 : 1) : kinds.includes(wants) ? 1.5 : kinds.length ? 0.5 : 1;
+    const person = kinds.length === 0 && soundsLikePerson(c.text) ? 0.5 : 1;
+    return [{ ...c, score: c.score * cue * fit * person }];
+  });
   const pick = best(cued);
   return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
 }
