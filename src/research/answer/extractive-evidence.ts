@@ -60,7 +60,7 @@ export function queryTerms(text: string, max = 48): string[] {
 /**
  * Whether two lowercase terms are the same word up to inflection: equal,
  * a plural, or sharing a prefix of at least three quarters of the shorter
- * one (and four letters). Numbers must be equal. Called for every word
+ * one (and four letters), or a verb that drops its "e" before "-ing". Numbers must be equal. Called for every word
  * against every query term, so it rejects on the first letter before anything else.
  */
 export function sameTerm(a: string, b: string): boolean {
@@ -74,7 +74,12 @@ export function sameTerm(a: string, b: string): boolean {
     const longer = a.length > b.length ? a : b;
     if ((extra === 1 && longer.endsWith("s")) || (extra === 2 && longer.endsWith("es"))) return true;
   }
-  return min >= 4 && shared >= Math.max(4, Math.ceil(min * 0.75)) && !/\d/.test(a) && !/\d/.test(b);
+  if (min >= 4 && shared >= Math.max(4, Math.ceil(min * 0.75)) && !/\d/.test(a) && !/\d/.test(b)) return true;
+  // A verb that drops its "e" before "-ing": "hire" / "hiring", "use" / "using".
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return (
+    short.length >= 3 && short.endsWith("e") && long.length === short.length + 2 && long.endsWith("ing") && shared === short.length - 1
+  );
 }
 
 // BM25 parameters, as in rank.ts: the same scoring, over sentences instead of passages.

@@ -275,6 +275,19 @@ describe("yes/no fields read what is asserted", () => {
       hire_dj: false,
     });
   });
+  test("advice is given in the imperative, and a pronoun stands for the name in the sentence before", () => {
+    const sources = [
+      source(1, "A graduation party on a budget; Sixers beat Celtics", [
+        "A DJ costs a lot for one evening. Instead of hiring a DJ, use your phone to spin the tunes.",
+        "Robert Covington was hit in the face late in the first quarter and went to the locker room. However, he quickly returned to the bench and played on.",
+      ]),
+    ];
+    const { value } = fill("Party on a budget and the Sixers game", sources, {
+      hire_dj_recommended: "boolean",
+      covington_returned: "boolean",
+    });
+    expect(value).toEqual({ hire_dj_recommended: false, covington_returned: true });
+  });
 });
 
 describe("roles", () => {

@@ -124,7 +124,14 @@ function scalar(type: string, named: FieldQuery, scope: Scope, cites: Citations)
     case "number":
       return record(extractNumber(field, evidence, type === "integer", Boolean(scope.item)), cites);
     case "boolean":
-      return record(extractBoolean(field, evidence, { mentioned: (t) => scope.index.mentions(t), subject: scope.subject }), cites);
+      return record(
+        extractBoolean(field, evidence, {
+          mentioned: (t) => scope.index.mentions(t),
+          subject: scope.subject,
+          before: (s) => scope.index.before(s),
+        }),
+        cites,
+      );
     case "string":
       return record(
         scope.item ? extractItemString(field, scope.item.item, evidence, scope.subject) : extractString(field, evidence, scope.subject),

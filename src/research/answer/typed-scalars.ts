@@ -171,6 +171,10 @@ const EQUIVALENTS: Record<string, string[]> = {
   enabled: ["on", "active"],
 };
 const LIGHT_VERBS = /^(?:tried|try|used|use|allowed|got|had|seen|shown)$/;
+// Advice is given in the imperative, seldom with the word: "Instead of hiring a DJ, use your iPod" settles hire_dj_recommended.
+const ADVICE = /^(?:recommended|advised|advisable|suggested|needed|necessary|required|worth)$/;
+// A pronoun in a sentence's opening words stands for a name in the sentence before ("…Covington was hit… . However, he returned").
+const OPENING_PRONOUN = /^(?:\S+\s+){0,3}?(?:he|she|it|they)\s/iu;
 
 /** The sentence's words that are a field word with "un" or "non" before it ("unencrypted" for encrypts). */
 function unPrefixed(text: string, core: string[]): string[] {
@@ -199,7 +203,12 @@ function clauseAround(text: string, at: number): { text: string; start: number }
 export function extractBoolean(
   field: FieldQuery,
   evidence: Evidence[],
-  context: { mentioned: (term: string) => boolean; subject: string[] },
+  context: {
+    mentioned: (term: string) => boolean;
+    subject: string[];
+    /** The sentence before one in its passage, where a pronoun's name is. */
+    before?: (sentence: Evidence["sentence"]) => Evidence["sentence"] | null;
+  },
 ): Found<boolean> | null {
   const leaf = field.leaf.filter((w) => !VERB_CUES.has(w));
   // "free_tier": "tier" appears nowhere, so "free" alone decides; a field none of whose words appear has no answer.
@@ -208,7 +217,13 @@ export function extractBoolean(
   if (core.length === 0) return null;
   // "re_release_confirmed": what is asserted is "confirmed"; if no source says it (or its opposite), nothing settles the field.
   const asserted = field.leaf[field.leaf.length - 1]!;
-  if (ASSERTING.test(asserted) && !context.mentioned(asserted) && !(ANTONYMS[asserted] ?? []).some(context.mentioned)) return null;
+  if (
+    ASSERTING.test(asserted) &&
+    !ADVICE.test(asserted) &&
+    !context.mentioned(asserted) &&
+    !(ANTONYMS[asserted] ?? []).some(context.mentioned)
+  )
+    return null;
   const votes: { value: boolean; score: number; evidence: Evidence }[] = [];
   for (const ev of evidence.slice(0, 6)) {
     // Long field names ("survey_biased_against_non_english") are rarely all in one sentence: most of their words will do.
@@ -216,10 +231,13 @@ export function extractBoolean(
     // The sentence's terms once: every field word below asks of them.
     const said = { text: ev.text, terms: ev.terms ?? termsOf(ev.text) };
     const says = (c: string) => hasTerm(said, [c, ...(EQUIVALENTS[c] ?? [])]);
-    const present = core.filter(says).length;
+    // The field's other words may be in the sentence before, for a pronoun to stand for; what is asserted may not.
+    const before = OPENING_PRONOUN.test(ev.text) ? context.before?.(ev.sentence) : null;
+    const prior = before ? { text: before.text, terms: before.terms } : null;
+    const present = core.filter((c, i) => says(c) || (prior !== null && i < core.length - 1 && hasTerm(prior, [c]))).length;
     // A light verb ("virtual_keyboard_tried") may be worded otherwise ("wasn't allowed to use the virtual keyboard").
     const last = core[core.length - 1]!;
-    const settled = says(last) || (LIGHT_VERBS.test(last) && core.length > 1 && present === core.length - 1);
+    const settled = says(last) || ((LIGHT_VERBS.test(last) || ADVICE.test(last)) && core.length > 1 && present === core.length - 1);
     const direct = present >= Math.max(1, Math.ceil(core.length * 0.6)) && settled;
     // "leaves files unencrypted" is the opposite of encrypts.
     const undone = unPrefixed(ev.text, core);
