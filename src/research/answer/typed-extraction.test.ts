@@ -532,3 +532,19 @@ describe("it is fast enough to run on every search", () => {
     expect((performance.now() - started) / 10).toBeLessThan(250);
   });
 });
+
+describe("sentences the prompt finds", () => {
+  test("a field none of whose words a sentence holds is read from the prompt's best sentences", () => {
+    const sources = [
+      source(1, "Graduation party on a budget", [
+        "The average cost of a graduation party in 2013 was a whopping $1,200, according to Graduationparty.com; that is a lot of money for a party.",
+        "Online radio can take the place of a hired DJ.",
+      ]),
+      source(2, "Hiring trends", ["Developer surveys are published by the website Stack Overflow every year."]),
+    ];
+    const { value } = fill("What was the average cost of a graduation party in 2013, and which website is that figure from?", sources, {
+      source_website: "string",
+    });
+    expect(value).toEqual({ source_website: "Graduationparty.com" });
+  });
+});

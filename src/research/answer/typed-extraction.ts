@@ -16,7 +16,7 @@ import { extractItems, itemEvidence, type Item } from "./typed-lists.ts";
 import { namedItems } from "./typed-named-items.ts";
 import { rowObjects } from "./typed-rows.ts";
 import { extractBoolean, extractNumber, mentionFit, type Found } from "./typed-scalars.ts";
-import { extractItemString, extractString } from "./typed-strings.ts";
+import { extractItemString, extractString, hasWrittenForm } from "./typed-strings.ts";
 import { nameSpans, numberMentions } from "./typed-values.ts";
 
 type Citations = Map<number, string[]>;
@@ -100,8 +100,8 @@ function asked(named: FieldQuery, scope: Scope): FieldQuery {
   return terms.length ? { ...field, terms } : field;
 }
 
-function evidenceFor(field: FieldQuery, scope: Scope): Evidence[] {
-  if (!scope.item) return scope.search.rank(field);
+function evidenceFor(field: FieldQuery, scope: Scope, formed = false): Evidence[] {
+  if (!scope.item) return scope.search.rank(field, undefined, formed);
   // Inside an item, its stretches that name the field come first; the others may still hold a bare "$20".
   const named = new Set(scope.item.evidence.filter((ev) => hasTerm(ev, field.terms)));
   return [...scope.item.evidence].sort((a, b) => Number(named.has(b)) - Number(named.has(a)));
@@ -118,7 +118,7 @@ function scalar(type: string, named: FieldQuery, scope: Scope, cites: Citations)
   }
   if (!scope.item && field.path.length === 1 && field.leaf.every((w) => ITEM_NAME.test(w)) && type === "string")
     return record(subjectName(scope), cites);
-  const evidence = evidenceFor(field, scope);
+  const evidence = evidenceFor(field, scope, type === "string" && hasWrittenForm(field));
   switch (type) {
     case "integer":
     case "number":

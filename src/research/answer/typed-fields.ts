@@ -60,6 +60,14 @@ export function fieldQuery(path: string[]): FieldQuery {
   return { path, leaf, words, terms };
 }
 
+/**
+ * A sentence that says none of the field's words may still hold its value
+ * when it is among the prompt's best ("…$1,200, according to
+ * Graduationparty.com" for source_website); its weight is then the prompt's
+ * share alone. Only for values with a written form of their own (a web
+ * address): any other value there would be a guess.
+ */
+const PROMPT_ONLY = 0.6;
 /** How much the prompt's clause for a field counts against the field's own words (1). */
 const CLAUSE_WEIGHT = 0.5;
 
@@ -112,8 +120,11 @@ export class FieldSearch {
     }
   }
 
-  /** Sentences that mention the field's terms, best first, at most `limit`. */
-  rank(field: FieldQuery, limit = 12): Evidence[] {
+  /**
+   * Sentences that mention the field's terms, best first, at most `limit`;
+   * with `promptOnly`, also the prompt's best sentences that do not.
+   */
+  rank(field: FieldQuery, limit = 12, promptOnly = false): Evidence[] {
     if (field.terms.length === 0) return [];
     const isLeaf = (t: string) => field.leaf.some((l) => sameTerm(l, t));
     const leafTerms = field.terms.some(isLeaf) ? field.terms.filter(isLeaf) : field.terms;
@@ -127,7 +138,7 @@ export class FieldSearch {
     this.index.sentences.forEach((sentence, i) => {
       const own = (leafScores[i]! + 0.5 * otherScores[i]!) / best;
       const asked = clauseScores[i]! / bestClause;
-      if (own <= 0 && asked <= 0) return;
+      if (own <= 0 && asked <= 0 && !(promptOnly && this.promptScores[i]! >= PROMPT_ONLY)) return;
       const score =
         (own + CLAUSE_WEIGHT * asked + 0.3 * this.promptScores[i]!) *
         (0.85 + 0.15 * Math.min(1, Math.max(0, sentence.passageScore))) *

@@ -52,6 +52,11 @@ function headWord(field: FieldQuery): string {
   return [...field.leaf].reverse().find((w) => !/^(?:name|names|full)$/.test(w)) ?? "";
 }
 
+/** Whether only a written form (an address, a number) answers the field: such a value is its own evidence of kind. */
+export function hasWrittenForm(field: FieldQuery): boolean {
+  return stringKind(field) === "format";
+}
+
 type StringKind = "place" | "person" | "date" | "text" | "entity" | "format";
 
 function stringKind(field: FieldQuery): StringKind {
