@@ -25,9 +25,18 @@ export interface ExtractiveAnswer {
   citations: Map<number, string[]>;
 }
 
-const DEFAULT_MAX_SENTENCES = 5;
-/** A sentence joins the answer only if it scores at least this share of the best one: concise over exhaustive. */
-const KEEP_RATIO = 0.5;
+/**
+ * An answer is at most three sentences, and a sentence joins it if it scores
+ * at least a fifth of the best one (and speaks of what was asked, of the kind
+ * asked): the sentence holding the fact often scores well below the topic
+ * sentence that repeats the question's words, so a short answer with a low
+ * bar finds it more often than a long one with a high bar. Weak sentences
+ * keep the high bar (see Scored.weak), so answers grow no longer on average.
+ */
+const DEFAULT_MAX_SENTENCES = 3;
+const KEEP_RATIO = 0.2;
+/** The bar for a weak sentence (see Scored.weak). */
+const WEAK_RATIO = 0.5;
 /** How far below the best a sentence holding the kind asked for may score and still be quoted when no better one holds it. */
 const TYPED_RATIO = 0.2;
 /** Sentences sharing this share of their terms say the same thing. */
@@ -76,8 +85,9 @@ export function composeAnswer(input: {
   const chosenTerms: Set<string>[] = [];
   for (const i of order) {
     if (chosen.length >= max || scored[i]!.score < best * KEEP_RATIO) break;
-    // After the best sentence, only sentences that say something about what was asked, of the kind asked.
-    if (chosen.length > 0 && !scored[i]!.answers) continue;
+    // After the best sentence, only sentences that say something about what was asked, of the kind asked;
+    // a weak one (a namesake's, or one sharing a single word with the question) must come close to the best.
+    if (chosen.length > 0 && (!scored[i]!.answers || (scored[i]!.weak && scored[i]!.score < best * WEAK_RATIO))) continue;
     const sentence = index.sentences[i]!;
     const own = contentSet(sentence.text);
     if (chosenTerms.some((t) => jaccard(t, own) >= DUPLICATE_JACCARD)) continue;
@@ -110,6 +120,12 @@ interface Scored {
   score: number;
   /** Whether the sentence speaks of what was asked (a predicate term) and holds the kind asked for. */
   answers: boolean;
+  /**
+   * Whether it names a namesake of the subject, stands where the subject is
+   * not named, or holds fewer than two of the question's own words (not the
+   * subject's): such a sentence follows the best one only if it comes close.
+   */
+  weak: boolean;
 }
 
 /**
@@ -157,7 +173,7 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
       shapeFactor(sentence.text)
     );
   });
-  const scored: Scored[] = base.map(() => ({ score: 0, answers: false }));
+  const scored: Scored[] = base.map(() => ({ score: 0, answers: false, weak: false }));
   const candidates = base
     .map((_, i) => i)
     .filter((i) => base[i]! > 0)
@@ -177,11 +193,16 @@ function scoreSentences(index: SentenceIndex, question: Question): Scored[] {
     // source that never names the subject, marks an answer to another question.
     if (!titles.has(sentence.sourceId))
       titles.set(sentence.sourceId, namesAnotherSubject(index.title(sentence.sourceId), question.phrases));
-    if (namesAnotherSubject(sentence.text, question.phrases)) score *= 0.4;
+    const namesake = namesAnotherSubject(sentence.text, question.phrases);
+    if (namesake) score *= 0.4;
     // On a namesake's page even a sentence naming the subject is mostly a comparison ("Inspired by the Eiffel Tower, it...").
     if (titles.get(sentence.sourceId)) score *= namesSubject(sentence.terms, question.phrases) ? 0.6 : 0.3;
-    if (question.subject.length && index.passageCoverage(question.subject, sentence) === 0) score *= 0.4;
-    scored[i] = { score, answers: predicate && (!kindRequired || fit > 0) };
+    const unnamed = question.subject.length > 0 && index.passageCoverage(question.subject, sentence) === 0;
+    if (unnamed) score *= 0.4;
+    const elsewhere = namesake || titles.get(sentence.sourceId)! || unnamed;
+    // "…two years, two months and five days" shares only "year" with "How many people visit it each year?".
+    const loose = index.matched(asked, sentence).length < Math.min(asked.length, 2);
+    scored[i] = { score, answers: predicate && (!kindRequired || fit > 0), weak: elsewhere || loose };
   }
   return scored;
 }
