@@ -31,7 +31,7 @@ export function entitySpans(text: string): Span[] {
     if (title.split(/\s+/).length <= 10) out.push({ text: title, index: m.index + 1, end: m.index + 1 + title.length });
   }
   for (const span of countrySpans(text)) if (!overlaps(out, span)) out.push(span);
-  for (const span of nameSpans(text, 1)) {
+  for (const span of joinedOrganisations(text, nameSpans(text, 1))) {
     // A longer name holding a country is its own thing: "New England Journal of Medicine", not "England".
     const within = out.filter((s) => s.index >= span.index && s.end <= span.end && s.end - s.index < span.end - span.index);
     if (within.length && within.length === out.filter((s) => overlaps([s], span)).length)
@@ -55,4 +55,32 @@ export function entitySpans(text: string): Span[] {
 
 function overlaps(spans: Span[], span: Span): boolean {
   return spans.some((s) => s.index < span.end && span.index < s.end);
+}
+
+// The last word of an organisation's name: "University and College Union" is one name, "Bank of America and Wells Fargo" two.
+const ORGANISATION_HEAD =
+  /^(?:Union|Association|Institute|Society|Council|Foundation|Federation|Commission|Committee|League|Alliance|Coalition|Party|Company|Corporation|Group|Trust|Agency|Authority|Board|Department|Ministry|Organization|Organisation|Center|Centre|College|School|University|Museum|Library|Club)$/u;
+
+/**
+ * A name ending in an organisation's head word, written right after a single
+ * capitalised word and "and" ("University and College Union"), is one name
+ * with that word: nameSpans stops at the lowercase "and".
+ */
+function joinedOrganisations(text: string, spans: Span[]): Span[] {
+  const out: Span[] = [];
+  for (const span of spans) {
+    const last = /(\p{L}+)$/u.exec(span.text)?.[1] ?? "";
+    const before = /(?:^|[^\p{L}'’-])(\p{Lu}\p{Ll}+)\s+and\s+$/u.exec(text.slice(0, span.index));
+    const previous = out[out.length - 1];
+    if (ORGANISATION_HEAD.test(last) && before) {
+      const index = span.index - before[0].length + before[0].indexOf(before[1]!);
+      // Only a lone word: "Bank of America and Wells Fargo Bank" joins nothing.
+      if (previous && previous.index === index && previous.end === index + before[1]!.length) {
+        out[out.length - 1] = { text: text.slice(index, span.end), index, end: span.end };
+        continue;
+      }
+    }
+    out.push(span);
+  }
+  return out;
 }

@@ -64,3 +64,18 @@ test("a place field takes the name after its own word ('the US state of Louisian
   );
   expect(city?.value).toBe("Tunis");
 });
+
+test("an organisation named with 'and' is one name; two names joined by 'and' stay two", () => {
+  const union = extractString(
+    fieldQuery(["publishing_union"]),
+    evidence(["The boycott was called by the University and College Union after the publisher's decision.", 1]),
+    [],
+  );
+  expect(union?.value).toBe("University and College Union");
+  const lender = extractString(
+    fieldQuery(["lender"]),
+    evidence(["The lender was Bank of America and Wells Fargo Bank joined later.", 1]),
+    [],
+  );
+  expect(lender?.value).toBe("Bank of America");
+});
