@@ -52,6 +52,10 @@ const GROUPS: string[][] = [
   ["located", "location", "situated", "lies", "liegt", "située", "situé"],
   ["died", "death", "gestorben", "starb", "mort", "décédé"],
   ["born", "birth", "geboren", "née", "nació"],
+  // Verbs questions use where the answer uses another: "grow up" / "raised", "play" / "face", "fund" / "sponsor".
+  ["grow", "grew", "raised", "upbringing", "aufgewachsen", "grandi", "creció"],
+  ["play", "plays", "face", "faces", "meet", "meets", "oppose", "opposes", "against", "spielt", "affronte", "enfrenta"],
+  ["funded", "funding", "fund", "sponsored", "financed", "grant", "finanziert", "financé", "financiado"],
 ];
 
 /** The terms with their table neighbours added (each once), the originals first. */

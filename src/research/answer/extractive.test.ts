@@ -163,6 +163,23 @@ describe("the best direct answer comes first, cited to a source that says it", (
     for (const { sentence } of cited(text).slice(1)) expect(sentence).toMatch(/visit/);
   });
 
+  test("a question's verb meets the answer's other word for it: 'grow up' / 'raised', 'play' / 'oppose'", () => {
+    const profile = [
+      source(1, "Erin Spiceland, software engineer", [
+        "Erin Spiceland is a software engineer for SpaceX. Born and raised in rural south Georgia, she now lives in Los Angeles.",
+      ]),
+    ];
+    expect(answer("Where did SpaceX engineer Erin Spiceland grow up?", profile).text).toContain("rural south Georgia");
+    const fixtures = [
+      source(1, "Tridents prepare for the Nations League", [
+        "The Tridents face a challenging task in their upcoming Concacaf Nations League group games. The Bajans will oppose Antigua and Barbuda on June 2.",
+      ]),
+    ];
+    expect(
+      answer("On what date do the Barbados Tridents play Antigua and Barbuda in the Concacaf Nations League?", fixtures).text,
+    ).toContain("June 2");
+  });
+
   test("a sentence holding the fact well below the topic sentence that repeats the question still joins the answer", () => {
     const bvi = [
       source(1, "BVI premier arrested in Miami", [
