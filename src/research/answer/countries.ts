@@ -25,7 +25,7 @@ function countryPattern(): RegExp {
       if (plain.includes(" & ")) found.add(plain.replace(" & ", " and "));
     }
   }
-  for (const alias of ["USA", "U.S.", "UK", "Britain", "Great Britain", "England", "Scotland", "Wales", "Holland", "America"])
+  for (const alias of ["USA", "US", "U.S.", "UK", "Britain", "Great Britain", "England", "Scotland", "Wales", "Holland", "America"])
     found.add(alias);
   const escaped = [...found].sort((a, b) => b.length - a.length).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   names = new RegExp(`(?<![\\p{L}])(?:${escaped.join("|")})(?![\\p{L}])`, "gu");

@@ -38,6 +38,8 @@ export function entitySpans(text: string): Span[] {
       for (const s of within) out.splice(out.indexOf(s), 1);
     if (WEEKDAY.test(span.text) || overlaps(out, span)) continue;
     const single = !/\s/.test(span.text);
+    // "Paris-based", "Dutch-born": a capitalised word joined to a lowercase one is an adjective, not a name.
+    if (single && /^\p{Lu}\p{Ll}+-\p{Ll}+$/u.test(span.text)) continue;
     // A single capitalised word opening the sentence is an ordinary word, unless written like a name (CEO, WebMD).
     if (single && span.index === 0 && !/^\p{Lu}[\p{Ll}]*\p{Lu}/u.test(span.text)) continue;
     out.push(span);
@@ -60,6 +62,15 @@ function overlaps(spans: Span[], span: Span): boolean {
 // The last word of an organisation's name: "University and College Union" is one name, "Bank of America and Wells Fargo" two.
 const ORGANISATION_HEAD =
   /^(?:Union|Association|Institute|Society|Council|Foundation|Federation|Commission|Committee|League|Alliance|Coalition|Party|Company|Corporation|Group|Trust|Agency|Authority|Board|Department|Ministry|Organization|Organisation|Center|Centre|College|School|University|Museum|Library|Club)$/u;
+// Words that end only a company's name.
+const COMPANY_SUFFIX =
+  /^(?:Inc|Corp|Corporation|Ltd|LLC|plc|GmbH|AG|SA|Co|Company|Holdings|Airlines|Airways|Bank|Group|Partners|Studios|Labs|Technologies|Systems|Hotels|Motors|Media)\.?$/u;
+
+/** Whether a name is written as an organisation's: its last word is one only organisations end in. */
+export function organisationName(name: string): boolean {
+  const last = /([\p{L}]+\.?)$/u.exec(name)?.[1] ?? "";
+  return ORGANISATION_HEAD.test(last) || COMPANY_SUFFIX.test(last);
+}
 
 /**
  * A name ending in an organisation's head word, written right after a single

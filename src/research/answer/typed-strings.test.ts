@@ -72,10 +72,28 @@ test("an organisation named with 'and' is one name; two names joined by 'and' st
     [],
   );
   expect(union?.value).toBe("University and College Union");
-  const lender = extractString(
-    fieldQuery(["lender"]),
-    evidence(["The lender was Bank of America and Wells Fargo Bank joined later.", 1]),
+  const backer = extractString(
+    fieldQuery(["backer"]),
+    evidence(["The backer was Bank of America and Wells Fargo Bank joined later.", 1]),
     [],
   );
-  expect(lender?.value).toBe("Bank of America");
+  expect(backer?.value).toBe("Bank of America");
+});
+
+test("a company field takes a name written as an organisation's over a country; 'Paris-based' is no name", () => {
+  const company = extractString(
+    fieldQuery(["forrest_jones_company"]),
+    evidence(
+      ["Zeev Sharon and Michael Forrest Jones both run hotel start-ups in the US.", 1.6],
+      ["Forrest Jones runs the start-up Beechmont Hotels Corporation, a hotel operating company.", 0.45],
+    ),
+    ["zeev", "sharon", "forrest", "jones"],
+  );
+  expect(company?.value).toBe("Beechmont Hotels Corporation");
+  const house = extractString(
+    fieldQuery(["auction_house"]),
+    evidence(["The work set auction records when Paris-based auction house Artcurial sold it for 24.4 million euros.", 1]),
+    [],
+  );
+  expect(house?.value).toBe("Artcurial");
 });

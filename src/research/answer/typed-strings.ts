@@ -9,8 +9,8 @@
  */
 import { words } from "../../terms.ts";
 import { countrySpans } from "./countries.ts";
-import { EMAIL, entitySpans, WEB_ADDRESS } from "./typed-entities.ts";
-import { knownNotPerson, placeKinds, soundsLikePerson, type NameKind } from "./gazetteer.ts";
+import { EMAIL, entitySpans, organisationName, WEB_ADDRESS } from "./typed-entities.ts";
+import { knownNotPerson, lexiconKinds, placeKinds, soundsLikePerson, type NameKind } from "./gazetteer.ts";
 import { answerNames } from "./extractive-question.ts";
 import { proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
 import { extractQuantityText, namesQuantity, type Found } from "./typed-scalars.ts";
@@ -111,8 +111,18 @@ function shortAfterCopula(field: FieldQuery, evidence: Evidence[]): Found<string
  * "from" or "with" is most often the one asked for ("hosted by Joyent").
  */
 function entity(field: FieldQuery, evidence: Evidence[], subject: string[]): Found<string> | null {
-  const pick = best(entityCandidates(field, evidence, subject, ENTITY_CUE));
+  const candidates = entityCandidates(field, evidence, subject, ENTITY_CUE);
+  // A company field takes a name written or known as an organisation's over a place or a person ("hotel start-ups in the US").
+  if (ORGANISATION.test(headWord(field))) for (const c of candidates) c.score *= organisationFit(c.text);
+  const pick = best(candidates);
   return pick ? { value: pick.text, sentences: [pick.ev.sentence] } : null;
+}
+
+const ORGANISATION =
+  /^(?:company|companies|firm|organisation|organization|employer|publisher|airline|carrier|bank|union|agency|charity|sponsor|maker|manufacturer|studio|label|broadcaster|retailer|insurer|lender|operator|provider|vendor|supplier|partner|startup|house|group)$/;
+function organisationFit(name: string): number {
+  if (organisationName(name) || lexiconKinds(name).has("organisation")) return 1.5;
+  return placeKinds(name).length || countrySpans(name).length || soundsLikePerson(name) ? 0.5 : 1;
 }
 
 const ENTITY_CUE = /(?:^|\s)(?:by|at|from|with|using|to|called|named|as)\s+(?:the\s+)?$/iu;
