@@ -192,7 +192,7 @@ describe("types", () => {
 describe("extraction runs in worker threads with a time limit", () => {
   test("a page that takes too long fails with extraction_failed, and the next read works", async () => {
     const strict = await startTestApp(database, {
-      env: { FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`, EXTRACT_TIMEOUT_MS: "150", FETCH_MAX_BYTES: "8000000" },
+      env: { FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`, EXTRACT_TIMEOUT_MS: "1000", FETCH_MAX_BYTES: "8000000" },
     });
     try {
       const key = (await strict.account({ limit: 100_000 })).apiKey;
@@ -205,8 +205,8 @@ describe("extraction runs in worker threads with a time limit", () => {
       const started = performance.now();
       const slow = await call(`${site.url}/huge-table.html`);
       expect(slow.status).toBe(502);
-      expect(await jsonOf(slow)).toEqual({ detail: "the page could not be extracted within 150 ms", error: "extraction_failed" });
-      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(await jsonOf(slow)).toEqual({ detail: "the page could not be extracted within 1000 ms", error: "extraction_failed" });
+      expect(performance.now() - started).toBeLessThan(3_000);
       const next = await call(`${site.url}/article.html`);
       expect(next.status).toBe(200);
       expect((await jsonOf(next)).title).toBe("Council approves the river bridge");
