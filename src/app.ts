@@ -24,13 +24,15 @@ import type { RunDeps } from "./research/run/hold.ts";
 import { RunQueue } from "./research/run/queue.ts";
 import { engineDeps } from "./research/wiring.ts";
 import { usageRoutes } from "./usage/routes.ts";
+import { mcpRoutes } from "./mcp/routes.ts";
+import type { Dispatch } from "./mcp/server.ts";
 import { searchRoutes } from "./search/routes.ts";
 import { searchSocket } from "./search/ws.ts";
 import type { Config } from "./config.ts";
 import type { RouteSummary } from "./discovery/guide.ts";
 import { discoveryRoutes } from "./discovery/routes.ts";
 import { bodyParser } from "./http/body.ts";
-import { docsAssets, openapiDocs } from "./http/openapi.ts";
+import { API_VERSION, docsAssets, openapiDocs } from "./http/openapi.ts";
 import type { AuthDeps } from "./http/auth.ts";
 import { inputGuard } from "./http/input-guard.ts";
 import { requestContext } from "./http/request-context.ts";
@@ -134,6 +136,8 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     bodies ??= new Map(listed.map((r) => [`${r.method} ${r.path}`, (r.hooks as { body?: unknown }).body]));
     return bodies.get(`${method} ${route}`);
   };
+  // The MCP face calls the app's own routes; the app is composed below.
+  let handle: Dispatch = () => Promise.reject(new Error("the app is not composed yet"));
   const app = new Elysia({
     serve: {
       // Our parser caps bodies with a JSON 413; Bun's own cap is the backstop just above it.
@@ -177,6 +181,15 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(userServiceRoutes(auth, endpoints, runs))
     .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
+    // A tool call is a call of the route behind it, made in this process with the caller's key.
+    .use(
+      mcpRoutes(auth.authenticator, {
+        endpoints,
+        dispatch: (request) => handle(request),
+        publicBase: config.publicBaseUrl ?? "http://localhost",
+        version: API_VERSION,
+      }),
+    )
     .use(
       dashboardRoutes(auth, identity, {
         credit: config.dashboard.credit,
@@ -185,6 +198,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
       }),
     );
   listed = app.routes;
+  handle = (request) => app.handle(request);
   return app;
 }
 

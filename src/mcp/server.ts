@@ -1,0 +1,127 @@
+/**
+ * One MCP server per request (the transport is stateless): it lists the
+ * caller's tools and runs a call by calling the tool's HTTP route in-process
+ * with the caller's key. The route does everything it does for an HTTP
+ * caller (validation, the plan's rate limit, the 4.1 runtime rules, usage
+ * and credit), so the MCP face adds no second way to reach them.
+ *
+ * A route's refusal of the call itself (400, 404, 422, an upstream failure)
+ * is a tool result with isError, which the agent reads and can act on; a
+ * refusal of the caller (401, 402, 403, 429) is a JSON-RPC error, as no retry
+ * of the same call will do until the caller's standing changes.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { EndpointsContext } from "../endpoints/service.ts";
+import { callerTools, type ToolRoute } from "./tools.ts";
+
+/** Calls one of the app's own routes: buildApp hands in its `handle`. */
+export type Dispatch = (request: Request) => Promise<Response>;
+
+export interface McpCaller {
+  accountId: string;
+  /** The key the caller presented: the routes the tools call are called with it. */
+  key: string;
+}
+
+export interface McpDeps {
+  endpoints: EndpointsContext;
+  dispatch: Dispatch;
+  publicBase: string;
+  version: string;
+}
+
+/** JSON-RPC's implementation-defined server errors; -32001 is the SDK's timeout. */
+const REFUSED = -32002;
+/** Statuses that refuse the caller, not the call. */
+const CALLER_REFUSED = new Set([401, 402, 403, 429]);
+/** The internal base of the routes a tool calls; never leaves the process. */
+const INTERNAL = "http://mcp.internal";
+
+export function mcpServer(deps: McpDeps, caller: McpCaller, signal: AbortSignal): Server {
+  const server = new Server(
+    { name: "agentic-search", title: "Agentic search", version: deps.version },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        "search answers a prompt from the web with cited sources; contents reads one page; every other tool is one of your designed endpoints.",
+    },
+  );
+  let tools: Promise<ToolRoute[]> | null = null;
+  const listed = () => (tools ??= callerTools(deps.endpoints, caller.accountId, deps.publicBase));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await listed()).map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema as { type: "object" },
+      ...(t.outputSchema ? { outputSchema: t.outputSchema as { type: "object" } } : {}),
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = (await listed()).find((t) => t.name === request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
+    const response = await deps.dispatch(
+      new Request(`${INTERNAL}${tool.path}`, {
+        method: "POST",
+        headers: { "x-api-key": caller.key, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(request.params.arguments ?? {}),
+        signal: AbortSignal.any([signal, extra.signal]),
+      }),
+    );
+    const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+    if (CALLER_REFUSED.has(response.status)) {
+      const retryAfter = Number(response.headers.get("retry-after")) || undefined;
+      throw new McpError(REFUSED, refusal(response.status, body), {
+        status: response.status,
+        error: body?.error ?? null,
+        ...(retryAfter ? { retry_after_seconds: retryAfter } : {}),
+      });
+    }
+    if (response.status !== 200 || body === null)
+      return { isError: true, content: [{ type: "text", text: refusal(response.status, body) }] };
+    return tool.answer === "page" ? pageResult(body) : researchResult(body);
+  });
+  return server;
+}
+
+/** The route's own words for a refusal: its detail (a string, or FastAPI's list of issues) and its code. */
+function refusal(status: number, body: Record<string, unknown> | null): string {
+  const detail = body?.detail;
+  const text =
+    typeof detail === "string"
+      ? detail
+      : Array.isArray(detail)
+        ? detail.map((d) => `${(d as { loc?: unknown[] }).loc?.join(".") ?? ""}: ${(d as { msg?: string }).msg ?? ""}`).join("; ")
+        : `status ${status}`;
+  return body?.error ? `${text} (${String(body.error)})` : text;
+}
+
+/** The answer as text, its sources listed under it by [n], and the whole {response, context, info} as structured content. */
+function researchResult(body: Record<string, unknown>): CallToolResult {
+  const answer = typeof body.response === "string" ? body.response : JSON.stringify(body.response, null, 2);
+  const context = (body.context ?? []) as { id: number; metadata: { title: string; url: string } }[];
+  const sources = context.map((c) => `[${c.id}] ${c.metadata.title} ${c.metadata.url}`).join("\n");
+  return {
+    content: [{ type: "text", text: sources ? `${answer}\n\nSources:\n${sources}` : answer }],
+    structuredContent: body,
+  };
+}
+
+function pageResult(body: Record<string, unknown>): CallToolResult {
+  const { content, ...rest } = body;
+  return {
+    content: [
+      { type: "text", text: String(content ?? "") },
+      { type: "text", text: JSON.stringify(rest) },
+    ],
+  };
+}

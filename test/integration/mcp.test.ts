@@ -1,0 +1,179 @@
+/**
+ * /mcp with the MCP SDK's own client over Streamable HTTP, against the real
+ * app, the loopback search world and the extractive answerer.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { client, landmarkEndpoint } from "../helpers/endpoints.ts";
+import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+
+let database: TestDatabase;
+let world: SearchWorld;
+let app: TestApp;
+let apiKey: string;
+let stub: string;
+let otherStub: string;
+const open: Client[] = [];
+
+beforeAll(async () => {
+  world = startSearchWorld();
+  database = await freshDatabase();
+  app = await startTestApp(database, { env: world.env(), resolver: world.resolver });
+  apiKey = (await app.account({ name: "agent", limit: 100_000 })).apiKey;
+  stub = (await client(app, apiKey).json("POST", "/v1/design-api", landmarkEndpoint)).response.stub;
+  const other = (await app.account({ name: "someone else", limit: 100_000 })).apiKey;
+  otherStub = (await client(app, other).json("POST", "/v1/design-api", { ...landmarkEndpoint, api_name: "Private tower facts" })).response
+    .stub;
+});
+afterAll(async () => {
+  for (const c of open) await c.close().catch(() => {});
+  await app.stop();
+  await database.drop();
+  world.stop();
+});
+
+async function connect(key: string, header: "bearer" | "x-api-key" = "bearer"): Promise<Client> {
+  const headers: Record<string, string> = header === "bearer" ? { authorization: `Bearer ${key}` } : { "x-api-key": key };
+  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers } });
+  const mcp = new Client({ name: "mcp-test", version: "1.0.0" });
+  await mcp.connect(transport);
+  open.push(mcp);
+  return mcp;
+}
+
+const textOf = (result: Record<string, unknown>) =>
+  ((result.content ?? []) as { type: string; text?: string }[])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
+
+describe("initialize and tools/list", () => {
+  test("the server names itself, and lists search, contents and the caller's live endpoint, never another account's", async () => {
+    const mcp = await connect(apiKey);
+    expect(mcp.getServerVersion()?.name).toBe("agentic-search");
+    expect(mcp.getServerCapabilities()?.tools).toBeDefined();
+    const { tools } = await mcp.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names.slice(0, 2)).toEqual(["search", "contents"]);
+    expect(names).toContain(stub);
+    expect(names).not.toContain(otherStub);
+    const endpoint = tools.find((t) => t.name === stub)!;
+    expect(endpoint.description).toContain("Landmark facts");
+    expect(endpoint.inputSchema.required).toEqual(["landmark"]);
+    const output = endpoint.outputSchema as { properties: Record<string, any> } | undefined;
+    expect(output?.properties.response.properties.completed_year).toBeDefined();
+  });
+
+  test("X-API-Key works as well as a bearer token; listing spends nothing of the plan", async () => {
+    // A Free account: ten calls a minute.
+    const account = await app.account({ name: "lister" });
+    const mcp = await connect(account.apiKey, "x-api-key");
+    for (let i = 0; i < 12; i++) expect((await mcp.listTools()).tools.length).toBeGreaterThanOrEqual(2);
+    // Had listing spent, the minute's ten calls would be gone.
+    const response = await client(app, account.apiKey).call("POST", "/v1/search", { prompt: "test" });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("tools/call", () => {
+  test("search answers with [n] citations and its sources listed, and the whole answer as structured content", async () => {
+    const mcp = await connect(apiKey);
+    await mcp.listTools();
+    const result = await mcp.callTool({ name: "search", arguments: { prompt: "When will construction of the river bridge begin?" } });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/\[1\]/);
+    expect(textOf(result)).toContain("Sources:\n[1] ");
+    const structured = result.structuredContent as { response: unknown; context: { id: number }[]; info: Record<string, unknown> };
+    expect(typeof structured.response).toBe("string");
+    expect(structured.context[0]!.id).toBe(1);
+    expect(Number.isInteger(structured.info.token_usage)).toBe(true);
+  });
+
+  test("search with output_format answers an object of that shape", async () => {
+    const mcp = await connect(apiKey);
+    await mcp.listTools();
+    const result = await mcp.callTool({
+      name: "search",
+      arguments: {
+        prompt: "When will construction of the river bridge begin?",
+        output_format: { start_month: "string", lanes: "integer" },
+      },
+    });
+    expect(result.isError).toBeFalsy();
+    const response = (result.structuredContent as { response: Record<string, unknown> }).response;
+    expect(Object.keys(response).sort()).toEqual(["lanes", "start_month"]);
+  });
+
+  test("contents reads a page through the same route", async () => {
+    const mcp = await connect(apiKey);
+    const result = await mcp.callTool({ name: "contents", arguments: { url: world.url("news.test", "/bridge.html"), format: "text" } });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain("approved the new river bridge");
+  });
+
+  test("a designed endpoint is called as a tool, and a missing required input is a tool error naming it", async () => {
+    const mcp = await connect(apiKey);
+    await mcp.listTools();
+    const ok = await mcp.callTool({ name: stub, arguments: { landmark: "Eiffel Tower" } });
+    expect(ok.isError).toBeFalsy();
+    expect(Object.keys((ok.structuredContent as { response: object }).response).sort()).toEqual([
+      "completed_year",
+      "designer",
+      "height_metres",
+    ]);
+    const missing = await mcp.callTool({ name: stub, arguments: {} });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toContain("landmark");
+  });
+
+  test("a page that cannot be read is a tool error with the route's code, not a protocol error", async () => {
+    const mcp = await connect(apiKey);
+    const result = await mcp.callTool({ name: "contents", arguments: { url: "http://127.0.0.1/private" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/\([a-z_]+\)$/);
+  });
+
+  test("another account's endpoint, or no such tool, is refused", async () => {
+    const mcp = await connect(apiKey);
+    await expect(mcp.callTool({ name: otherStub, arguments: { landmark: "Eiffel Tower" } })).rejects.toThrow(/unknown tool/);
+  });
+});
+
+describe("refusals", () => {
+  test("no key, or a bad one, is an HTTP 401 that names Bearer, before any MCP message", async () => {
+    for (const headers of [{}, { authorization: "Bearer not-a-key" }] as Record<string, string>[]) {
+      const response = await app.fetch("/mcp", {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    }
+    await expect(connect("not-a-key")).rejects.toThrow();
+  });
+
+  test("a key past its plan's limit: the tool call is a JSON-RPC error with the 429 and its wait", async () => {
+    const account = await app.account({ name: "free plan" });
+    const mcp = await connect(account.apiKey);
+    let refused: McpError | null = null;
+    let calls = 0;
+    for (; calls < 15 && !refused; calls++) {
+      try {
+        await mcp.callTool({ name: "contents", arguments: { url: world.url("news.test", "/bridge.html") } });
+      } catch (error) {
+        refused = error as McpError;
+      }
+    }
+    expect(refused).toBeInstanceOf(McpError);
+    // Ten calls went through first: the MCP face spends what the HTTP API spends, no more.
+    expect(calls).toBe(11);
+    expect(refused!.code).toBe(-32002);
+    expect(refused!.data).toMatchObject({ status: 429, error: "rate_limited" });
+    expect((refused!.data as { retry_after_seconds: number }).retry_after_seconds).toBeGreaterThan(0);
+  });
+});
