@@ -37,6 +37,8 @@ export function integrationPrompt(base: string, routes: RouteSummary[]): string 
     "",
     "Back-off: every authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds). On 429 wait the Retry-After seconds, then retry; on 502, 503 and 504 retry at most twice with exponential back-off (1 s, then 4 s) and jitter. Keep to one call at a time when X-RateLimit-Remaining is low.",
     "",
+    `MCP: agents that speak the Model Context Protocol can add ${base}/mcp (Streamable HTTP) with the header \`Authorization: Bearer <key>\`, the key read from ${KEY_ENV}. Its tools are search, contents and each of the caller's live designed endpoints; listing them is free, each call spends one call of the plan.`,
+    "",
     `The full contract is the OpenAPI document at ${base}/openapi.json.`,
   ].join("\n");
 }
@@ -83,9 +85,31 @@ export function clientRecipes(base: string): Record<string, ClientRecipe> {
       install: `mkdir -p .cursor/rules && curl -sS ${guideUrl} | python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt"])' > .cursor/rules/agentic-search.mdc`,
       invoke: "In Cursor's agent chat: \"Use the agentic search rule to research <your question>; the key is in $" + KEY_ENV + '."',
     },
+    // MCP clients: the server is added once, then its tools are the agent's own. The key stays in the environment.
+    mcp_claude_code: {
+      install: `claude mcp add --transport http agentic-search ${base}/mcp --header "Authorization: Bearer $${KEY_ENV}"`,
+      invoke: 'claude "Use the agentic-search search tool to research: <your question>"',
+    },
+    mcp_cursor: {
+      install: `mkdir -p .cursor && echo '${JSON.stringify({ mcpServers: { "agentic-search": mcpEntry(base) } })}' > .cursor/mcp.json`,
+      invoke: 'In Cursor\'s agent chat: "Use the agentic-search search tool to research <your question>."',
+    },
+    mcp_vscode: {
+      install: `mkdir -p .vscode && echo '${JSON.stringify({ servers: { "agentic-search": { type: "http", ...mcpEntry(base) } } })}' > .vscode/mcp.json`,
+      invoke: 'In Copilot\'s agent mode: "#search <your question>"',
+    },
+    mcp_streamable_http: {
+      install: "Any MCP client with the Streamable HTTP transport; nothing else to install.",
+      invoke: JSON.stringify({ transport: "streamable-http", url: `${base}/mcp`, headers: { Authorization: `Bearer $${KEY_ENV}` } }),
+    },
     codex: {
       install: `curl -sS ${guideUrl} | python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt"])' >> AGENTS.md`,
       invoke: `codex "Use the agentic search API described in AGENTS.md (key in $${KEY_ENV}) to research: <your question>"`,
     },
   };
+}
+
+/** An mcp.json server entry: the header names the environment variable, never the key. */
+function mcpEntry(base: string) {
+  return { url: `${base}/mcp`, headers: { Authorization: `Bearer \${env:${KEY_ENV}}` } };
 }

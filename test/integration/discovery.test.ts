@@ -26,7 +26,18 @@ describe("GET /v1/agent-integration", () => {
     expect(body.auth).toEqual({ header: "X-API-Key", env_var: "CRITIQUE_API_KEY" });
     for (const topic of ["X-API-Key", "429", "Retry-After", "422", "/v1/account", "back-off", "Streaming"])
       expect(body.prompt).toContain(topic);
-    expect(Object.keys(body.clients).sort()).toEqual(["claude_code", "codex", "curl", "cursor", "javascript", "python"]);
+    expect(Object.keys(body.clients).sort()).toEqual([
+      "claude_code",
+      "codex",
+      "curl",
+      "cursor",
+      "javascript",
+      "mcp_claude_code",
+      "mcp_cursor",
+      "mcp_streamable_http",
+      "mcp_vscode",
+      "python",
+    ]);
     for (const recipe of Object.values(body.clients) as { install: string; invoke: string }[]) {
       expect(recipe.install.length).toBeGreaterThan(0);
       expect(recipe.invoke.length).toBeGreaterThan(0);
@@ -35,6 +46,27 @@ describe("GET /v1/agent-integration", () => {
     expect(body.clients.python.invoke).toContain('os.environ["CRITIQUE_API_KEY"]');
     expect(body.clients.javascript.invoke).toContain("process.env.CRITIQUE_API_KEY");
     expect(body.resources).toEqual({ openapi: `${app.url}/openapi.json`, docs: `${app.url}/docs` });
+  });
+
+  test("MCP set-ups point at /mcp and take the key from CRITIQUE_API_KEY", async () => {
+    const body = await jsonOf(app.fetch("/v1/agent-integration"));
+    expect(body.prompt).toContain(`${app.url}/mcp`);
+    expect(body.clients.mcp_claude_code.install).toBe(
+      `claude mcp add --transport http agentic-search ${app.url}/mcp --header "Authorization: Bearer $CRITIQUE_API_KEY"`,
+    );
+    for (const name of ["mcp_cursor", "mcp_vscode"]) {
+      const json = /echo '(.+)' >/.exec(body.clients[name].install)![1]!;
+      const servers = JSON.parse(json).mcpServers ?? JSON.parse(json).servers;
+      expect(servers["agentic-search"]).toMatchObject({
+        url: `${app.url}/mcp`,
+        headers: { Authorization: "Bearer ${env:CRITIQUE_API_KEY}" },
+      });
+    }
+    expect(JSON.parse(body.clients.mcp_streamable_http.invoke)).toEqual({
+      transport: "streamable-http",
+      url: `${app.url}/mcp`,
+      headers: { Authorization: "Bearer $CRITIQUE_API_KEY" },
+    });
   });
 
   test("never inlines a key", async () => {
