@@ -113,3 +113,34 @@ export function clientRecipes(base: string): Record<string, ClientRecipe> {
 function mcpEntry(base: string) {
   return { url: `${base}/mcp`, headers: { Authorization: `Bearer \${env:${KEY_ENV}}` } };
 }
+
+/**
+ * /llms.txt in the llmstxt.org layout: a title, a one-line summary, then
+ * sections of links. The route list is the app's own, as in the guide.
+ */
+export function llmsText(base: string, routes: RouteSummary[]): string {
+  const route = (r: RouteSummary) =>
+    `- [${r.method} ${r.path}](${base}${r.path}): ${r.summary || "see the OpenAPI document"}${r.authenticated ? "" : " (no key)"}`;
+  return [
+    "# Agentic search",
+    "",
+    "> Searches the web, reads the sources and answers with cited sources, as JSON or as a stream; account owners turn a research task into a typed endpoint. Wire-compatible with Critique Labs' API.",
+    "",
+    `Send the API key in the X-API-Key header (MCP clients: Authorization: Bearer), read from the environment variable ${KEY_ENV}; never put it in a URL.`,
+    "",
+    "## API",
+    "",
+    ...routes.map(route),
+    "",
+    "## Agents",
+    "",
+    `- [MCP, Streamable HTTP](${base}/mcp): tools search, contents and each of your live designed endpoints; listing is free, each call spends one call of your plan`,
+    `- [Integration guide](${base}/v1/agent-integration): instructions an agent can follow as written, and client set-ups`,
+    "",
+    "## Docs",
+    "",
+    `- [OpenAPI document](${base}/openapi.json): the whole contract`,
+    `- [Reference](${base}/docs)`,
+    "",
+  ].join("\n");
+}

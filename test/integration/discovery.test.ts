@@ -69,6 +69,18 @@ describe("GET /v1/agent-integration", () => {
     });
   });
 
+  test("/llms.txt lists the API's routes, the MCP endpoint and the docs for agents, without a key", async () => {
+    const response = await app.fetch("/llms.txt");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toStartWith("text/plain");
+    const text = await response.text();
+    expect(text).toStartWith("# Agentic search\n\n> ");
+    expect(text).toContain(`- [POST /v1/search](${app.url}/v1/search): `);
+    expect(text).toContain(`- [MCP, Streamable HTTP](${app.url}/mcp)`);
+    expect(text).toContain(`(${app.url}/openapi.json)`);
+    expect(text).toContain("CRITIQUE_API_KEY");
+  });
+
   test("never inlines a key", async () => {
     const { apiKey } = await app.account();
     const text = await (await app.fetch("/v1/agent-integration", { headers: { "X-API-Key": apiKey } })).text();
