@@ -1,0 +1,71 @@
+/**
+ * The MCP Inspector's CLI (@modelcontextprotocol/inspector-cli), a client we
+ * did not write, lists and calls the tools of /mcp on the running app.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+
+const INSPECTOR = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/inspector-cli/build/index.js", import.meta.url));
+
+let database: TestDatabase;
+let world: SearchWorld;
+let app: TestApp;
+let apiKey: string;
+
+beforeAll(async () => {
+  world = startSearchWorld();
+  database = await freshDatabase();
+  app = await startTestApp(database, { env: world.env(), resolver: world.resolver });
+  apiKey = (await app.account({ name: "inspector", limit: 100_000 })).apiKey;
+});
+afterAll(async () => {
+  await app.stop();
+  await database.drop();
+  world.stop();
+});
+
+/** Runs the inspector's CLI against /mcp with the key as a bearer header; its JSON answer. */
+async function inspect(...args: string[]): Promise<any> {
+  const child = Bun.spawn(
+    [process.execPath, INSPECTOR, `${app.url}/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${apiKey}`, ...args],
+    // Its build reads its own package.json by a path it checks against the working directory: run it from its folder.
+    { stdout: "pipe", stderr: "pipe", cwd: dirname(INSPECTOR) },
+  );
+  const timer = setTimeout(() => child.kill(), 30_000);
+  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`the inspector exited ${code}: ${err}`);
+  return JSON.parse(out);
+}
+
+test("the inspector lists the tools and calls search and contents", async () => {
+  const listed = await inspect("--method", "tools/list");
+  expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["search", "contents"]);
+
+  const searched = await inspect(
+    "--method",
+    "tools/call",
+    "--tool-name",
+    "search",
+    "--tool-arg",
+    "prompt=When will construction of the river bridge begin?",
+  );
+  expect(searched.isError ?? false).toBe(false);
+  expect(searched.content[0].text).toMatch(/\[1\]/);
+  expect(searched.structuredContent.context.length).toBeGreaterThan(0);
+
+  const read = await inspect(
+    "--method",
+    "tools/call",
+    "--tool-name",
+    "contents",
+    "--tool-arg",
+    `url=${world.url("news.test", "/bridge.html")}`,
+    "format=text",
+  );
+  expect(read.content[0].text).toContain("approved the new river bridge");
+}, 90_000);
