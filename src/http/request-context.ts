@@ -31,6 +31,8 @@ export interface RequestMeta {
   apiId?: number;
   /** Set when the call's research run waited for a slot: how long, and how many runs were waiting ahead of it. */
   queued?: { waitedMs: number; ahead: number };
+  /** Set by the MCP face before it calls a research route: hears the run start and each of its events, for progress. */
+  hear?: (event: { type: "started" | "context" | "response"; content?: unknown }) => void;
 }
 
 const metas = new WeakMap<Request, RequestMeta>();

@@ -17,8 +17,10 @@ import {
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
+  type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { EndpointsContext } from "../endpoints/service.ts";
+import { requestMeta, type RequestMeta } from "../http/request-context.ts";
 import { callerTools, type ToolRoute } from "./tools.ts";
 
 /** Calls one of the app's own routes: buildApp hands in its `handle`. */
@@ -69,14 +71,15 @@ export function mcpServer(deps: McpDeps, caller: McpCaller, signal: AbortSignal)
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = (await listed()).find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
-    const response = await deps.dispatch(
-      new Request(`${INTERNAL}${tool.path}`, {
-        method: "POST",
-        headers: { "x-api-key": caller.key, "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify(request.params.arguments ?? {}),
-        signal: AbortSignal.any([signal, extra.signal]),
-      }),
-    );
+    const call = new Request(`${INTERNAL}${tool.path}`, {
+      method: "POST",
+      headers: { "x-api-key": caller.key, "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(request.params.arguments ?? {}),
+      signal: AbortSignal.any([signal, extra.signal]),
+    });
+    const token = request.params._meta?.progressToken;
+    if (token !== undefined && tool.name === "search") requestMeta(call).hear = progressOf(token, extra.sendNotification);
+    const response = await deps.dispatch(call);
     const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
     if (CALLER_REFUSED.has(response.status)) {
       const retryAfter = Number(response.headers.get("retry-after")) || undefined;
@@ -91,6 +94,30 @@ export function mcpServer(deps: McpDeps, caller: McpCaller, signal: AbortSignal)
     return tool.answer === "page" ? pageResult(body) : researchResult(body);
   });
   return server;
+}
+
+type Notify = (notification: ServerNotification) => Promise<void>;
+
+/**
+ * Progress of a search as notifications/progress, in order: the run has its
+ * slot and is searching, the pages are read (how many sources), the answer
+ * is being written. Planning happens before the first and says nothing.
+ */
+function progressOf(token: string | number, notify: Notify): NonNullable<RequestMeta["hear"]> {
+  const TOTAL = 3;
+  let answering = false;
+  const send = (progress: number, message: string) => {
+    // A client that went away cannot be told; the run goes on to its answer or its own end.
+    notify({ method: "notifications/progress", params: { progressToken: token, progress, total: TOTAL, message } }).catch(() => {});
+  };
+  return (event) => {
+    if (event.type === "started") send(1, "searching the web");
+    else if (event.type === "context") send(2, `read ${Array.isArray(event.content) ? event.content.length : 0} sources`);
+    else if (!answering) {
+      answering = true;
+      send(3, "answering");
+    }
+  };
 }
 
 /** The route's own words for a refusal: its detail (a string, or FastAPI's list of issues) and its code. */

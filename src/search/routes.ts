@@ -24,7 +24,11 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
       let events: RunEvents;
       try {
         const research = checkSearchBody(runs, body);
-        if (!streamed) return await collect(await startSearch(runs, research, answeredCall(request)));
+        if (!streamed) {
+          const run = await startSearch(runs, research, answeredCall(request));
+          meta.hear?.({ type: "started" });
+          return await collect(run, meta.hear);
+        }
         // The stream outlives this handler: its run records the usage when it ends.
         meta.usageRecordedLater = true;
         // The stream starts once the run has its slot: until then the caller waits for the response's head.

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, ProgressNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { client, landmarkEndpoint } from "../helpers/endpoints.ts";
@@ -91,6 +91,29 @@ describe("tools/call", () => {
     expect(typeof structured.response).toBe("string");
     expect(structured.context[0]!.id).toBe(1);
     expect(Number.isInteger(structured.info.token_usage)).toBe(true);
+  });
+
+  test("search sends progress in order when the client asks for it: searching, the sources read, answering", async () => {
+    const mcp = await connect(apiKey);
+    await mcp.listTools();
+    const heard: { progress: number; total?: number; message?: string }[] = [];
+    const result = await mcp.callTool(
+      { name: "search", arguments: { prompt: "When will construction of the river bridge begin?" } },
+      undefined,
+      { onprogress: (p) => heard.push(p) },
+    );
+    expect(result.isError).toBeFalsy();
+    const sources = (result.structuredContent as { context: unknown[] }).context.length;
+    expect(heard).toEqual([
+      { progress: 1, total: 3, message: "searching the web" },
+      { progress: 2, total: 3, message: `read ${sources} sources` },
+      { progress: 3, total: 3, message: "answering" },
+    ]);
+    // Without a progress token nothing is sent: the call above is the only one that asked.
+    const quiet: unknown[] = [];
+    mcp.setNotificationHandler(ProgressNotificationSchema, (n) => void quiet.push(n));
+    await mcp.callTool({ name: "search", arguments: { prompt: "When will construction of the river bridge begin?" } });
+    expect(quiet).toEqual([]);
   });
 
   test("search with output_format answers an object of that shape", async () => {

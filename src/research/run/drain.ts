@@ -33,12 +33,13 @@ export async function drain(events: RunEvents, onEvent: (event: ResearchEvent) =
   }
 }
 
-/** Drains a run into Critique's JSON body: text deltas joined, or the one structured object. */
-export async function collect(events: RunEvents): Promise<SearchAnswer> {
+/** Drains a run into Critique's JSON body: text deltas joined, or the one structured object. `hear` sees each event as it comes. */
+export async function collect(events: RunEvents, hear?: (event: ResearchEvent) => void): Promise<SearchAnswer> {
   let text = "";
   let object: Record<string, unknown> | null = null;
   let context: ContextEntry[] = [];
   const info = await drain(events, (event) => {
+    hear?.(event);
     if (event.type === "context") context = event.content;
     else if (typeof event.content === "string") text += event.content;
     else object = event.content;
