@@ -198,7 +198,19 @@ clause("4 · GET /v1/agent-integration", "no authentication: 200 JSON with or wi
 
 clause("4 · GET /v1/agent-integration", "clients holds per-tool install and invoke commands", async () => {
   const { clients } = await jsonOf(s.app.fetch("/v1/agent-integration"));
-  expect(Object.keys(clients).sort()).toEqual(["claude_code", "codex", "curl", "cursor", "javascript", "python"]);
+  // The tools the guide feeds, and the MCP clients that add /mcp (issue 16).
+  expect(Object.keys(clients).sort()).toEqual([
+    "claude_code",
+    "codex",
+    "curl",
+    "cursor",
+    "javascript",
+    "mcp_claude_code",
+    "mcp_cursor",
+    "mcp_streamable_http",
+    "mcp_vscode",
+    "python",
+  ]);
   for (const recipe of Object.values(clients) as Rec[]) {
     expect(Object.keys(recipe).sort()).toEqual(["install", "invoke"]);
     expect(typeof recipe.install).toBe("string");
