@@ -256,6 +256,21 @@ export const publishedVersions = pgTable(
   (table) => [uniqueIndex("published_versions_number_idx").on(table.publishedId, table.version)],
 );
 
+/** The published endpoints an account has chosen to use from its agents: each is one of its MCP tools. */
+export const marketplaceSubscriptions = pgTable(
+  "marketplace_subscriptions",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    publishedId: text("published_id")
+      .notNull()
+      .references(() => publishedEndpoints.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("marketplace_subscriptions_pair_idx").on(table.accountId, table.publishedId)],
+);
+
 /**
  * Dashboard sessions. The cookie carries a random token; only its SHA-256
  * is stored. Each session has its own CSRF token, which every request that

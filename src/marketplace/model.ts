@@ -63,3 +63,8 @@ export const PublicStubParams = t.Object({ public_stub: t.String({ maxLength: 64
 export const ShownVersionQuery = t.Object({
   version: t.Optional(t.Numeric({ minimum: 1, maximum: 1_000_000, description: "A published version (default: the newest)." })),
 });
+
+export const SubscriptionView = t.Object({
+  public_stub: t.String(),
+  subscribed: t.Boolean({ description: "Whether the endpoint is now among your MCP tools." }),
+});

@@ -3,6 +3,7 @@
  * published endpoints (any authenticated account).
  */
 import { Elysia, t } from "elysia";
+import { subscribe, unsubscribe } from "./subscriptions.ts";
 import { ApiIdParams, RunBody, RunResponse, VERSION_SEGMENT } from "../endpoints/model.ts";
 import { runCall, runnable } from "../endpoints/runtime/call.ts";
 import type { EndpointsContext } from "../endpoints/service.ts";
@@ -12,7 +13,16 @@ import { secured } from "../http/openapi.ts";
 import { answeredCall, requestMeta } from "../http/request-context.ts";
 import type { RunDeps } from "../research/run/hold.ts";
 import { browseListings, findCallable, listingDetail, publishedView, snapshotOf } from "./listings.ts";
-import { BrowseQuery, ListingDetail, ListingPage, PublicStubParams, Published, PublishBody, ShownVersionQuery } from "./model.ts";
+import {
+  BrowseQuery,
+  ListingDetail,
+  ListingPage,
+  PublicStubParams,
+  Published,
+  PublishBody,
+  ShownVersionQuery,
+  SubscriptionView,
+} from "./model.ts";
 import { publishVersion } from "./service.ts";
 
 const tags = ["Marketplace"];
@@ -63,6 +73,21 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
         }),
       },
     )
+    .post("/marketplace/:public_stub/subscribe", async ({ caller, params }) => subscribe(ctx, caller.accountId, params.public_stub), {
+      params: PublicStubParams,
+      response: { 200: SubscriptionView },
+      detail: secured({
+        tags,
+        summary: "Use a published endpoint from your agents: it becomes one of your MCP tools",
+        description:
+          "Idempotent. Calling the endpoint by its public stub needs no subscription; the subscription only lists it among the tools of /mcp.",
+      }),
+    })
+    .delete("/marketplace/:public_stub/subscribe", async ({ caller, params }) => unsubscribe(ctx, caller.accountId, params.public_stub), {
+      params: PublicStubParams,
+      response: { 200: SubscriptionView },
+      detail: secured({ tags, summary: "Stop using a published endpoint from your agents (idempotent)" }),
+    })
     .post(
       "/published-service/:api_stub",
       async ({ params, body, request }) => {

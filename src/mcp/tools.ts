@@ -1,12 +1,17 @@
 /**
- * The tools the MCP face lists for a caller: `search` and `contents`, and one
- * per live designed endpoint of theirs. Each is a route of the HTTP API with
+ * The tools the MCP face lists for a caller: `search` and `contents`, one
+ * per live designed endpoint of theirs, and one per published endpoint they
+ * subscribed to. Each is a route of the HTTP API with
  * the route's own body as its input: a tool call is that route called with
  * the caller's key (see server.ts), so a tool can never do what the route
  * would refuse.
  */
 import type { JsonSchema } from "../research/output-format.ts";
+import { requestSchema, responseSchema } from "../endpoints/integration.ts";
 import { listEndpoints } from "../endpoints/reads.ts";
+import { shownInputs } from "../endpoints/record.ts";
+import type { OutputFormat } from "../endpoints/rules.ts";
+import { subscribedEndpoints } from "../marketplace/subscriptions.ts";
 import type { EndpointsContext } from "../endpoints/service.ts";
 
 export interface ToolRoute {
@@ -84,7 +89,13 @@ const BUILT_IN = [SEARCH, CONTENTS];
 /** MCP tool names: letters, digits, "_", "-" and ".", at most 64 (protocol revision 2025-11-25). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** The caller's tools: the built-ins, then each endpoint's live version under its stub. */
+/**
+ * The caller's tools: the built-ins, each of their endpoints' live version
+ * under its stub, then each published endpoint they subscribed to, its
+ * newest version under its public stub (or `<stub>_published` where that
+ * name is taken). A listing whose publisher is suspended is left out: its
+ * calls are refused.
+ */
 export async function callerTools(endpoints: EndpointsContext, accountId: string, base: string): Promise<ToolRoute[]> {
   const tools = [...BUILT_IN];
   for (const record of await listEndpoints(endpoints, accountId, true, base)) {
@@ -99,6 +110,21 @@ export async function callerTools(endpoints: EndpointsContext, accountId: string
       inputSchema: record.integration.request_schema,
       outputSchema: record.integration.response_schema,
       path: `/v1/user-defined-service/${record.stub}`,
+      answer: "research",
+    });
+  }
+  for (const sub of await subscribedEndpoints(endpoints, accountId)) {
+    if (sub.publisherStatus !== "active") continue;
+    const name = tools.some((t) => t.name === sub.publicStub) ? `${sub.publicStub}_published` : sub.publicStub;
+    if (!TOOL_NAME.test(name)) continue;
+    const inputs = shownInputs(sub.newest.inputs);
+    tools.push({
+      name,
+      title: sub.title,
+      description: `${sub.title} (from the marketplace): ${sub.description || sub.newest.originalPrompt}`.slice(0, 1000),
+      inputSchema: requestSchema(inputs),
+      outputSchema: responseSchema(sub.newest.outputFormat as OutputFormat),
+      path: `/v1/published-service/${sub.publicStub}`,
       answer: "research",
     });
   }

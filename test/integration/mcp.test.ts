@@ -166,6 +166,50 @@ describe("tools/call", () => {
   });
 });
 
+describe("published endpoints the caller uses from its agents", () => {
+  test("subscribing lists a published endpoint as a tool that runs its newest version; unsubscribing removes it", async () => {
+    const publisher = client(app, (await app.account({ name: "publisher", limit: 100_000 })).apiKey);
+    const draft = (await publisher.json("POST", "/v1/design-api", { ...landmarkEndpoint, api_name: "Tower facts for sale" })).response;
+    const published = await publisher.json("POST", `/v1/design-api/${draft.id}/publish`, { public_stub: "tower-facts" });
+    expect(published.public_stub).toBe("tower-facts");
+
+    const mcp = await connect(apiKey);
+    expect((await mcp.listTools()).tools.map((t) => t.name)).not.toContain("tower-facts");
+    const me = client(app, apiKey);
+    const subscribed = await me.call("POST", "/v1/marketplace/tower-facts/subscribe");
+    expect(subscribed.status).toBe(200);
+    expect(await subscribed.json()).toEqual({ public_stub: "tower-facts", subscribed: true });
+    // Idempotent.
+    expect((await me.call("POST", "/v1/marketplace/tower-facts/subscribe")).status).toBe(200);
+
+    // A subscription is the subscriber's own.
+    const bystander = await connect((await app.account({ name: "bystander", limit: 100_000 })).apiKey);
+    expect((await bystander.listTools()).tools.map((t) => t.name)).not.toContain("tower-facts");
+    const tool = (await mcp.listTools()).tools.find((t) => t.name === "tower-facts");
+    expect(tool?.description).toContain("from the marketplace");
+    expect(tool?.inputSchema.required).toEqual(["landmark"]);
+    const result = await mcp.callTool({ name: "tower-facts", arguments: { landmark: "Eiffel Tower" } });
+    expect(result.isError).toBeFalsy();
+    expect(Object.keys((result.structuredContent as { response: object }).response).sort()).toEqual([
+      "completed_year",
+      "designer",
+      "height_metres",
+    ]);
+
+    expect(await (await me.call("DELETE", "/v1/marketplace/tower-facts/subscribe")).json()).toEqual({
+      public_stub: "tower-facts",
+      subscribed: false,
+    });
+    expect((await mcp.listTools()).tools.map((t) => t.name)).not.toContain("tower-facts");
+  });
+
+  test("subscribing to a listing that does not exist is a 404", async () => {
+    const response = await client(app, apiKey).call("POST", "/v1/marketplace/no-such-listing/subscribe");
+    expect(response.status).toBe(404);
+    expect((await response.json()).error).toBe("not_found");
+  });
+});
+
 describe("refusals", () => {
   test("no key, or a bad one, is an HTTP 401 that names Bearer, before any MCP message", async () => {
     for (const headers of [{}, { authorization: "Bearer not-a-key" }] as Record<string, string>[]) {
