@@ -26,6 +26,7 @@ import { engineDeps } from "./research/wiring.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import type { Dispatch } from "./mcp/server.ts";
+import { McpSessions } from "./mcp/sessions.ts";
 import { searchRoutes } from "./search/routes.ts";
 import { searchSocket } from "./search/ws.ts";
 import type { Config } from "./config.ts";
@@ -65,7 +66,12 @@ export interface AppDeps {
   background: BackgroundWrites;
   /** Limit-evasion detection: hears every research call of a Free account. Absent: nothing is counted. */
   abuse?: AbuseDetector;
+  /** The MCP sessions this process holds (shutdown closes them). Absent: the app makes its own. */
+  mcpSessions?: McpSessions;
 }
+
+/** Calls that change which tools an account's MCP sessions list: its endpoints' lifecycle and its subscriptions. */
+const TOOLS_CHANGE = /^(?:POST|PATCH|PUT|DELETE) \/v1\/(?:design-api|marketplace\/[^/]+\/subscribe)/;
 
 export type AppConfig = Pick<
   Config,
@@ -136,6 +142,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     bodies ??= new Map(listed.map((r) => [`${r.method} ${r.path}`, (r.hooks as { body?: unknown }).body]));
     return bodies.get(`${method} ${route}`);
   };
+  const mcpSessions = deps.mcpSessions ?? new McpSessions(() => deps.clock.now());
   // The MCP face calls the app's own routes; the app is composed below.
   let handle: Dispatch = () => Promise.reject(new Error("the app is not composed yet"));
   const app = new Elysia({
@@ -151,6 +158,8 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
       requestContext(
         deps.log,
         ({ meta, method, route, status }) => {
+          // A change to what the caller's MCP tools are reaches its open sessions.
+          if (meta.caller && status < 400 && TOOLS_CHANGE.test(`${method} ${route}`)) mcpSessions.toolsChanged(meta.caller.accountId);
           if (!meta.caller || meta.usageRecordedLater) return;
           deps.usage.record({
             caller: meta.caller,
@@ -183,12 +192,17 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
     // A tool call is a call of the route behind it, made in this process with the caller's key.
     .use(
-      mcpRoutes(auth.authenticator, {
-        endpoints,
-        dispatch: (request) => handle(request),
-        publicBase: config.publicBaseUrl ?? "http://localhost",
-        version: API_VERSION,
-      }),
+      mcpRoutes(
+        auth.authenticator,
+        {
+          endpoints,
+          dispatch: (request) => handle(request),
+          publicBase: config.publicBaseUrl ?? "http://localhost",
+          version: API_VERSION,
+        },
+        mcpSessions,
+        () => deps.clock.now(),
+      ),
     )
     .use(
       dashboardRoutes(auth, identity, {

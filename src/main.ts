@@ -13,6 +13,7 @@ import { KeyCache } from "./accounts/key-cache.ts";
 import { StandingWatch } from "./accounts/standing-watch.ts";
 import { BackgroundWrites } from "./background.ts";
 import { bootstrapFirstAccount } from "./accounts/service.ts";
+import { McpSessions } from "./mcp/sessions.ts";
 import { buildApp } from "./app.ts";
 import { systemClock } from "./clock.ts";
 import { systemResolver } from "./contents/egress/resolver.ts";
@@ -73,8 +74,9 @@ const extractor = new ExtractionPool(config.extraction, log);
 const background = new BackgroundWrites();
 // The detector's own verbs (throttle, suspend) reach this process's running calls through `standing` at once.
 const abuse = createAbuseDetector(config, { accounts: { db: database.db, clock, keyCache, standing }, log, background });
+const mcpSessions = new McpSessions(() => clock.now());
 const app = buildApp(
-  { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse },
+  { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse, mcpSessions },
   config,
   {
     draining: () => draining,
@@ -116,6 +118,8 @@ async function shutdown(signal: string): Promise<void> {
   if (draining) return;
   draining = true;
   log.info("draining", { signal, timeout_ms: config.shutdownTimeoutMs });
+  // An MCP session's notification stream never ends by itself: closing the sessions ends them (clients reconnect elsewhere).
+  mcpSessions.closeAll();
   // The listener stays open while requests and streams already running finish: new ones hear 503 draining
   // (drain.ts) instead of a refused connection. Then it closes; what outlives the deadline is cut.
   const until = performance.now() + config.shutdownTimeoutMs;

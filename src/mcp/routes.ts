@@ -1,9 +1,12 @@
 /**
- * /mcp: the Model Context Protocol's Streamable HTTP transport, stateless
- * (every POST is answered on its own; nothing is kept between them). The key
- * comes as X-API-Key or as `Authorization: Bearer <key>`, which MCP clients
- * send. Listing tools and initialising spend nothing; each tool call spends
- * one call of the caller's bucket in the route it calls (see server.ts).
+ * /mcp: the Model Context Protocol's Streamable HTTP transport. An initialize
+ * opens a session (Mcp-Session-Id), whose GET stream carries
+ * notifications/tools/list_changed when the account's tools change (see
+ * sessions.ts). The key comes with every request, as X-API-Key or as
+ * `Authorization: Bearer <key>` (what MCP clients send); a session is only
+ * ever reached with a key of the account that opened it. Listing tools and
+ * initialising spend nothing; each tool call spends one call of the caller's
+ * bucket in the route it calls (see server.ts).
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
@@ -11,6 +14,7 @@ import type { Authenticator } from "../http/auth.ts";
 import { presentedKey } from "../http/auth.ts";
 import { unauthorized } from "../errors.ts";
 import { mcpServer, type McpDeps } from "./server.ts";
+import type { McpSessions } from "./sessions.ts";
 
 /** The key an MCP client presents: X-API-Key, else a bearer token. */
 function mcpKey(request: Request): string | null {
@@ -18,7 +22,13 @@ function mcpKey(request: Request): string | null {
   return presentedKey(request) ?? bearer ?? null;
 }
 
-export function mcpRoutes(authenticator: Authenticator, deps: McpDeps) {
+const SESSION_ID = /^[0-9a-f-]{36}$/;
+
+/** What the protocol answers for a session this server does not hold: the client initialises again. */
+const sessionGone = () =>
+  Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "session not found; initialize again" }, id: null }, { status: 404 });
+
+export function mcpRoutes(authenticator: Authenticator, deps: McpDeps, sessions: McpSessions, now: () => number) {
   const handle = async ({ request, body, set }: { request: Request; body: unknown; set: { headers: Record<string, unknown> } }) => {
     const key = mcpKey(request);
     // MCP clients read WWW-Authenticate on a 401 to learn how to authenticate.
@@ -26,10 +36,27 @@ export function mcpRoutes(authenticator: Authenticator, deps: McpDeps) {
     if (key === null) throw unauthorized();
     const caller = await authenticator.byKey(key);
     delete set.headers["www-authenticate"];
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    const server = mcpServer(deps, { accountId: caller.accountId, key }, request.signal);
+    const options = {
+      ...(request.method === "POST" ? { parsedBody: body } : {}),
+      authInfo: { token: key, clientId: caller.accountId, scopes: [] },
+    };
+    const id = request.headers.get("mcp-session-id");
+    if (id !== null) {
+      const session = SESSION_ID.test(id) ? sessions.find(id, caller.accountId) : null;
+      if (!session) return sessionGone();
+      if (request.method === "GET") session.listening = true;
+      return session.transport.handleRequest(request, options);
+    }
+    // No session yet: the transport accepts only an initialize here, and holds the session once it is made.
+    const server = mcpServer(deps, caller.accountId);
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: (sid) =>
+        sessions.add(sid, { accountId: caller.accountId, server, transport, lastSeen: now(), listening: false }),
+      onsessionclosed: (sid) => sessions.close(sid),
+    });
     await server.connect(transport);
-    return transport.handleRequest(request, request.method === "POST" ? { parsedBody: body } : {});
+    return transport.handleRequest(request, options);
   };
   // JSON-RPC over HTTP is the MCP specification's to describe, not OpenAPI's: the route stays out of the document.
   const detail = { hide: true };

@@ -1,7 +1,6 @@
 /**
- * One MCP server per request (the transport is stateless): it lists the
- * caller's tools and runs a call by calling the tool's HTTP route in-process
- * with the caller's key. The route does everything it does for an HTTP
+ * The MCP server of a session: it lists the caller's tools and runs a call
+ * by calling the tool's HTTP route in-process with the caller's key. The route does everything it does for an HTTP
  * caller (validation, the plan's rate limit, the 4.1 runtime rules, usage
  * and credit), so the MCP face adds no second way to reach them.
  *
@@ -21,16 +20,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { EndpointsContext } from "../endpoints/service.ts";
 import { requestMeta, type RequestMeta } from "../http/request-context.ts";
-import { callerTools, type ToolRoute } from "./tools.ts";
+import { callerTools } from "./tools.ts";
 
 /** Calls one of the app's own routes: buildApp hands in its `handle`. */
 export type Dispatch = (request: Request) => Promise<Response>;
-
-export interface McpCaller {
-  accountId: string;
-  /** The key the caller presented: the routes the tools call are called with it. */
-  key: string;
-}
 
 export interface McpDeps {
   endpoints: EndpointsContext;
@@ -46,7 +39,11 @@ const CALLER_REFUSED = new Set([401, 402, 403, 429]);
 /** The internal base of the routes a tool calls; never leaves the process. */
 const INTERNAL = "http://mcp.internal";
 
-export function mcpServer(deps: McpDeps, caller: McpCaller, signal: AbortSignal): Server {
+/**
+ * The server of one session of the account. Each request brings its own key
+ * (as authInfo): a tool call is made with the key that made it.
+ */
+export function mcpServer(deps: McpDeps, accountId: string): Server {
   const server = new Server(
     { name: "agentic-search", title: "Agentic search", version: deps.version },
     {
@@ -55,8 +52,8 @@ export function mcpServer(deps: McpDeps, caller: McpCaller, signal: AbortSignal)
         "search answers a prompt from the web with cited sources; contents reads one page; every other tool is one of your designed endpoints.",
     },
   );
-  let tools: Promise<ToolRoute[]> | null = null;
-  const listed = () => (tools ??= callerTools(deps.endpoints, caller.accountId, deps.publicBase));
+  // Read afresh on every request: a session outlives releases, deletions and subscriptions.
+  const listed = () => callerTools(deps.endpoints, accountId, deps.publicBase);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await listed()).map((t) => ({
@@ -71,11 +68,13 @@ export function mcpServer(deps: McpDeps, caller: McpCaller, signal: AbortSignal)
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = (await listed()).find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
+    const key = extra.authInfo?.token;
+    if (!key) throw new McpError(REFUSED, "missing or invalid API key", { status: 401, error: "unauthorized" });
     const call = new Request(`${INTERNAL}${tool.path}`, {
       method: "POST",
-      headers: { "x-api-key": caller.key, "content-type": "application/json", accept: "application/json" },
+      headers: { "x-api-key": key, "content-type": "application/json", accept: "application/json" },
       body: JSON.stringify(request.params.arguments ?? {}),
-      signal: AbortSignal.any([signal, extra.signal]),
+      signal: extra.signal,
     });
     const token = request.params._meta?.progressToken;
     if (token !== undefined && tool.name === "search") requestMeta(call).hear = progressOf(token, extra.sendNotification);

@@ -11,6 +11,7 @@ import { KeyCache } from "../../src/accounts/key-cache.ts";
 import { StandingWatch } from "../../src/accounts/standing-watch.ts";
 import { createAccount, type AccountsContext } from "../../src/accounts/service.ts";
 import { buildApp } from "../../src/app.ts";
+import { McpSessions } from "../../src/mcp/sessions.ts";
 import { BackgroundWrites } from "../../src/background.ts";
 import { systemClock, type Clock } from "../../src/clock.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
@@ -61,6 +62,8 @@ export interface TestApp {
   clock: Clock;
   limiter: RateLimiter;
   abuse: AbuseDetector | undefined;
+  /** The MCP sessions the app holds: a test waits for a client's notification stream before changing its tools. */
+  mcpSessions: McpSessions;
   usage: UsageRecorder;
   load: InFlightGauge;
   pageReads: PageReads;
@@ -106,8 +109,24 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
         { accounts: { db: database.handle.db, clock, keyCache, standing }, log, background },
       )
     : undefined;
+  const mcpSessions = new McpSessions(() => clock.now());
   const app = buildApp(
-    { database: database.handle, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse },
+    {
+      database: database.handle,
+      limiter,
+      usage,
+      clock,
+      log,
+      load,
+      keyCache,
+      standing,
+      fetcher,
+      pageReads,
+      extractor,
+      background,
+      abuse,
+      mcpSessions,
+    },
     config,
   );
   app.listen({ port: options.port ?? 0, hostname: "127.0.0.1" });
@@ -121,6 +140,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     clock,
     limiter,
     abuse,
+    mcpSessions,
     usage,
     load,
     pageReads,
@@ -137,6 +157,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
       return { accountId: created.account.id, keyId: created.key.id, apiKey: created.secret };
     },
     async stop() {
+      mcpSessions.closeAll();
       await app.stop(true);
       await unfollow();
       await pageReads.drain();

@@ -5,11 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError, ProgressNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { client, landmarkEndpoint } from "../helpers/endpoints.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let database: TestDatabase;
 let world: SearchWorld;
@@ -207,6 +208,61 @@ describe("published endpoints the caller uses from its agents", () => {
     const response = await client(app, apiKey).call("POST", "/v1/marketplace/no-such-listing/subscribe");
     expect(response.status).toBe(404);
     expect((await response.json()).error).toBe("not_found");
+  });
+});
+
+describe("sessions", () => {
+  test("creating, releasing or deleting an endpoint sends tools/list_changed to the account's open sessions, and to no one else's", async () => {
+    const owner = await app.account({ name: "releaser", limit: 100_000 });
+    const mcp = await connect(owner.apiKey);
+    expect(mcp.transport?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    let changes = 0;
+    mcp.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
+    const quiet = await app.account({ name: "quiet", limit: 100_000 });
+    const bystander = await connect(quiet.apiKey);
+    let overheard = 0;
+    bystander.setNotificationHandler(ToolListChangedNotificationSchema, () => void overheard++);
+    // The client opens its notification stream once initialised: wait until the server has it.
+    await waitFor(
+      () => app.mcpSessions.listening(owner.accountId) === 1 && app.mcpSessions.listening(quiet.accountId) === 1,
+      "the notification streams",
+    );
+
+    const owned = client(app, owner.apiKey);
+    const draft = (await owned.json("POST", "/v1/design-api", { ...landmarkEndpoint, api_name: "Released tower facts" })).response;
+    await waitFor(() => changes === 1, "a notification after the endpoint was created");
+    expect((await mcp.listTools()).tools.map((t) => t.name)).toContain(draft.stub);
+    expect((await owned.call("POST", `/v1/design-api/${draft.id}/release`)).status).toBe(200);
+    await waitFor(() => changes === 2, "a notification after the release");
+    expect((await owned.call("DELETE", `/v1/design-api/${draft.id}`)).status).toBe(200);
+    await waitFor(() => changes === 3, "a notification after the deletion");
+    expect((await mcp.listTools()).tools.map((t) => t.name)).not.toContain(draft.stub);
+    // A refused change announces nothing.
+    expect((await owned.call("POST", "/v1/design-api/999999999/release")).status).toBe(404);
+    await Bun.sleep(100);
+    expect(changes).toBe(3);
+    expect(overheard).toBe(0);
+  });
+
+  test("a session is reached only with a key of the account that opened it, and an unknown one is a 404", async () => {
+    const mcp = await connect(apiKey);
+    const id = mcp.transport!.sessionId!;
+    const someone = (await app.account({ name: "intruder", limit: 100_000 })).apiKey;
+    const post = (key: string, session: string) =>
+      app.fetch("/mcp", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${key}`,
+          "mcp-session-id": session,
+          "mcp-protocol-version": "2025-11-25",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" }),
+      });
+    expect((await post(someone, id)).status).toBe(404);
+    expect((await post(apiKey, "00000000-0000-0000-0000-000000000000")).status).toBe(404);
+    expect((await post(apiKey, id)).status).toBe(200);
   });
 });
 

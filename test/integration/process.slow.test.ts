@@ -3,6 +3,8 @@
  * running server, a bad environment, and a graceful shutdown.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -217,5 +219,22 @@ describe("graceful shutdown", () => {
     expect(await server.child.exited).toBe(0);
     expect(server.output()).toContain('"msg":"stopped"');
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+
+  test("an MCP client's open notification stream does not hold SIGTERM to its deadline", async () => {
+    const env = await freshEnvironment();
+    const server = await startServer({ ...env, SHUTDOWN_TIMEOUT_MS: "20000" });
+    const [, key] = await waitForOutput(server, KEY_LINE);
+    const mcp = new Client({ name: "process-test", version: "1.0.0" });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
+    expect((await mcp.listTools()).tools.length).toBeGreaterThanOrEqual(2);
+    const started = performance.now();
+    server.child.kill("SIGTERM");
+    expect(await server.child.exited).toBe(0);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(server.output()).not.toContain("shutdown deadline passed");
+    await mcp.close().catch(() => {});
   });
 });
