@@ -3,7 +3,7 @@
  * published endpoints (any authenticated account).
  */
 import { Elysia, t } from "elysia";
-import { subscribe, unsubscribe } from "./subscriptions.ts";
+import { subscribe, subscription, unsubscribe } from "./subscriptions.ts";
 import { ApiIdParams, RunBody, RunResponse, VERSION_SEGMENT } from "../endpoints/model.ts";
 import { runCall, runnable } from "../endpoints/runtime/call.ts";
 import type { EndpointsContext } from "../endpoints/service.ts";
@@ -73,6 +73,11 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
         }),
       },
     )
+    .get("/marketplace/:public_stub/subscribe", async ({ caller, params }) => subscription(ctx, caller.accountId, params.public_stub), {
+      params: PublicStubParams,
+      response: { 200: SubscriptionView },
+      detail: secured({ tags, summary: "Whether you use a published endpoint from your agents (one of your MCP tools)" }),
+    })
     .post("/marketplace/:public_stub/subscribe", async ({ caller, params }) => subscribe(ctx, caller.accountId, params.public_stub), {
       params: PublicStubParams,
       response: { 200: SubscriptionView },

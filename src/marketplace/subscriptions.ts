@@ -23,6 +23,17 @@ export async function subscribe(ctx: EndpointsContext, accountId: string, public
   return { public_stub: listing.publicStub, subscribed: true };
 }
 
+/** Whether the account uses the listing from its agents. */
+export async function subscription(ctx: EndpointsContext, accountId: string, publicStub: string): Promise<Subscription> {
+  const { listing } = await findPublished(ctx, publicStub);
+  const rows = await ctx.db
+    .select({ accountId: marketplaceSubscriptions.accountId })
+    .from(marketplaceSubscriptions)
+    .where(and(eq(marketplaceSubscriptions.accountId, accountId), eq(marketplaceSubscriptions.publishedId, listing.id)))
+    .limit(1);
+  return { public_stub: listing.publicStub, subscribed: rows.length > 0 };
+}
+
 export async function unsubscribe(ctx: EndpointsContext, accountId: string, publicStub: string): Promise<Subscription> {
   const { listing } = await findPublished(ctx, publicStub);
   await ctx.db

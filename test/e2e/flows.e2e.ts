@@ -209,6 +209,19 @@ test("a second owner finds the published endpoint in the marketplace and runs it
   await expect(page.getByText(/Done: \d+ tokens/)).toBeVisible();
   await shot(page, info, "listing");
 
+  // "Use in my agents" puts the listing among the second owner's MCP tools, and survives a reload.
+  const agents = page.getByRole("checkbox", { name: "List it among my MCP tools" });
+  await expect(agents).not.toBeChecked();
+  // The box follows the server's answer, not the click: click, then wait for it.
+  await agents.click();
+  await expect(agents).toBeChecked();
+  await page.reload();
+  await expect(page.getByRole("checkbox", { name: "List it among my MCP tools" })).toBeChecked();
+  await page.getByRole("checkbox", { name: "List it among my MCP tools" }).click();
+  await expect(page.getByRole("checkbox", { name: "List it among my MCP tools" })).not.toBeChecked();
+  await page.reload();
+  await expect(page.getByRole("checkbox", { name: "List it among my MCP tools" })).not.toBeChecked();
+
   // Nothing of the first owner's: keys, endpoints (the draft included), usage.
   await page.goto("/dashboard/keys");
   await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();

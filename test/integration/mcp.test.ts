@@ -180,8 +180,9 @@ describe("published endpoints the caller uses from its agents", () => {
     const subscribed = await me.call("POST", "/v1/marketplace/tower-facts/subscribe");
     expect(subscribed.status).toBe(200);
     expect(await subscribed.json()).toEqual({ public_stub: "tower-facts", subscribed: true });
-    // Idempotent.
+    // Idempotent, and readable.
     expect((await me.call("POST", "/v1/marketplace/tower-facts/subscribe")).status).toBe(200);
+    expect(await me.json("GET", "/v1/marketplace/tower-facts/subscribe")).toEqual({ public_stub: "tower-facts", subscribed: true });
 
     // A subscription is the subscriber's own.
     const bystander = await connect((await app.account({ name: "bystander", limit: 100_000 })).apiKey);
@@ -202,6 +203,7 @@ describe("published endpoints the caller uses from its agents", () => {
       subscribed: false,
     });
     expect((await mcp.listTools()).tools.map((t) => t.name)).not.toContain("tower-facts");
+    expect(await me.json("GET", "/v1/marketplace/tower-facts/subscribe")).toEqual({ public_stub: "tower-facts", subscribed: false });
   });
 
   test("subscribing to a listing that does not exist is a 404", async () => {

@@ -138,3 +138,9 @@ export interface ListingPage {
   page: number;
   per_page: number;
 }
+
+/** Whether the account uses a published endpoint from its agents (GET/POST/DELETE /v1/marketplace/{stub}/subscribe). */
+export interface Subscription {
+  public_stub: string;
+  subscribed: boolean;
+}

@@ -8,7 +8,7 @@ import { PageHeading } from "../components/PageHeading.tsx";
 import { RunForm } from "../components/RunForm.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { formatTime } from "../format.ts";
-import type { EndpointInput, ListingDetail } from "../model.ts";
+import type { EndpointInput, ListingDetail, Subscription } from "../model.ts";
 import { BASE, Link } from "../router.tsx";
 
 function InputsTable({ inputs }: { inputs: EndpointInput[] }) {
@@ -49,6 +49,42 @@ function InputsTable({ inputs }: { inputs: EndpointInput[] }) {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** "Use in my agents": the listing among the account's MCP tools, or not. */
+function AgentsToggle({ publicStub }: { publicStub: string }) {
+  const path = `/v1/marketplace/${encodeURIComponent(publicStub)}/subscribe`;
+  const state = useLoad((signal) => api.get<Subscription>(path, { signal }), [publicStub]);
+  const [subscribed, setSubscribed] = useState<boolean | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const on = subscribed ?? state.data?.subscribed ?? false;
+  const toggle = async (next: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = next ? await api.post<Subscription>(path) : await api.delete<Subscription>(path);
+      setSubscribed(answer.subscribed);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="listing-agents-heading">
+      <h2 id="listing-agents-heading">Use in my agents</h2>
+      <label class="check">
+        <input type="checkbox" checked={on} disabled={busy || state.loading} onChange={(e) => void toggle(e.currentTarget.checked)} />
+        List it among my MCP tools
+      </label>
+      <p class="hint">
+        Your agents reach it through <code class="wrap">{`${location.origin}/mcp`}</code> as the tool <code>{publicStub}</code>; each call
+        is billed to your account.
+      </p>
+      <ErrorMessage error={error ?? state.error} />
+    </section>
   );
 }
 
@@ -148,6 +184,8 @@ export function ListingPage({ publicStub }: { publicStub: string }) {
         </p>
         <RunForm inputs={data.inputs} path={runPath} idPrefix="market-" />
       </section>
+
+      <AgentsToggle publicStub={data.public_stub} />
 
       <section class="card" aria-labelledby="listing-integration-heading">
         <h2 id="listing-integration-heading">Integration</h2>
