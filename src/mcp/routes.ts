@@ -13,6 +13,7 @@ import { Elysia } from "elysia";
 import type { Authenticator } from "../http/auth.ts";
 import { presentedKey } from "../http/auth.ts";
 import { unauthorized } from "../errors.ts";
+import { SessionEventLog } from "./event-log.ts";
 import { mcpServer, type McpDeps } from "./server.ts";
 import type { McpSessions } from "./sessions.ts";
 
@@ -51,6 +52,8 @@ export function mcpRoutes(authenticator: Authenticator, deps: McpDeps, sessions:
     const server = mcpServer(deps, caller.accountId);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
+      // A dropped stream resumes with Last-Event-ID: a long search's answer is not lost with the connection.
+      eventStore: new SessionEventLog(),
       onsessioninitialized: (sid) =>
         sessions.add(sid, { accountId: caller.accountId, server, transport, lastSeen: now(), listening: false }),
       onsessionclosed: (sid) => sessions.close(sid),

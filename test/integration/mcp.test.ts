@@ -268,6 +268,81 @@ describe("sessions", () => {
   });
 });
 
+describe("a dropped stream", () => {
+  /** Reads SSE events off a response until `until` accepts one; the reader is left for the caller to cancel. */
+  async function readEvents(response: Response, until: (e: { id?: string; data: string }) => boolean) {
+    const reader = response.body!.getReader();
+    const events: { id?: string; data: string }[] = [];
+    let buffer = "";
+    while (!events.some(until)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += new TextDecoder().decode(value);
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const id = /^id: (.*)$/m.exec(block)?.[1];
+        const data = [...block.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join("\n");
+        events.push({ ...(id ? { id } : {}), data });
+      }
+    }
+    return { events, reader };
+  }
+
+  test("a search whose stream drops is resumed with Last-Event-ID, and the answer arrives on the new stream", async () => {
+    const headers = {
+      authorization: `Bearer ${apiKey}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const init = await app.fetch("/mcp", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "resume-test", version: "1.0.0" } },
+      }),
+    });
+    const session = init.headers.get("mcp-session-id")!;
+    await readEvents(init, (e) => e.data.includes('"id":1')).then(({ reader }) => reader.cancel());
+    const inSession = { ...headers, "mcp-session-id": session };
+    await app.fetch("/mcp", {
+      method: "POST",
+      headers: inSession,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    });
+
+    const call = await app.fetch("/mcp", {
+      method: "POST",
+      headers: inSession,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "search", arguments: { prompt: "When will construction of the river bridge begin?" } },
+      }),
+    });
+    // The first event primes the cursor; the connection drops before the answer.
+    const primed = await readEvents(call, (e) => e.id !== undefined);
+    const cursor = primed.events.find((e) => e.id !== undefined)!.id!;
+    await primed.reader.cancel();
+
+    const resumed = await app.fetch("/mcp", {
+      method: "GET",
+      headers: { ...inSession, accept: "text/event-stream", "last-event-id": cursor },
+    });
+    expect(resumed.status).toBe(200);
+    const { events, reader } = await readEvents(resumed, (e) => e.data.includes('"id":2'));
+    await reader.cancel();
+    const answer = JSON.parse(events.find((e) => e.data.includes('"id":2'))!.data);
+    expect(answer.result.content[0].text).toMatch(/\[1\]/);
+    expect(answer.result.structuredContent.context.length).toBeGreaterThan(0);
+  });
+});
+
 describe("refusals", () => {
   test("no key, or a bad one, is an HTTP 401 that names Bearer, before any MCP message", async () => {
     for (const headers of [{}, { authorization: "Bearer not-a-key" }] as Record<string, string>[]) {
