@@ -15,7 +15,7 @@ interface Logged {
   bytes: number;
 }
 
-export const EVENT_LOG_LIMITS = { events: 256, bytes: 4 * 1024 * 1024 };
+export const EVENT_LOG_LIMITS = { events: 256, bytes: 512 * 1024 };
 
 export class SessionEventLog implements EventStore {
   private readonly events: Logged[] = [];

@@ -28,7 +28,8 @@ export interface SessionLimits {
   idleMs: number;
 }
 
-export const SESSION_LIMITS: SessionLimits = { perAccount: 16, total: 10_000, idleMs: 30 * 60_000 };
+// With each session's event log (event-log.ts) at most 512 KB, the sessions of one process hold at most about 512 MB.
+export const SESSION_LIMITS: SessionLimits = { perAccount: 16, total: 1_000, idleMs: 30 * 60_000 };
 
 export class McpSessions {
   private readonly sessions = new Map<string, McpSession>();
