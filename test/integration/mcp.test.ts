@@ -357,6 +357,25 @@ describe("refusals", () => {
     await expect(connect("not-a-key")).rejects.toThrow();
   });
 
+  test("hostile or malformed bodies are 4xx, never a 500", async () => {
+    const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
+    for (const body of ["{not json", '"a string"', "[]", deep, '{"jsonrpc":"2.0","id":1,"method":"tools/list\u0000"}', "{}"]) {
+      const response = await app.fetch("/mcp", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body,
+      });
+      expect({ body: body.slice(0, 30), status: response.status >= 400 && response.status < 500 }).toEqual({
+        body: body.slice(0, 30),
+        status: true,
+      });
+    }
+  });
+
   test("a key past its plan's limit: the tool call is a JSON-RPC error with the 429 and its wait", async () => {
     const account = await app.account({ name: "free plan" });
     const mcp = await connect(account.apiKey);
