@@ -144,3 +144,23 @@ export function llmsText(base: string, routes: RouteSummary[]): string {
     "",
   ].join("\n");
 }
+
+/**
+ * /.well-known/mcp: where and how to reach the MCP face, for clients and
+ * registries that look for it. The MCP SDK defines no server card yet, so
+ * this holds what a client needs to connect and nothing it could not learn
+ * from initialize.
+ */
+export function mcpCard(base: string, version: string, protocolVersion: string) {
+  return {
+    name: "agentic-search",
+    title: "Agentic search",
+    version,
+    description: "Web search with cited answers, page reading, and your own designed endpoints, as MCP tools.",
+    protocol_version: protocolVersion,
+    transport: { type: "streamable-http", url: `${base}/mcp` },
+    authentication: { type: "bearer", header: "Authorization", env_var: KEY_ENV, also: "X-API-Key" },
+    tools: ["search", "contents", "one per live designed endpoint of the caller", "one per published endpoint the caller subscribed to"],
+    documentation: { llms_txt: `${base}/llms.txt`, integration: `${base}/v1/agent-integration`, openapi: `${base}/openapi.json` },
+  };
+}

@@ -1,7 +1,8 @@
 import { Elysia, t } from "elysia";
 import { API_VERSION } from "../http/openapi.ts";
 import { baseUrlOf } from "../http/base-url.ts";
-import { clientRecipes, integrationPrompt, KEY_ENV, llmsText, type RouteSummary } from "./guide.ts";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { clientRecipes, integrationPrompt, KEY_ENV, llmsText, mcpCard, type RouteSummary } from "./guide.ts";
 
 const Recipe = t.Object({ install: t.String(), invoke: t.String() });
 
@@ -26,6 +27,9 @@ export function discoveryRoutes(publicBaseUrl: string | undefined, routes: () =>
       // A file for agents at the root, as llmstxt.org has it; the OpenAPI document describes the /v1 interface.
       { detail: { hide: true } },
     )
+    .get("/.well-known/mcp", ({ request }) => mcpCard(baseUrlOf(request, publicBaseUrl), API_VERSION, LATEST_PROTOCOL_VERSION), {
+      detail: { hide: true },
+    })
     .get(
       "/v1/agent-integration",
       ({ request }) => {

@@ -81,6 +81,17 @@ describe("GET /v1/agent-integration", () => {
     expect(text).toContain("CRITIQUE_API_KEY");
   });
 
+  test("/.well-known/mcp says where the MCP face is and how to authenticate, without a key", async () => {
+    const card = await jsonOf(app.fetch("/.well-known/mcp"));
+    expect(card).toMatchObject({
+      name: "agentic-search",
+      protocol_version: "2025-11-25",
+      transport: { type: "streamable-http", url: `${app.url}/mcp` },
+      authentication: { type: "bearer", header: "Authorization", env_var: "CRITIQUE_API_KEY" },
+    });
+    expect(card.tools.slice(0, 2)).toEqual(["search", "contents"]);
+  });
+
   test("never inlines a key", async () => {
     const { apiKey } = await app.account();
     const text = await (await app.fetch("/v1/agent-integration", { headers: { "X-API-Key": apiKey } })).text();
