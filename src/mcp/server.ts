@@ -1,8 +1,9 @@
 /**
  * The MCP server of a session: it lists the caller's tools and runs a call
- * by calling the tool's HTTP route in-process with the caller's key. The route does everything it does for an HTTP
- * caller (validation, the plan's rate limit, the 4.1 runtime rules, usage
- * and credit), so the MCP face adds no second way to reach them.
+ * by calling the tool's HTTP route in-process with the caller's key. The
+ * route does everything it does for an HTTP caller (validation, the plan's
+ * rate limit, the 4.1 runtime rules, usage and credit), so the MCP face adds
+ * no second way to reach them.
  *
  * A route's refusal of the call itself (400, 404, 422, an upstream failure)
  * is a tool result with isError, which the agent reads and can act on; a
@@ -47,9 +48,10 @@ export function mcpServer(deps: McpDeps, accountId: string): Server {
   const server = new Server(
     { name: "agentic-search", title: "Agentic search", version: deps.version },
     {
-      capabilities: { tools: { listChanged: false } },
+      // Releases, deletions and subscriptions are announced to the session (sessions.ts).
+      capabilities: { tools: { listChanged: true } },
       instructions:
-        "search answers a prompt from the web with cited sources; contents reads one page; every other tool is one of your designed endpoints.",
+        "search answers a prompt from the web with cited sources; contents reads one page; every other tool is one of your designed endpoints or a published endpoint you subscribed to.",
     },
   );
   // Read afresh on every request: a session outlives releases, deletions and subscriptions.

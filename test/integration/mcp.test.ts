@@ -56,7 +56,7 @@ describe("initialize and tools/list", () => {
   test("the server names itself, and lists search, contents and the caller's live endpoint, never another account's", async () => {
     const mcp = await connect(apiKey);
     expect(mcp.getServerVersion()?.name).toBe("agentic-search");
-    expect(mcp.getServerCapabilities()?.tools).toBeDefined();
+    expect(mcp.getServerCapabilities()?.tools).toEqual({ listChanged: true });
     const { tools } = await mcp.listTools();
     const names = tools.map((t) => t.name);
     expect(names.slice(0, 2)).toEqual(["search", "contents"]);
