@@ -197,7 +197,6 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
         {
           endpoints,
           dispatch: (request) => handle(request),
-          publicBase: config.publicBaseUrl ?? "http://localhost",
           version: API_VERSION,
         },
         mcpSessions,

@@ -54,10 +54,16 @@ function listingView(listing: ListingRow, versions: q.SnapshotRow[]) {
   };
 }
 
-/** A published endpoint by its public stub, or 404. */
-export async function findPublished(ctx: EndpointsContext, publicStub: string): Promise<PublishedEndpoint> {
+/** A listing by its public stub, without its versions, or 404. */
+export async function findListing(ctx: EndpointsContext, publicStub: string): Promise<q.ListingWithPublisher> {
   const listing = await q.publishedByStub(ctx.db, publicStub);
   if (!listing) throw notFound("published endpoint");
+  return listing;
+}
+
+/** A published endpoint by its public stub, or 404. */
+export async function findPublished(ctx: EndpointsContext, publicStub: string): Promise<PublishedEndpoint> {
+  const listing = await findListing(ctx, publicStub);
   return { listing, versions: await q.snapshots(ctx.db, listing.id) };
 }
 

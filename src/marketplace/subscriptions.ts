@@ -6,7 +6,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { accounts, marketplaceSubscriptions, publishedEndpoints, type AccountStatus } from "../../db/schema.ts";
 import type { EndpointsContext } from "../endpoints/service.ts";
-import { findPublished } from "./listings.ts";
+import { findListing } from "./listings.ts";
 import * as q from "./queries.ts";
 
 export interface Subscription {
@@ -15,7 +15,7 @@ export interface Subscription {
 }
 
 export async function subscribe(ctx: EndpointsContext, accountId: string, publicStub: string): Promise<Subscription> {
-  const { listing } = await findPublished(ctx, publicStub);
+  const listing = await findListing(ctx, publicStub);
   await ctx.db
     .insert(marketplaceSubscriptions)
     .values({ accountId, publishedId: listing.id, createdAt: new Date(ctx.clock.now()) })
@@ -25,7 +25,7 @@ export async function subscribe(ctx: EndpointsContext, accountId: string, public
 
 /** Whether the account uses the listing from its agents. */
 export async function subscription(ctx: EndpointsContext, accountId: string, publicStub: string): Promise<Subscription> {
-  const { listing } = await findPublished(ctx, publicStub);
+  const listing = await findListing(ctx, publicStub);
   const rows = await ctx.db
     .select({ accountId: marketplaceSubscriptions.accountId })
     .from(marketplaceSubscriptions)
@@ -35,7 +35,7 @@ export async function subscription(ctx: EndpointsContext, accountId: string, pub
 }
 
 export async function unsubscribe(ctx: EndpointsContext, accountId: string, publicStub: string): Promise<Subscription> {
-  const { listing } = await findPublished(ctx, publicStub);
+  const listing = await findListing(ctx, publicStub);
   await ctx.db
     .delete(marketplaceSubscriptions)
     .where(and(eq(marketplaceSubscriptions.accountId, accountId), eq(marketplaceSubscriptions.publishedId, listing.id)));
@@ -60,9 +60,14 @@ export async function subscribedEndpoints(ctx: EndpointsContext, accountId: stri
     .innerJoin(accounts, eq(accounts.id, publishedEndpoints.ownerAccountId))
     .where(eq(marketplaceSubscriptions.accountId, accountId))
     .orderBy(asc(marketplaceSubscriptions.createdAt));
+  // Every listing's versions in one query, not one per subscription.
+  const versions = await q.snapshotsOfMany(
+    ctx.db,
+    rows.map((r) => r.published.id),
+  );
   const out: Subscribed[] = [];
   for (const row of rows) {
-    const newest = (await q.snapshots(ctx.db, row.published.id)).at(-1);
+    const newest = versions.get(row.published.id)?.at(-1);
     if (!newest) continue;
     out.push({
       publicStub: row.published.publicStub,

@@ -29,7 +29,6 @@ export type Dispatch = (request: Request) => Promise<Response>;
 export interface McpDeps {
   endpoints: EndpointsContext;
   dispatch: Dispatch;
-  publicBase: string;
   version: string;
 }
 
@@ -55,7 +54,7 @@ export function mcpServer(deps: McpDeps, accountId: string): Server {
     },
   );
   // Read afresh on every request: a session outlives releases, deletions and subscriptions.
-  const listed = () => callerTools(deps.endpoints, accountId, deps.publicBase);
+  const listed = () => callerTools(deps.endpoints, accountId);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await listed()).map((t) => ({

@@ -8,7 +8,8 @@
  */
 import type { JsonSchema } from "../research/output-format.ts";
 import { requestSchema, responseSchema } from "../endpoints/integration.ts";
-import { listEndpoints } from "../endpoints/reads.ts";
+import { liveVersion } from "../endpoints/lifecycle.ts";
+import { ownerVersions, type VersionWithStub } from "../endpoints/queries.ts";
 import { shownInputs } from "../endpoints/record.ts";
 import type { OutputFormat } from "../endpoints/rules.ts";
 import { subscribedEndpoints } from "../marketplace/subscriptions.ts";
@@ -96,37 +97,47 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
  * name is taken). A listing whose publisher is suspended is left out: its
  * calls are refused.
  */
-export async function callerTools(endpoints: EndpointsContext, accountId: string, base: string): Promise<ToolRoute[]> {
+export async function callerTools(endpoints: EndpointsContext, accountId: string): Promise<ToolRoute[]> {
   const tools = [...BUILT_IN];
-  for (const record of await listEndpoints(endpoints, accountId, true, base)) {
-    if (!record.is_live) continue;
-    // A stub that is also a built-in's name ("search") keeps the built-in's; the endpoint is named apart.
-    const name = BUILT_IN.some((t) => t.name === record.stub) ? `${record.stub}_endpoint` : record.stub;
-    if (!TOOL_NAME.test(name)) continue;
+  const add = (name: string, tool: Omit<ToolRoute, "name" | "inputSchema" | "outputSchema" | "answer">, version: Contract) => {
+    if (!TOOL_NAME.test(name)) return;
     tools.push({
+      ...tool,
       name,
-      title: record.api_name,
-      description: `${record.api_name}: ${record.original_prompt}`.slice(0, 1000),
-      inputSchema: record.integration.request_schema,
-      outputSchema: record.integration.response_schema,
-      path: `/v1/user-defined-service/${record.stub}`,
+      description: tool.description.slice(0, 1000),
+      inputSchema: requestSchema(shownInputs(version.inputs)),
+      outputSchema: responseSchema(version.outputFormat as OutputFormat),
       answer: "research",
     });
+  };
+  const lineages = new Map<string, VersionWithStub[]>();
+  for (const row of await ownerVersions(endpoints.db, accountId))
+    lineages.set(row.endpointId, [...(lineages.get(row.endpointId) ?? []), row]);
+  for (const versions of lineages.values()) {
+    const live = versions.find((v) => v.version === liveVersion(versions))!;
+    // A stub that is also a built-in's name ("search") keeps the built-in's; the endpoint is named apart.
+    const name = BUILT_IN.some((t) => t.name === live.stub) ? `${live.stub}_endpoint` : live.stub;
+    add(
+      name,
+      { title: live.apiName, description: `${live.apiName}: ${live.originalPrompt}`, path: `/v1/user-defined-service/${live.stub}` },
+      live,
+    );
   }
   for (const sub of await subscribedEndpoints(endpoints, accountId)) {
     if (sub.publisherStatus !== "active") continue;
     const name = tools.some((t) => t.name === sub.publicStub) ? `${sub.publicStub}_published` : sub.publicStub;
-    if (!TOOL_NAME.test(name)) continue;
-    const inputs = shownInputs(sub.newest.inputs);
-    tools.push({
+    add(
       name,
-      title: sub.title,
-      description: `${sub.title} (from the marketplace): ${sub.description || sub.newest.originalPrompt}`.slice(0, 1000),
-      inputSchema: requestSchema(inputs),
-      outputSchema: responseSchema(sub.newest.outputFormat as OutputFormat),
-      path: `/v1/published-service/${sub.publicStub}`,
-      answer: "research",
-    });
+      {
+        title: sub.title,
+        description: `${sub.title} (from the marketplace): ${sub.description || sub.newest.originalPrompt}`,
+        path: `/v1/published-service/${sub.publicStub}`,
+      },
+      sub.newest,
+    );
   }
   return tools;
 }
+
+/** What a tool's schemas are read from: an endpoint version or a published snapshot. */
+type Contract = { inputs: unknown[]; outputFormat: unknown };
