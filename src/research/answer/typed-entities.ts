@@ -62,9 +62,9 @@ function overlaps(spans: Span[], span: Span): boolean {
 // The last word of an organisation's name: "University and College Union" is one name, "Bank of America and Wells Fargo" two.
 const ORGANISATION_HEAD =
   /^(?:Union|Association|Institute|Society|Council|Foundation|Federation|Commission|Committee|League|Alliance|Coalition|Party|Company|Corporation|Group|Trust|Agency|Authority|Board|Department|Ministry|Organization|Organisation|Center|Centre|College|School|University|Museum|Library|Club)$/u;
-// Words that end only a company's name.
+// Words that end only a company's name (besides the heads above).
 const COMPANY_SUFFIX =
-  /^(?:Inc|Corp|Corporation|Ltd|LLC|plc|GmbH|AG|SA|Co|Company|Holdings|Airlines|Airways|Bank|Group|Partners|Studios|Labs|Technologies|Systems|Hotels|Motors|Media)\.?$/u;
+  /^(?:Inc|Corp|Ltd|LLC|plc|GmbH|AG|SA|Co|Holdings|Airlines|Airways|Bank|Partners|Studios|Labs|Technologies|Systems|Hotels|Motors|Media)\.?$/u;
 
 /** Whether a name is written as an organisation's: its last word is one only organisations end in. */
 export function organisationName(name: string): boolean {

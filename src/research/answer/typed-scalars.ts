@@ -232,9 +232,8 @@ export function extractBoolean(
     const said = { text: ev.text, terms: ev.terms ?? termsOf(ev.text) };
     const says = (c: string) => hasTerm(said, [c, ...(EQUIVALENTS[c] ?? [])]);
     // The field's other words may be in the sentence before, for a pronoun to stand for; what is asserted may not.
-    const before = OPENING_PRONOUN.test(ev.text) ? context.before?.(ev.sentence) : null;
-    const prior = before ? { text: before.text, terms: before.terms } : null;
-    const present = core.filter((c, i) => says(c) || (prior !== null && i < core.length - 1 && hasTerm(prior, [c]))).length;
+    const prior = OPENING_PRONOUN.test(ev.text) ? context.before?.(ev.sentence) : null;
+    const present = core.filter((c, i) => says(c) || (prior && i < core.length - 1 && hasTerm(prior, [c]))).length;
     // A light verb ("virtual_keyboard_tried") may be worded otherwise ("wasn't allowed to use the virtual keyboard").
     const last = core[core.length - 1]!;
     const settled = says(last) || ((LIGHT_VERBS.test(last) || ADVICE.test(last)) && core.length > 1 && present === core.length - 1);
