@@ -8,14 +8,27 @@
  * initialising spend nothing; each tool call spends one call of the caller's
  * bucket in the route it calls (see server.ts).
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import type { Authenticator } from "../http/auth.ts";
 import { presentedKey } from "../http/auth.ts";
 import { unauthorized } from "../errors.ts";
-import { SessionEventLog } from "./event-log.ts";
-import { mcpServer, type McpDeps } from "./server.ts";
+import type { McpDeps } from "./server.ts";
 import type { McpSessions } from "./sessions.ts";
+
+// The SDK (and zod with it) takes a few hundred milliseconds to load: a process that never serves /mcp never pays.
+let sdk: Promise<
+  [
+    typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    typeof import("./server.ts"),
+    typeof import("./event-log.ts"),
+  ]
+> | null = null;
+const loadSdk = () =>
+  (sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("./server.ts"),
+    import("./event-log.ts"),
+  ]));
 
 /** The key an MCP client presents: X-API-Key, else a bearer token. */
 function mcpKey(request: Request): string | null {
@@ -49,8 +62,9 @@ export function mcpRoutes(authenticator: Authenticator, deps: McpDeps, sessions:
       return session.transport.handleRequest(request, options);
     }
     // No session yet: the transport accepts only an initialize here, and holds the session once it is made.
+    const [{ WebStandardStreamableHTTPServerTransport }, { mcpServer }, { SessionEventLog }] = await loadSdk();
     const server = mcpServer(deps, caller.accountId);
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // A dropped stream resumes with Last-Event-ID: a long search's answer is not lost with the connection.
       eventStore: new SessionEventLog(),
