@@ -18,7 +18,7 @@ import type { PageReads } from "./contents/page-reads.ts";
 import { contentsRoutes } from "./contents/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { designRoutes } from "./endpoints/routes.ts";
-import { userServiceRoutes } from "./endpoints/service-routes.ts";
+import { userServiceRoutes } from "./endpoints/runtime/routes.ts";
 import { marketplaceRoutes } from "./marketplace/routes.ts";
 import type { RunDeps } from "./research/run/hold.ts";
 import { RunQueue } from "./research/run/queue.ts";

@@ -12,7 +12,7 @@ import * as q from "./accounts/queries.ts";
 import { accountView, addCredit, createAccount, createKey, keyView, revokeKey } from "./accounts/service.ts";
 import { systemClock } from "./clock.ts";
 import { ConfigError, describeEnvironment, loadConfig, type Config } from "./config.ts";
-import { KEY_ENV } from "./discovery/guide.ts";
+import { KEY_ENV } from "./accounts/keys.ts";
 import { indexUrls, progressBar, sitemapUrls } from "./contents/bulk-index.ts";
 import { systemResolver } from "./contents/egress/resolver.ts";
 import { SafeFetch } from "./contents/egress/safe-fetch.ts";

@@ -21,7 +21,7 @@ import { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import { ExtractionPool } from "./contents/extraction-pool.ts";
 import { PageReads } from "./contents/page-reads.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
-import { KEY_ENV } from "./discovery/guide.ts";
+import { KEY_ENV } from "./accounts/keys.ts";
 import { localBaseUrl } from "./http/base-url.ts";
 import { signInLinkUrl } from "./accounts/sign-in-links.ts";
 import { InFlightGauge } from "./limits/peak-load.ts";

@@ -10,7 +10,7 @@
  */
 import { inArray } from "drizzle-orm";
 import { accounts } from "../../db/schema.ts";
-import type { AccountsContext } from "../accounts/service.ts";
+import type { AccountsContext } from "../accounts/context.ts";
 import { changeStatus, shareBucket } from "../accounts/status.ts";
 import { planFor } from "../limits/plans.ts";
 import type { AbuseAction } from "./flags.ts";

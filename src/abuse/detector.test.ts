@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import type { Database } from "../../db/client.ts";
 import { BackgroundWrites } from "../background.ts";
 import { ManualClock } from "../clock.ts";
-import type { Caller } from "../http/caller.ts";
+import type { Caller } from "../caller.ts";
 import { createLogger } from "../log.ts";
 import { AbuseDetector } from "./detector.ts";
 import { KeyedHash } from "./keyed-hash.ts";

@@ -14,9 +14,9 @@
  * (throttled) and forgotten. A call is never slowed or refused by it.
  */
 import { randomBytes } from "node:crypto";
-import type { AccountsContext } from "../accounts/service.ts";
+import type { AccountsContext } from "../accounts/context.ts";
 import type { BackgroundWrites } from "../background.ts";
-import type { CallOrigin } from "../http/caller.ts";
+import type { CallOrigin } from "../caller.ts";
 import { planFor } from "../limits/plans.ts";
 import { throttledWarn, type Logger } from "../log.ts";
 import { actOnFlag } from "./actions.ts";

@@ -1,4 +1,4 @@
-import type { AccountsContext } from "../accounts/service.ts";
+import type { AccountsContext } from "../accounts/context.ts";
 import type { BackgroundWrites } from "../background.ts";
 import type { Config } from "../config.ts";
 import { FREE_PER_MINUTE } from "../limits/plans.ts";

@@ -4,12 +4,13 @@
  * they belong to. One 401 for every way a credential can be wrong.
  */
 import type { Authenticator } from "../http/auth.ts";
-import type { Caller } from "../http/caller.ts";
+import type { Caller } from "../caller.ts";
 import { sameHash } from "./keys.ts";
 import { unauthorized } from "../errors.ts";
-import { authenticate, type AccountsContext } from "./service.ts";
+import { authenticate } from "./service.ts";
+import type { AccountsContext } from "./context.ts";
 import { findSession } from "./sessions.ts";
-import { assertInGoodStanding } from "./status.ts";
+import { assertInGoodStanding } from "./standing.ts";
 
 export function accountsAuthenticator(ctx: AccountsContext): Authenticator {
   return {

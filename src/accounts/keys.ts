@@ -9,6 +9,8 @@ import { hash, timingSafeEqual } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_LABEL = "sk_live_";
+/** Where every snippet, guide and CLI hint tells a client to keep its key (Critique's clients read this variable). */
+export const KEY_ENV = "CRITIQUE_API_KEY";
 const BODY_LENGTH = 40;
 const CHECKSUM_LENGTH = 6;
 export const PREFIX_LENGTH = KEY_LABEL.length + 8;

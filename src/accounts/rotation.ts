@@ -10,7 +10,8 @@ import type { Database } from "../../db/client.ts";
 import { conflict, invalid, notFound } from "../errors.ts";
 import { looksLikeId } from "../ids.ts";
 import * as q from "./queries.ts";
-import { issueKey, type AccountsContext, type CreatedKey } from "./service.ts";
+import { issueKey, type CreatedKey } from "./service.ts";
+import type { AccountsContext } from "./context.ts";
 
 export const DEFAULT_GRACE_SECONDS = 86_400;
 export const MAX_GRACE_SECONDS = 30 * 86_400;

@@ -14,7 +14,8 @@ import {
   RotateKeyBody,
 } from "./model.ts";
 import { rotateKey } from "./rotation.ts";
-import { accountView, createKey, getAccount, getKey, keyView, listKeys, revokeKey, type AccountsContext } from "./service.ts";
+import { accountView, createKey, getAccount, getKey, keyView, listKeys, revokeKey } from "./service.ts";
+import type { AccountsContext } from "./context.ts";
 
 const tags = ["Account"];
 

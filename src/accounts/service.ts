@@ -2,34 +2,18 @@
  * Accounts and keys: the verbs behind the CLI, the routes and the first
  * start. Nothing here knows HTTP; ownership comes in as `accountId`.
  */
-import type { BackgroundWrites } from "../background.ts";
-import type { Clock } from "../clock.ts";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { invalid, notFound, unauthorized } from "../errors.ts";
 import { looksLikeId, newId } from "../ids.ts";
 import { ENTERPRISE_MAX_PER_MINUTE, ENTERPRISE_MIN_PER_MINUTE, planFor } from "../limits/plans.ts";
-import type { Caller } from "../http/caller.ts";
-import type { KeyCache, KeyLookup } from "./key-cache.ts";
-import type { StandingWatch } from "./standing-watch.ts";
+import type { Caller } from "../caller.ts";
+import type { AccountsContext } from "./context.ts";
+import type { KeyLookup } from "./key-cache.ts";
 import { generateApiKey, hashApiKey, parseApiKey, sameHash } from "./keys.ts";
 import * as q from "./queries.ts";
 import { insertSignInLink, type NewSignInLink } from "./sign-in-links.ts";
-import { assertInGoodStanding } from "./status.ts";
-import type { LogFields } from "../log.ts";
-
-export interface AccountsContext {
-  db: Database;
-  clock: Clock;
-  /** The server's lookup cache; the CLI runs without one. */
-  keyCache?: KeyCache;
-  /** The server's running calls per account: a suspension made here ends them without waiting for the feed. */
-  standing?: StandingWatch;
-  /** Where background writes that fail (the last-used stamp) are reported. */
-  warn?: (msg: string, fields?: LogFields) => void;
-  /** Tracks those writes, so shutdown and tests can wait on them. */
-  background?: BackgroundWrites;
-}
+import { assertInGoodStanding } from "./standing.ts";
 
 export const MICROS_PER_DOLLAR = 1_000_000;
 const TOUCH_INTERVAL_MS = 60_000;

@@ -9,7 +9,7 @@ import type { Database } from "../../db/client.ts";
 import { accounts, sessions } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
-import type { AccountsContext } from "./service.ts";
+import type { AccountsContext } from "./context.ts";
 
 const TOUCH_INTERVAL_MS = 5 * 60_000;
 

@@ -15,8 +15,8 @@ import type { Clock } from "../clock.ts";
 import { conflict, notFound, ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import * as q from "./queries.ts";
-import type { AccountsContext } from "./service.ts";
-import { assertInGoodStanding } from "./status.ts";
+import type { AccountsContext } from "./context.ts";
+import { assertInGoodStanding } from "./standing.ts";
 import { begin, checkCredentials, normalEmail, spendAttempt, type SignedIn, type SignInContext } from "./sign-in.ts";
 
 export const SIGN_IN_LINK_LIFETIME_MS = 15 * 60_000;

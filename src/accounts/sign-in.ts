@@ -9,15 +9,15 @@
 import type { Database } from "../../db/client.ts";
 import { isUniqueViolation } from "../../db/client.ts";
 import { conflict, invalid, InvalidInput, notFound, ServiceError, type ValidationIssue } from "../errors.ts";
-import { waitWords } from "../http/wait-words.ts";
+import { waitWords } from "../wait-words.ts";
 import { newId } from "../ids.ts";
 import type { RateLimiter } from "../limits/limiter.ts";
 import type { Plan } from "../limits/plans.ts";
 import { sameHash } from "./keys.ts";
 import * as q from "./queries.ts";
-import type { AccountsContext } from "./service.ts";
+import type { AccountsContext } from "./context.ts";
 import { endSession, findSession, startSession, type NewSession } from "./sessions.ts";
-import { assertInGoodStanding } from "./status.ts";
+import { assertInGoodStanding } from "./standing.ts";
 
 export interface SignInContext extends AccountsContext {
   limiter: RateLimiter;

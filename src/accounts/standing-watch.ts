@@ -13,7 +13,7 @@ import { accounts } from "../../db/schema.ts";
 import type { ServiceError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { AccountRow } from "./queries.ts";
-import { standingRefusal } from "./status.ts";
+import { standingRefusal } from "./standing.ts";
 
 type Standing = Pick<AccountRow, "id" | "status" | "statusReason">;
 type Stop = (refusal: ServiceError) => void;

@@ -10,29 +10,16 @@
 import { desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accountAudit, accounts, type AccountStatus } from "../../db/schema.ts";
-import { invalid, notFound, ServiceError } from "../errors.ts";
+import { invalid, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { AccountRow } from "./queries.ts";
-import type { AccountsContext } from "./service.ts";
+import type { AccountsContext } from "./context.ts";
 
 export type StatusAction = "suspend" | "reinstate" | "ban";
 export type AuditRow = typeof accountAudit.$inferSelect;
 
 const NEXT: Record<StatusAction, AccountStatus> = { suspend: "suspended", reinstate: "active", ban: "banned" };
 const MAX_REASON = 500;
-
-/** The 403 an account that is not active gets, or null when it may call. */
-export function standingRefusal(account: Pick<AccountRow, "status" | "statusReason">): ServiceError | null {
-  if (account.status === "active") return null;
-  const reason = account.statusReason?.trim() || "no reason given";
-  return new ServiceError("account_suspended", `this account is ${account.status}: ${reason}`);
-}
-
-/** Throws the 403 unless the account is active. */
-export function assertInGoodStanding(account: Pick<AccountRow, "status" | "statusReason">): void {
-  const refusal = standingRefusal(account);
-  if (refusal) throw refusal;
-}
 
 export interface StatusChange {
   accountId: string;

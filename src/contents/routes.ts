@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import type { CallOrigin } from "../http/caller.ts";
+import type { CallOrigin } from "../caller.ts";
 import { callOrigin, requestMeta } from "../http/request-context.ts";
 import { ContentsRequest, ContentsResponse, FetchErrorBody } from "./model.ts";
 import type { ContentsContext } from "./service.ts";

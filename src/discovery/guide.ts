@@ -4,14 +4,14 @@
  * ready-made commands per client, and links to the OpenAPI document. The
  * route list comes from the running app, so it never drifts from the code.
  */
+import { KEY_ENV } from "../accounts/keys.ts";
+
 export interface RouteSummary {
   method: string;
   path: string;
   summary: string;
   authenticated: boolean;
 }
-
-export const KEY_ENV = "CRITIQUE_API_KEY";
 
 export function integrationPrompt(base: string, routes: RouteSummary[]): string {
   const lines = routes.map((r) => `- ${r.method} ${base}${r.path}${r.authenticated ? "" : " (no key)"}: ${r.summary}`);

@@ -1,7 +1,8 @@
 import { Elysia, t } from "elysia";
 import { API_VERSION } from "../http/openapi.ts";
 import { baseUrlOf } from "../http/base-url.ts";
-import { clientRecipes, integrationPrompt, KEY_ENV, llmsText, mcpCard, type RouteSummary } from "./guide.ts";
+import { KEY_ENV } from "../accounts/keys.ts";
+import { clientRecipes, integrationPrompt, llmsText, mcpCard, type RouteSummary } from "./guide.ts";
 
 const Recipe = t.Object({ install: t.String(), invoke: t.String() });
 

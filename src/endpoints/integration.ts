@@ -5,7 +5,7 @@
  * request schema, code that works as written, and a hand-off an agent can
  * act on. The same object describes published endpoints.
  */
-import { KEY_ENV } from "../discovery/guide.ts";
+import { KEY_ENV } from "../accounts/keys.ts";
 import { toJsonSchema, type JsonSchema } from "../research/output-format.ts";
 import type { EndpointInput } from "./model.ts";
 import { isRequired, MAX_RESULTS, type OutputFormat } from "./rules.ts";

@@ -10,7 +10,7 @@
 import { Elysia } from "elysia";
 import { unauthorized } from "../errors.ts";
 import { sameOrigin } from "./base-url.ts";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "../caller.ts";
 import { clientAddress, type ClientAddressSettings } from "./client-address.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { rateLimited, rateLimitHeaders, type RateDecision } from "./rate-limit-headers.ts";

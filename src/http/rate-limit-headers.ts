@@ -1,5 +1,5 @@
 import { ServiceError } from "../errors.ts";
-import { waitWords } from "./wait-words.ts";
+import { waitWords } from "../wait-words.ts";
 
 /** What a rate limiter decided for one call (limits/ decides; this layer only says it). */
 export interface RateDecision {

@@ -6,7 +6,7 @@
  * exists from the very first hook and is freed with the request.
  */
 import { Elysia } from "elysia";
-import type { CallOrigin, Caller } from "./caller.ts";
+import type { CallOrigin, Caller } from "../caller.ts";
 import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";

@@ -5,7 +5,7 @@
  * reading usage, editing endpoints) has its own allowance, so a Free owner
  * can use the dashboard without running out of calls by looking around.
  */
-import { bucketOf, type Caller } from "../http/caller.ts";
+import { bucketOf, type Caller } from "../caller.ts";
 import type { LimitOutcome, RateLimiter } from "./limiter.ts";
 import { planFor, type Plan } from "./plans.ts";
 

@@ -12,7 +12,7 @@ import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { InvalidInput, ServiceError } from "../errors.ts";
 import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
-import { bucketOf, type CallOrigin, type Caller } from "../http/caller.ts";
+import { bucketOf, type CallOrigin, type Caller } from "../caller.ts";
 import { parseJsonInput, valueProblems } from "../http/json-input.ts";
 import { callOrigin, requestMeta } from "../http/request-context.ts";
 import { jsonErrorOffset, validationIssues } from "../http/validation-detail.ts";

@@ -9,7 +9,7 @@
  * flush, and close() flushes what is left.
  */
 import type { Database } from "../../db/client.ts";
-import type { Caller } from "../http/caller.ts";
+import type { Caller } from "../caller.ts";
 import { debitBalance } from "../accounts/queries.ts";
 import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addCredit } from "../../src/accounts/service.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { MemoryStore } from "../../src/limits/memory-store.ts";
-import { waitWords } from "../../src/http/wait-words.ts";
+import { waitWords } from "../../src/wait-words.ts";
 import { burst, countOf, jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { backendName } from "../helpers/env.ts";

@@ -18,8 +18,8 @@
  */
 import type { Clock } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
-import type { CallOrigin } from "../../http/caller.ts";
-import { waitWords } from "../../http/wait-words.ts";
+import type { CallOrigin } from "../../caller.ts";
+import { waitWords } from "../../wait-words.ts";
 import { prepareRun, runResearch, type EngineDeps } from "../engine.ts";
 import { parseSearchBody, type ResearchRequest, type SearchBody } from "../request.ts";
 import type { TokenReport } from "../types.ts";

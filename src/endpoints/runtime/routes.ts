@@ -5,15 +5,15 @@
  * shape: {response, context, info}.
  */
 import { Elysia, t } from "elysia";
-import { authenticated, type AuthDeps } from "../http/auth.ts";
-import type { Caller } from "../http/caller.ts";
-import { secured } from "../http/openapi.ts";
-import { answeredCall, requestMeta } from "../http/request-context.ts";
-import type { RunDeps } from "../research/run/hold.ts";
-import { RunBody, RunResponse } from "./model.ts";
-import { calledVersion } from "./reads.ts";
-import { runCall, runnable } from "./runtime/call.ts";
-import type { EndpointsContext } from "./service.ts";
+import { authenticated, type AuthDeps } from "../../http/auth.ts";
+import type { Caller } from "../../caller.ts";
+import { secured } from "../../http/openapi.ts";
+import { answeredCall, requestMeta } from "../../http/request-context.ts";
+import type { RunDeps } from "../../research/run/hold.ts";
+import { RunBody, RunResponse } from "../model.ts";
+import { calledVersion } from "../reads.ts";
+import { runCall, runnable } from "./call.ts";
+import type { EndpointsContext } from "../service.ts";
 
 export function userServiceRoutes(auth: AuthDeps, ctx: EndpointsContext, runs: RunDeps) {
   const run = async (caller: Caller, stub: string, segment: string | null, body: unknown, request: Request) => {
