@@ -17,6 +17,7 @@ import type { Extractor } from "./contents/extraction-pool.ts";
 import type { PageReads } from "./contents/page-reads.ts";
 import { contentsRoutes } from "./contents/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
+import { EndpointChanges } from "./endpoints/changes.ts";
 import { designRoutes } from "./endpoints/routes.ts";
 import { userServiceRoutes } from "./endpoints/runtime/routes.ts";
 import { marketplaceRoutes } from "./marketplace/routes.ts";
@@ -33,7 +34,7 @@ import type { Config } from "./config.ts";
 import type { RouteSummary } from "./discovery/guide.ts";
 import { discoveryRoutes } from "./discovery/routes.ts";
 import { bodyParser } from "./http/body.ts";
-import { API_VERSION, docsAssets, openapiDocs } from "./http/openapi.ts";
+import { API_VERSION, docsAssets, isBillable, openapiDocs } from "./http/openapi.ts";
 import type { AuthDeps } from "./http/auth.ts";
 import { inputGuard } from "./http/input-guard.ts";
 import { requestContext } from "./http/request-context.ts";
@@ -70,9 +71,6 @@ export interface AppDeps {
   mcpSessions?: McpSessions;
 }
 
-/** Calls that change which tools an account's MCP sessions list: its endpoints' lifecycle and its subscriptions. */
-const TOOLS_CHANGE = /^(?:POST|PATCH|PUT|DELETE) \/v1\/(?:design-api|marketplace\/[^/]+\/subscribe)/;
-
 export type AppConfig = Pick<
   Config,
   | "publicBaseUrl"
@@ -101,12 +99,18 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     warn: throttledWarn(deps.log),
     background: deps.background,
   };
+  // Discovery, the error mapping and billing read the app's own routes, once the app is composed.
+  let listed: RouteInfo[] = [];
+  const routes = routeTable(() => listed);
   const auth: AuthDeps = {
     authenticator: accountsAuthenticator(accounts),
     admit: admission(deps.limiter, { dashboardPerMinute: config.dashboard.perMinute }),
     now: () => deps.clock.now(),
     publicBaseUrl: config.publicBaseUrl,
     clientAddress: config.clientAddress,
+    usage: deps.usage,
+    billable: routes.billable,
+    log: deps.log,
   };
   const identity = {
     ...accounts,
@@ -134,15 +138,12 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     standing: deps.standing,
     ...(deps.abuse ? { watch: deps.abuse.observe.bind(deps.abuse) } : {}),
   };
-  const endpoints = { db: deps.database.db, clock: deps.clock, llm: runs.engine.llm, log: deps.log };
-  // Discovery and the error mapping read the app's own routes, once the app is composed.
-  let listed: RouteInfo[] = [];
-  let bodies: Map<string, unknown> | undefined;
-  const bodySchemaOf = (method: string, route: string) => {
-    bodies ??= new Map(listed.map((r) => [`${r.method} ${r.path}`, (r.hooks as { body?: unknown }).body]));
-    return bodies.get(`${method} ${route}`);
-  };
+  const docs = openapiDocs(config.publicBaseUrl);
+  const changes = new EndpointChanges(deps.log);
+  const endpoints = { db: deps.database.db, clock: deps.clock, llm: runs.engine.llm, log: deps.log, changes };
   const mcpSessions = deps.mcpSessions ?? new McpSessions(() => deps.clock.now());
+  // A change to what an account's MCP tools are reaches its open sessions.
+  changes.subscribe((change) => mcpSessions.toolsChanged(change.accountId));
   // The MCP face calls the app's own routes; the app is composed below.
   let handle: Dispatch = () => Promise.reject(new Error("the app is not composed yet"));
   const app = new Elysia({
@@ -154,38 +155,18 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     // One small JSON message per search socket (base64 images included); Bun's 16 MB default is far more.
     websocket: { maxPayloadLength: config.maxBodyBytes, idleTimeout: config.idleTimeoutSeconds, backpressureLimit: 4 * 1024 * 1024 },
   })
-    .use(
-      requestContext(
-        deps.log,
-        ({ meta, method, route, status }) => {
-          // A change to what the caller's MCP tools are reaches its open sessions.
-          if (meta.caller && status < 400 && TOOLS_CHANGE.test(`${method} ${route}`)) mcpSessions.toolsChanged(meta.caller.accountId);
-          if (!meta.caller || meta.usageRecordedLater) return;
-          deps.usage.record({
-            caller: meta.caller,
-            route: `${method} ${route}`,
-            status,
-            tokens: status < 400 ? meta.tokens : 0,
-            requestId: meta.id,
-            at: new Date(deps.clock.now()),
-            ...(meta.publisher ? { publisher: meta.publisher } : {}),
-            ...(meta.apiId !== undefined ? { apiId: meta.apiId } : {}),
-          });
-        },
-        bodySchemaOf,
-      ),
-    )
+    .use(requestContext(deps.log, routes.bodySchema))
     .use(drainGate(state.draining))
     .use(bodyParser(config.maxBodyBytes))
     .use(inputGuard())
-    .use(openapiDocs(config.publicBaseUrl))
+    .use(docs.plugin)
     .use(docsAssets())
     .use(opsRoutes({ database: deps.database, limiter: deps.limiter, runs: runs.queue, draining: state.draining }))
     .use(discoveryRoutes(config.publicBaseUrl, () => routeSummaries(listed)))
     .use(accountRoutes(auth, accounts))
     .use(contentsRoutes(auth, contents, (origin) => deps.abuse?.observe(origin, null)))
-    .use(searchRoutes(auth, runs, deps.usage, deps.log))
-    .use(searchSocket(auth, runs, deps.usage, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
+    .use(searchRoutes(auth, runs, deps.log))
+    .use(searchSocket(auth, runs, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
     .use(designRoutes(auth, endpoints, config.publicBaseUrl))
     .use(userServiceRoutes(auth, endpoints, runs))
     .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))
@@ -198,6 +179,8 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
           endpoints,
           dispatch: (request) => handle(request),
           version: API_VERSION,
+          // A tool's schemas are its route's, as the document states them.
+          schemas: docs.document,
         },
         mcpSessions,
         () => deps.clock.now(),
@@ -221,6 +204,28 @@ interface RouteInfo {
   method: string;
   path: string;
   hooks: unknown;
+}
+
+/** What the app's composed routes declare, by method and pattern: their body schemas, and which are billable. */
+function routeTable(routes: () => RouteInfo[]) {
+  let table: { bodies: Map<string, unknown>; billable: Set<string> } | undefined;
+  const read = () => {
+    if (table) return table;
+    const bodies = new Map<string, unknown>();
+    const billable = new Set<string>();
+    for (const route of routes()) {
+      const hooks = route.hooks as { body?: unknown; detail?: unknown };
+      // A WebSocket route is listed as WS; its upgrade arrives as the GET it is.
+      const key = `${route.method === "WS" ? "GET" : route.method} ${route.path}`;
+      bodies.set(key, hooks.body);
+      if (isBillable(hooks.detail)) billable.add(key);
+    }
+    return (table = { bodies, billable });
+  };
+  return {
+    bodySchema: (method: string, route: string) => read().bodies.get(`${method} ${route}`),
+    billable: (method: string, route: string) => read().billable.has(`${method} ${route}`),
+  };
 }
 
 function routeSummaries(routes: RouteInfo[]): RouteSummary[] {

@@ -3,7 +3,6 @@ import { Elysia } from "elysia";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import type { CallOrigin } from "../caller.ts";
-import { callOrigin, requestMeta } from "../http/request-context.ts";
 import { ContentsRequest, ContentsResponse, FetchErrorBody } from "./model.ts";
 import type { ContentsContext } from "./service.ts";
 import { readContents } from "./view.ts";
@@ -12,21 +11,25 @@ import { readContents } from "./view.ts";
 export function contentsRoutes(auth: AuthDeps, contents: ContentsContext, watch: (origin: CallOrigin) => void = () => {}) {
   return new Elysia({ prefix: "/v1" }).use(authenticated(auth)).post(
     "/contents",
-    async ({ body, request }) => {
-      watch(callOrigin(requestMeta(request)));
+    async ({ body, request, call }) => {
+      watch(call.origin);
       const view = await readContents(contents, body, request.signal);
-      requestMeta(request).tokens = view.token_count;
+      // A page read is billed for the tokens of what it returns.
+      call.charge({ tokens: view.token_count });
       return view;
     },
     {
       body: ContentsRequest,
       response: { 200: ContentsResponse, 400: FetchErrorBody, 502: FetchErrorBody, 504: FetchErrorBody },
-      detail: secured({
-        tags: ["Contents"],
-        summary: "Read a page: its main content as markdown, text or HTML, with metadata",
-        description:
-          "Fetches the page through the SSRF guard (public addresses only, at most 5 redirects, size and time limits), extracts the main content (PDFs too), and stores it in the page cache and the local index. A page that cannot be read answers with a stable error code.",
-      }),
+      detail: secured(
+        {
+          tags: ["Contents"],
+          summary: "Read a page: its main content as markdown, text or HTML, with metadata",
+          description:
+            "Fetches the page through the SSRF guard (public addresses only, at most 5 redirects, size and time limits), extracts the main content (PDFs too), and stores it in the page cache and the local index. A page that cannot be read answers with a stable error code.",
+        },
+        { billable: true },
+      ),
     },
   );
 }

@@ -14,7 +14,6 @@ import { sameOrigin } from "../http/base-url.ts";
 import { clientAddress, type ClientAddressSettings, type PeerSource } from "../http/client-address.ts";
 import { readCookie, SESSION_COOKIE, sessionCookie } from "../http/cookies.ts";
 import { sessionOnly } from "../http/openapi.ts";
-import { requestMeta } from "../http/request-context.ts";
 import { AccountView } from "../accounts/model.ts";
 import { ASSET_PREFIX, dashboardBundle, PAGE_HEADERS } from "./bundle.ts";
 import { claimSignInLink } from "../accounts/sign-in-links.ts";
@@ -118,11 +117,10 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
 
   const credit = new Elysia({ prefix: "/dashboard/api" }).use(authenticated(auth)).post(
     "/credit",
-    async ({ caller, body, request }) => {
+    async ({ caller, body }) => {
       if (!settings.credit) throw new ServiceError("forbidden", "adding credit from the dashboard is turned off on this deployment");
       if (!caller.sessionId) throw new ServiceError("forbidden", "credit is added from the dashboard, signed in");
       const account = await addCredit(identity, caller.accountId, body.amount);
-      requestMeta(request).tokens = 0;
       return accountView(account);
     },
     {

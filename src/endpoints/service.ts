@@ -10,6 +10,7 @@ import { conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { LlmPort } from "../research/llm/port.ts";
+import type { EndpointChanges } from "./changes.ts";
 import { designEndpoint } from "./design/designer.ts";
 import { DRAFT_EXISTS, stateOf } from "./lifecycle.ts";
 import type { EndpointInput, Graph, GraphInput } from "./model.ts";
@@ -23,6 +24,8 @@ export interface EndpointsContext {
   clock: Clock;
   llm: LlmPort | null;
   log: Logger;
+  /** Told of every committed change to an account's endpoints or subscriptions. */
+  changes: EndpointChanges;
 }
 
 export interface CreateInput {
@@ -121,13 +124,14 @@ export async function createEndpoint(
   );
   for (let attempt = 0; ; attempt++) {
     try {
-      return await ctx.db.transaction(async (transaction) => {
+      const created = await ctx.db.transaction(async (transaction) => {
         const tx = transaction as unknown as Database;
         const endpointId = newId("ep");
         await q.insertLineage(tx, { id: endpointId, accountId, stub: makeStub(content.api_name) });
-        const created = await q.insertVersion(tx, { endpointId, accountId, version: 1, ...stored(content) });
-        return { id: created.id };
+        return q.insertVersion(tx, { endpointId, accountId, version: 1, ...stored(content) });
       });
+      ctx.changes.emit({ accountId, kind: "designed" });
+      return { id: created.id };
     } catch (error) {
       // A stub collision (6 random characters) is retried with a new suffix.
       if (!isUniqueViolation(error) || attempt >= 3) throw error;
@@ -185,11 +189,12 @@ export async function patchVersion(ctx: EndpointsContext, accountId: string, api
     );
     await q.updateDraft(tx, accountId, apiId, stored(content), new Date(ctx.clock.now()));
   });
+  ctx.changes.emit({ accountId, kind: "edited" });
 }
 
 /** POST /versions: from the draft, release it and start the next; from a released version, the revert path. */
 export async function newVersion(ctx: EndpointsContext, accountId: string, apiId: number, notes: string | null): Promise<{ id: number }> {
-  return withLineage(ctx, accountId, apiId, async (tx, version) => {
+  const created = await withLineage(ctx, accountId, apiId, async (tx, version) => {
     const now = new Date(ctx.clock.now());
     const lineage = await q.lineageVersions(tx, accountId, version.endpointId);
     if (stateOf(version) === "draft") await q.freezeVersion(tx, accountId, apiId, now);
@@ -199,18 +204,24 @@ export async function newVersion(ctx: EndpointsContext, accountId: string, apiId
     const created = await q.insertVersion(tx, { endpointId: version.endpointId, accountId, version: next, ...copy });
     return { id: created.id };
   });
+  // Making a version from the draft released it: the live version, and so the account's tools, may have changed.
+  ctx.changes.emit({ accountId, kind: "versioned" });
+  return created;
 }
 
 export async function releaseVersion(ctx: EndpointsContext, accountId: string, apiId: number): Promise<void> {
   await withLineage(ctx, accountId, apiId, async (tx, version) => {
     if (stateOf(version) === "draft") await q.freezeVersion(tx, accountId, apiId, new Date(ctx.clock.now()));
   });
+  ctx.changes.emit({ accountId, kind: "released" });
 }
 
 export async function deleteEndpoint(ctx: EndpointsContext, accountId: string, apiId: number): Promise<{ versions: number }> {
-  return withLineage(ctx, accountId, apiId, async (tx, version) => {
+  const deleted = await withLineage(ctx, accountId, apiId, async (tx, version) => {
     const lineage = await q.lineageVersions(tx, accountId, version.endpointId);
     await q.deleteLineage(tx, accountId, version.endpointId);
     return { versions: lineage.length };
   });
+  ctx.changes.emit({ accountId, kind: "deleted" });
+  return deleted;
 }

@@ -4,6 +4,8 @@
  * uses: it reads the credentials, asks the authenticator whose they are (401
  * otherwise), asks admission for a token from the caller's bucket (429
  * otherwise), and puts the rate-limit headers on the response, error or not.
+ * Each authenticated request becomes a Call (call.ts), which its route
+ * reads and hands its usage to.
  * Who a credential belongs to and which bucket pays are the features' answers
  * (accounts/, limits/), given in by buildApp.
  */
@@ -14,7 +16,10 @@ import type { Caller } from "../caller.ts";
 import { clientAddress, type ClientAddressSettings } from "./client-address.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { rateLimited, rateLimitHeaders, type RateDecision } from "./rate-limit-headers.ts";
-import { requestMeta } from "./request-context.ts";
+import { queuedOn, requestMeta } from "./request-context.ts";
+import { Call } from "./call.ts";
+import type { UsageSink } from "../call-usage.ts";
+import type { Logger } from "../log.ts";
 
 export interface Authenticator {
   /** The caller behind an API key, or the 401. */
@@ -25,6 +30,11 @@ export interface Authenticator {
 
 export interface AuthDeps {
   authenticator: Authenticator;
+  /** Where each call's usage record goes. */
+  usage: UsageSink;
+  /** Whether a route (method and pattern) is documented billable: read from the routes' own OpenAPI details. */
+  billable(method: string, route: string): boolean;
+  log: Logger;
   /** Spends one token of the bucket that pays for this call. */
   admit(caller: Caller, path: string): Promise<RateDecision>;
   now(): number;
@@ -68,16 +78,28 @@ function sessionCaller(deps: AuthDeps, request: Request): Promise<Caller> {
 
 export function authenticated(deps: AuthDeps) {
   const addressSettings = deps.clientAddress ?? { trustProxy: false, header: undefined };
-  return new Elysia().derive({ as: "scoped" }, async ({ request, set, path, server }) => {
+  return new Elysia().derive({ as: "scoped" }, async ({ request, set, path, route, server }) => {
     const meta = requestMeta(request);
     const key = presentedKey(request);
     const caller = key !== null ? await deps.authenticator.byKey(key) : await sessionCaller(deps, request);
     meta.caller = caller;
-    // Read now, not when a route needs it: after a WebSocket upgrade Bun no longer knows the socket's peer.
-    meta.address = clientAddress(request, server, addressSettings);
+    const call = new Call({
+      caller,
+      // Read now, not when a route needs it: after a WebSocket upgrade Bun no longer knows the socket's peer.
+      address: clientAddress(request, server, addressSettings),
+      requestId: meta.id,
+      route: `${request.method} ${route}`,
+      billable: deps.billable(request.method, route),
+      usage: deps.usage,
+      now: deps.now,
+      log: deps.log,
+      queued: queuedOn(meta),
+    });
+    // From here on the call is recorded, refused or not: the response's end finishes it (request-context.ts).
+    meta.call = call;
     const outcome = await deps.admit(caller, path);
     Object.assign(set.headers, rateLimitHeaders(outcome, deps.now()));
     if (!outcome.allowed) throw rateLimited(outcome);
-    return { caller };
+    return { caller, call };
   });
 }

@@ -12,9 +12,25 @@ export const SESSION_SCHEME = "SessionCookie";
 export const SPEC_PATH = "/openapi.json";
 const OPENAPI_VERSION = "3.1.0";
 
-/** OpenAPI `detail` for a route that needs X-API-Key. */
-export function secured<T extends Record<string, unknown>>(detail: T): T & { security: Record<string, string[]>[] } {
-  return { ...detail, security: [{ [SECURITY_SCHEME]: [] }] };
+/** The OpenAPI extension that marks an operation whose calls are billed for the tokens they use (http/call.ts). */
+export const BILLABLE = "x-billable";
+
+/**
+ * OpenAPI `detail` for a route that needs X-API-Key. A billable route (one
+ * whose calls cost tokens: a research run, a page read) says so here, and
+ * only here: the document shows it as `x-billable: true`, and the route's
+ * Call (http/call.ts) then lets it, and requires it to, hand over its usage.
+ */
+export function secured<T extends Record<string, unknown>>(
+  detail: T,
+  options: { billable?: boolean } = {},
+): T & { security: Record<string, string[]>[] } {
+  return { ...detail, security: [{ [SECURITY_SCHEME]: [] }], ...(options.billable ? { [BILLABLE]: true } : {}) };
+}
+
+/** Whether a route's `detail` declares it billable. */
+export function isBillable(detail: unknown): boolean {
+  return typeof detail === "object" && detail !== null && (detail as Record<string, unknown>)[BILLABLE] === true;
 }
 
 /** OpenAPI `detail` for a dashboard route that only a signed-in session (cookie plus X-CSRF-Token) may call. */
@@ -41,19 +57,22 @@ const DOCUMENTATION = {
   },
   paths: {
     "/v1/ws/search": {
-      get: secured({
-        operationId: "getV1WsSearch",
-        tags: ["Search"],
-        summary: "Stream a search over a WebSocket",
-        description:
-          'Upgrade with the key in X-API-Key (browsers: subprotocols ["x-api-key", <key>]; the server answers "x-api-key"). A missing or bad key refuses the upgrade with 401, the key of a suspended or banned account with 403 account_suspended, a rate-limited key with 429. Send one JSON message with the fields of POST /v1/search. The server sends JSON text messages {"type": "context" | "response" | "error", "content": ...}: context first, then response deltas (with output_format, one response holding the object), and closes normally when the run ends. An invalid message gets one error, then the close; so does a run whose account is suspended or banned while it runs.',
-        responses: {
-          "101": { description: "Switching protocols: the search socket is open." },
-          "401": { description: "Missing or invalid key; the upgrade is refused." },
-          "403": { description: "The account is suspended or banned (account_suspended, with the reason); the upgrade is refused." },
-          "429": { description: "Rate limited; the upgrade is refused." },
+      get: secured(
+        {
+          operationId: "getV1WsSearch",
+          tags: ["Search"],
+          summary: "Stream a search over a WebSocket",
+          description:
+            'Upgrade with the key in X-API-Key (browsers: subprotocols ["x-api-key", <key>]; the server answers "x-api-key"). A missing or bad key refuses the upgrade with 401, the key of a suspended or banned account with 403 account_suspended, a rate-limited key with 429. Send one JSON message with the fields of POST /v1/search. The server sends JSON text messages {"type": "context" | "response" | "error", "content": ...}: context first, then response deltas (with output_format, one response holding the object), and closes normally when the run ends. An invalid message gets one error, then the close; so does a run whose account is suspended or banned while it runs.',
+          responses: {
+            "101": { description: "Switching protocols: the search socket is open." },
+            "401": { description: "Missing or invalid key; the upgrade is refused." },
+            "403": { description: "The account is suspended or banned (account_suspended, with the reason); the upgrade is refused." },
+            "429": { description: "Rate limited; the upgrade is refused." },
+          },
         },
-      }),
+        { billable: true },
+      ),
     },
   },
   tags: [
@@ -74,6 +93,22 @@ const DOCUMENTATION = {
   ],
 } satisfies ElysiaOpenAPIConfig["documentation"];
 
+type Json = Record<string, unknown>;
+
+/**
+ * The finished document of the app the docs are part of (what /openapi.json
+ * serves), and the schemas of its operations: other faces (MCP's tools) read
+ * their schemas here, so every face states a limit the way the route that
+ * validates it does, from the same TypeBox model.
+ */
+export interface ApiDocument {
+  document(): Json;
+  /** The JSON request body's schema of an operation (path as the document writes it: `/v1/x/{id}`). */
+  requestBody(method: string, path: string): Json | undefined;
+  /** The JSON schema of an operation's response with `status`. */
+  response(method: string, path: string, status?: string): Json | undefined;
+}
+
 /**
  * The document at /openapi.json and the reference page at /docs, generated
  * from the route schemas. The plugin serves both; its document is replaced
@@ -81,7 +116,7 @@ const DOCUMENTATION = {
  */
 export function openapiDocs(publicBaseUrl?: string) {
   const docs = new Elysia();
-  let cached: { routes: number; document: Record<string, unknown> } | undefined;
+  let cached: { routes: number; document: Json } | undefined;
   const document = () => {
     const routes = (docs as unknown as { getGlobalRoutes(): unknown[] }).getGlobalRoutes().length;
     if (cached?.routes === routes) return cached.document;
@@ -95,7 +130,12 @@ export function openapiDocs(publicBaseUrl?: string) {
     cached = { routes, document: finishDocument(full, { publicBaseUrl }) };
     return cached.document;
   };
-  return docs
+  const operation = (method: string, path: string) =>
+    ((document().paths as Record<string, Record<string, Json>> | undefined)?.[path]?.[method.toLowerCase()] ?? undefined) as
+      | Json
+      | undefined;
+  const jsonSchema = (holder: unknown) => ((holder as Json | undefined)?.content as Json | undefined)?.["application/json"] as Json | undefined;
+  const plugin = docs
     .onAfterHandle(({ route }) => (route === SPEC_PATH ? document() : undefined))
     .use(
       openapi({
@@ -109,6 +149,13 @@ export function openapiDocs(publicBaseUrl?: string) {
         documentation: DOCUMENTATION,
       }),
     );
+  const api: ApiDocument = {
+    document,
+    requestBody: (method, path) => jsonSchema(operation(method, path)?.requestBody)?.schema as Json | undefined,
+    response: (method, path, status = "200") =>
+      jsonSchema((operation(method, path)?.responses as Json | undefined)?.[status])?.schema as Json | undefined,
+  };
+  return { plugin, document: api };
 }
 
 const DOCS_ASSETS: Record<string, string> = {

@@ -1,12 +1,15 @@
 /**
  * Per-request bookkeeping shared by the hooks that run before a route is
  * known (parse errors, 404s) and after the response: the request id (also
- * returned as X-Request-Id), the start time, the caller once authenticated,
- * and the tokens the call used. Kept in a WeakMap keyed by the Request so it
- * exists from the very first hook and is freed with the request.
+ * returned as X-Request-Id), the start time, and what the access log line
+ * says of the caller and the call. Kept in a WeakMap keyed by the Request so
+ * it exists from the very first hook and is freed with the request. Usage is
+ * not here: a route hands it to its Call (call.ts), which this plugin
+ * finishes once the response is sent.
  */
 import { Elysia } from "elysia";
-import type { CallOrigin, Caller } from "../caller.ts";
+import type { Caller } from "../caller.ts";
+import type { Call } from "./call.ts";
 import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
@@ -17,18 +20,11 @@ export interface RequestMeta {
   id: string;
   startedAt: number;
   caller?: Caller;
-  /** The client's address (client-address.ts), set with the caller; null when nothing tells it. */
-  address?: string | null;
-  tokens: number;
+  /** The authenticated call (auth.ts): its usage record is written when the response is sent. */
+  call?: Call;
   errorCode?: string;
   /** The body as parsed, before Elysia normalises it: what a 422 must describe. */
   rawBody?: { value: unknown };
-  /** Set by streaming faces, which record their own usage when the stream ends. */
-  usageRecordedLater?: boolean;
-  /** Set when the call ran a published endpoint: its publisher earns a share of a paying caller's cost. */
-  publisher?: { accountId: string; publishedId: string };
-  /** Set when the call ran one of the caller's designed endpoints: the version (its integer id) that ran. */
-  apiId?: number;
   /** Set when the call's research run waited for a slot: how long, and how many runs were waiting ahead of it. */
   queued?: { waitedMs: number; ahead: number };
   /** Set by the MCP face before it calls a research route: hears the run start and each of its events, for progress. */
@@ -42,46 +38,10 @@ export function requestMeta(request: Request): RequestMeta {
   let meta = metas.get(request);
   if (!meta) {
     const incoming = request.headers.get("x-request-id");
-    meta = { id: incoming && INCOMING_ID.test(incoming) ? incoming : newId("req"), startedAt: performance.now(), tokens: 0 };
+    meta = { id: incoming && INCOMING_ID.test(incoming) ? incoming : newId("req"), startedAt: performance.now() };
     metas.set(request, meta);
   }
   return meta;
-}
-
-/**
- * A research run answered within this request (the JSON search, an
- * endpoint call), as the run wrapper (research/run/hold.ts) takes it: the
- * caller's account (its lane in the run queue) and origin, the request id,
- * the client's signal, and its usage: the tokens go on this request's own record, written
- * when the response is sent with its status. A wait for a run slot goes on
- * the request's log line.
- */
-export function answeredCall(request: Request) {
-  const meta = requestMeta(request);
-  return {
-    account: callerAccount(meta),
-    origin: callOrigin(meta),
-    requestId: meta.id,
-    signal: request.signal,
-    usage: {
-      record(_status: number, tokens: number) {
-        meta.tokens = tokens;
-      },
-    },
-    admitted: queuedOn(meta),
-  };
-}
-
-/** The account a research run waits as: research routes are authenticated, so the caller is known by now. */
-export function callerAccount(meta: RequestMeta): string {
-  if (!meta.caller) throw new Error("a research run started before its caller was authenticated");
-  return meta.caller.accountId;
-}
-
-/** Who made an authenticated call and from where: what limit-evasion detection counts. */
-export function callOrigin(meta: RequestMeta): CallOrigin {
-  if (!meta.caller) throw new Error("a research call was counted before its caller was authenticated");
-  return { caller: meta.caller, address: meta.address ?? null };
 }
 
 /** Puts a run's wait for its slot on the request's log line. */
@@ -93,23 +53,11 @@ function statusNumber(status: unknown): number {
   return typeof status === "number" ? status : 200;
 }
 
-export interface RequestLogEntry {
-  method: string;
-  path: string;
-  route: string;
-  status: number;
-  meta: RequestMeta;
-}
-
 /** A route's body schema, by method and route pattern. */
 export type BodySchemaOf = (method: string, route: string) => unknown;
 
 /** Request ids, error mapping and the access log, for the whole app. */
-export function requestContext(
-  log: Logger,
-  onFinished: (entry: RequestLogEntry) => void = () => {},
-  bodySchemaOf: BodySchemaOf = () => undefined,
-) {
+export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => undefined) {
   return new Elysia({ name: "request-context" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestMeta(request).id;
@@ -135,20 +83,20 @@ export function requestContext(
       Object.assign(set.headers, outcome.headers);
       return outcome.body;
     })
-    .onAfterResponse({ as: "global" }, ({ request, set, route, path }) => {
+    .onAfterResponse({ as: "global" }, ({ request, set, path }) => {
       const meta = requestMeta(request);
-      const entry: RequestLogEntry = { method: request.method, path, route: route || path, status: statusNumber(set.status), meta };
+      const status = statusNumber(set.status);
       log.info("request", {
         request_id: meta.id,
-        method: entry.method,
-        path: entry.path,
-        status: entry.status,
+        method: request.method,
+        path,
+        status,
         ms: Math.round((performance.now() - meta.startedAt) * 10) / 10,
         account_id: meta.caller?.accountId,
         key_id: meta.caller?.keyId,
         error: meta.errorCode,
         ...(meta.queued ? { queued_ms: meta.queued.waitedMs, queued_ahead: meta.queued.ahead } : {}),
       });
-      onFinished(entry);
+      meta.call?.finish(status);
     });
 }

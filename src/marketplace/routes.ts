@@ -10,9 +10,10 @@ import type { EndpointsContext } from "../endpoints/service.ts";
 import { baseUrlOf } from "../http/base-url.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import { answeredCall, requestMeta } from "../http/request-context.ts";
-import type { RunDeps } from "../research/run/hold.ts";
-import { browseListings, findCallable, listingDetail, publishedView, snapshotOf } from "./listings.ts";
+import type { Call } from "../http/call.ts";
+import { runOf, type RunDeps } from "../research/run/hold.ts";
+import { browseListings, findCallable, listingDetail, publishedView, snapshotOf, type PublishedEndpoint } from "./listings.ts";
+import type { SnapshotRow } from "./queries.ts";
 import {
   BrowseQuery,
   ListingDetail,
@@ -27,11 +28,24 @@ import { publishVersion } from "./service.ts";
 
 const tags = ["Marketplace"];
 
-/** A published endpoint's call: its work, for limit-evasion detection, is the public stub whatever version runs. */
-const publishedCall = (request: Request, publicStub: string) => ({
-  ...answeredCall(request),
-  work: { endpoint: `published:${publicStub}` },
-});
+/**
+ * Runs a published endpoint's snapshot for a call: its publisher goes on the call's usage record (it earns a share
+ * of a paying caller's cost), and its work, for limit-evasion detection, is the public stub whatever version runs.
+ */
+async function runPublished(
+  face: RunDeps,
+  call: Call,
+  published: PublishedEndpoint,
+  snapshot: SnapshotRow,
+  body: unknown,
+  signal: AbortSignal,
+) {
+  call.ran({ publisher: { accountId: published.listing.ownerAccountId, publishedId: published.listing.id } });
+  const work = { endpoint: `published:${published.listing.publicStub}` };
+  const { answer, usage } = await runCall(face, runnable(snapshot), body, runOf(call, { signal, work }));
+  call.charge(usage);
+  return answer;
+}
 
 export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: RunDeps, publicBaseUrl: string | undefined) {
   const base = (request: Request) => baseUrlOf(request, publicBaseUrl);
@@ -95,31 +109,29 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
     })
     .post(
       "/published-service/:api_stub",
-      async ({ params, body, request }) => {
-        const { listing, versions } = await findCallable(ctx, params.api_stub);
-        requestMeta(request).publisher = { accountId: listing.ownerAccountId, publishedId: listing.id };
-        return runCall(face, runnable(versions.at(-1)!), body, publishedCall(request, params.api_stub));
+      async ({ call, params, body, request }) => {
+        const published = await findCallable(ctx, params.api_stub);
+        return runPublished(face, call, published, published.versions.at(-1)!, body, request.signal);
       },
       {
         params: t.Object({ api_stub: t.String({ maxLength: 64 }) }),
         body: RunBody,
         response: { 200: RunResponse },
-        detail: secured({ tags, summary: "Run the newest published version" }),
+        detail: secured({ tags, summary: "Run the newest published version" }, { billable: true }),
       },
     )
     .post(
       "/published-service/:api_stub/:version",
-      async ({ params, body, request }) => {
+      async ({ call, params, body, request }) => {
         const published = await findCallable(ctx, params.api_stub);
         const snapshot = snapshotOf(published, Number(VERSION_SEGMENT.exec(params.version)?.[1] ?? Number.NaN));
-        requestMeta(request).publisher = { accountId: published.listing.ownerAccountId, publishedId: published.listing.id };
-        return runCall(face, runnable(snapshot), body, publishedCall(request, params.api_stub));
+        return runPublished(face, call, published, snapshot, body, request.signal);
       },
       {
         params: t.Object({ api_stub: t.String({ maxLength: 64 }), version: t.String({ maxLength: 10 }) }),
         body: RunBody,
         response: { 200: RunResponse },
-        detail: secured({ tags, summary: "Run published version n exactly" }),
+        detail: secured({ tags, summary: "Run published version n exactly" }, { billable: true }),
       },
     );
 }

@@ -52,7 +52,7 @@ export async function publishVersion(
       "string_pattern_mismatch",
     );
   }
-  return ctx.db.transaction(async (transaction) => {
+  const published = await ctx.db.transaction(async (transaction) => {
     const tx = transaction as unknown as Database;
     const peek = await endpointQueries.getVersion(tx, accountId, apiId);
     if (!peek || !(await endpointQueries.lockLineage(tx, accountId, peek.endpointId))) throw notFound("endpoint");
@@ -107,4 +107,7 @@ export async function publishVersion(
     });
     return { publicStub: listing.publicStub, publishedVersion: snapshot.version };
   });
+  // Publishing releases a draft: the owner's live version, and so its tools, may have changed.
+  ctx.changes.emit({ accountId, kind: "published" });
+  return published;
 }

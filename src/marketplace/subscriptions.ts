@@ -20,6 +20,7 @@ export async function subscribe(ctx: EndpointsContext, accountId: string, public
     .insert(marketplaceSubscriptions)
     .values({ accountId, publishedId: listing.id, createdAt: new Date(ctx.clock.now()) })
     .onConflictDoNothing();
+  ctx.changes.emit({ accountId, kind: "subscribed" });
   return { public_stub: listing.publicStub, subscribed: true };
 }
 
@@ -39,6 +40,7 @@ export async function unsubscribe(ctx: EndpointsContext, accountId: string, publ
   await ctx.db
     .delete(marketplaceSubscriptions)
     .where(and(eq(marketplaceSubscriptions.accountId, accountId), eq(marketplaceSubscriptions.publishedId, listing.id)));
+  ctx.changes.emit({ accountId, kind: "unsubscribed" });
   return { public_stub: listing.publicStub, subscribed: false };
 }
 

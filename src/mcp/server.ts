@@ -21,7 +21,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { EndpointsContext } from "../endpoints/service.ts";
 import { requestMeta, type RequestMeta } from "../http/request-context.ts";
-import { callerTools } from "./tools.ts";
+import { callerTools, type ToolSchemas } from "./tools.ts";
 
 /** Calls one of the app's own routes: buildApp hands in its `handle`. */
 export type Dispatch = (request: Request) => Promise<Response>;
@@ -30,6 +30,8 @@ export interface McpDeps {
   endpoints: EndpointsContext;
   dispatch: Dispatch;
   version: string;
+  /** Where the tools' schemas are read: the app's OpenAPI document. */
+  schemas: ToolSchemas;
 }
 
 /** JSON-RPC's implementation-defined server errors; -32001 is the SDK's timeout. */
@@ -54,7 +56,7 @@ export function mcpServer(deps: McpDeps, accountId: string): Server {
     },
   );
   // Read afresh on every request: a session outlives releases, deletions and subscriptions.
-  const listed = () => callerTools(deps.endpoints, accountId);
+  const listed = () => callerTools(deps.endpoints, deps.schemas, accountId);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await listed()).map((t) => ({

@@ -1,11 +1,14 @@
 /**
  * The tools the MCP face lists for a caller: `search` and `contents`, one
  * per live designed endpoint of theirs, and one per published endpoint they
- * subscribed to. Each is a route of the HTTP API with
- * the route's own body as its input: a tool call is that route called with
- * the caller's key (see server.ts), so a tool can never do what the route
- * would refuse.
+ * subscribed to. Each is a route of the HTTP API with the route's own body
+ * as its input, read from the OpenAPI document the route's TypeBox models
+ * make (an endpoint's: its integration request_schema and response_schema,
+ * what the endpoint publishes to every caller): a tool call is
+ * that route called with the caller's key (see server.ts), so a tool can
+ * never do what the route would refuse, nor promise a limit it does not keep.
  */
+import type { ApiDocument } from "../http/openapi.ts";
 import type { JsonSchema } from "../research/output-format.ts";
 import { requestSchema, responseSchema } from "../endpoints/integration.ts";
 import { liveVersion } from "../endpoints/lifecycle.ts";
@@ -26,67 +29,45 @@ export interface ToolRoute {
   answer: "research" | "page";
 }
 
-const CONTEXT_ENTRY: JsonSchema = {
-  type: "object",
-  properties: {
-    id: { type: "integer" },
-    metadata: { type: "object", properties: { title: { type: "string" }, url: { type: "string" }, content: { type: "string" } } },
-  },
-  required: ["id", "metadata"],
-};
+/** Where a tool's schemas come from: the app's OpenAPI document, which the routes' own TypeBox models make. */
+export type ToolSchemas = Pick<ApiDocument, "requestBody" | "response">;
 
-/** {response, context, info}, the answer of a search and of a designed endpoint; `response` as the caller shaped it. */
-export function researchOutput(response: JsonSchema): JsonSchema {
-  return {
-    type: "object",
-    properties: { response, context: { type: "array", items: CONTEXT_ENTRY }, info: { type: "object" } },
-    required: ["response", "context", "info"],
-  };
+const SEARCH_PATH = "/v1/search";
+const CONTENTS_PATH = "/v1/contents";
+
+/** An operation's schema in the document; a face that lost its route's schema is a bug, not an empty schema. */
+function documented(schema: JsonSchema | undefined, what: string): JsonSchema {
+  if (!schema) throw new Error(`the OpenAPI document has no ${what}`);
+  return schema;
 }
 
-const DOMAINS: JsonSchema = { type: ["array", "null"], items: { type: "string", maxLength: 253 }, maxItems: 200 };
-
-const SEARCH: ToolRoute = {
-  name: "search",
-  title: "Web search with a cited answer",
-  description:
-    "Searches the web, reads the sources and answers the prompt with [n] citations of the sources listed after it. " +
-    "With output_format ({field: type}, types string, number, integer, boolean, or nested objects and lists of them) " +
-    "the answer is an object of that shape. Use source_whitelist / source_blacklist to keep to or avoid domains.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      prompt: { type: "string", minLength: 1, maxLength: 10_000, description: "What to research, in plain words." },
-      output_format: { type: ["object", "null"], description: 'The answer\'s shape, e.g. {"ceo": "string", "founded": "integer"}.' },
-      source_whitelist: { ...DOMAINS, description: "Only use sources from these domains." },
-      source_blacklist: { ...DOMAINS, description: "Never use sources from these domains." },
-      image: { type: ["string", "null"], description: "An image to research from: an https URL or a data: URL." },
+/** search and contents: each its route's request body, and the search its route's answer. */
+function builtIns(schemas: ToolSchemas): ToolRoute[] {
+  return [
+    {
+      name: "search",
+      title: "Web search with a cited answer",
+      description:
+        "Searches the web, reads the sources and answers the prompt with [n] citations of the sources listed after it. " +
+        "With output_format ({field: type}, types string, number, integer, boolean, or nested objects and lists of them) " +
+        "the answer is an object of that shape. Use source_whitelist / source_blacklist to keep to or avoid domains.",
+      inputSchema: documented(schemas.requestBody("post", SEARCH_PATH), `request body of POST ${SEARCH_PATH}`),
+      outputSchema: documented(schemas.response("post", SEARCH_PATH), `answer of POST ${SEARCH_PATH}`),
+      path: SEARCH_PATH,
+      answer: "research",
     },
-    required: ["prompt"],
-  },
-  outputSchema: researchOutput({ type: ["string", "object"] }),
-  path: "/v1/search",
-  answer: "research",
-};
-
-const CONTENTS: ToolRoute = {
-  name: "contents",
-  title: "Read a web page",
-  description: "Reads one public web page (PDFs too) and returns its main content as markdown, text or HTML, with its title and metadata.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      url: { type: "string", minLength: 1, maxLength: 4096, description: "An absolute http or https URL." },
-      format: { type: "string", enum: ["markdown", "text", "html"], description: "Default markdown." },
-      max_characters: { type: "integer", minimum: 1, maximum: 10_000_000, description: "Cut the content to at most this many characters." },
+    {
+      name: "contents",
+      title: "Read a web page",
+      description:
+        "Reads one public web page (PDFs too) and returns its main content as markdown, text or HTML, with its title and metadata.",
+      inputSchema: documented(schemas.requestBody("post", CONTENTS_PATH), `request body of POST ${CONTENTS_PATH}`),
+      path: CONTENTS_PATH,
+      answer: "page",
     },
-    required: ["url"],
-  },
-  path: "/v1/contents",
-  answer: "page",
-};
+  ];
+}
 
-const BUILT_IN = [SEARCH, CONTENTS];
 /** MCP tool names: letters, digits, "_", "-" and ".", at most 64 (protocol revision 2025-11-25). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -97,8 +78,9 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
  * name is taken). A listing whose publisher is suspended is left out: its
  * calls are refused.
  */
-export async function callerTools(endpoints: EndpointsContext, accountId: string): Promise<ToolRoute[]> {
-  const tools = [...BUILT_IN];
+export async function callerTools(endpoints: EndpointsContext, schemas: ToolSchemas, accountId: string): Promise<ToolRoute[]> {
+  const builtIn = builtIns(schemas);
+  const tools = [...builtIn];
   const add = (name: string, tool: Omit<ToolRoute, "name" | "inputSchema" | "outputSchema" | "answer">, version: Contract) => {
     if (!TOOL_NAME.test(name)) return;
     tools.push({
@@ -116,7 +98,7 @@ export async function callerTools(endpoints: EndpointsContext, accountId: string
   for (const versions of lineages.values()) {
     const live = versions.find((v) => v.version === liveVersion(versions))!;
     // A stub that is also a built-in's name ("search") keeps the built-in's; the endpoint is named apart.
-    const name = BUILT_IN.some((t) => t.name === live.stub) ? `${live.stub}_endpoint` : live.stub;
+    const name = builtIn.some((t) => t.name === live.stub) ? `${live.stub}_endpoint` : live.stub;
     add(
       name,
       { title: live.apiName, description: `${live.apiName}: ${live.originalPrompt}`, path: `/v1/user-defined-service/${live.stub}` },

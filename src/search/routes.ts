@@ -5,19 +5,18 @@
 import { Elysia } from "elysia";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import { answeredCall, callerAccount, callOrigin, queuedOn, requestMeta } from "../http/request-context.ts";
+import { requestMeta } from "../http/request-context.ts";
 import type { Logger } from "../log.ts";
-import { collect, type RunEvents, type SearchAnswer } from "../research/run/drain.ts";
-import { checkSearchBody, startSearch, type RunDeps } from "../research/run/hold.ts";
+import type { RunEvents, SearchAnswer } from "../research/run/drain.ts";
+import { answerSearch, checkSearchBody, runOf, startSearch, type RunDeps } from "../research/run/hold.ts";
 import { faceOutcome, logOutcome } from "../research/run/outcome.ts";
-import type { UsageRecorder } from "../usage/recorder.ts";
 import { SearchRequestBody, SearchResponseBody } from "./model.ts";
 import { sseResponse } from "./sse.ts";
 
-export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder, log: Logger) {
+export function searchRoutes(auth: AuthDeps, runs: RunDeps, log: Logger) {
   return new Elysia({ prefix: "/v1" }).use(authenticated(auth)).post(
     "/search",
-    async ({ body, request, caller, server, set }) => {
+    async ({ body, request, call, server, set }) => {
       const meta = requestMeta(request);
       const streamed = (request.headers.get("accept") ?? "").includes("text/event-stream");
       const stop = new AbortController();
@@ -25,22 +24,14 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
       try {
         const research = checkSearchBody(runs, body);
         if (!streamed) {
-          const run = await startSearch(runs, research, answeredCall(request));
-          meta.hear?.({ type: "started" });
-          return await collect(run, meta.hear);
+          const { answer, usage } = await answerSearch(runs, research, runOf(call, { signal: request.signal }), meta.hear);
+          call.charge(usage);
+          return answer;
         }
-        // The stream outlives this handler: its run records the usage when it ends.
-        meta.usageRecordedLater = true;
-        // The stream starts once the run has its slot: until then the caller waits for the response's head.
-        const call = {
-          account: callerAccount(meta),
-          origin: callOrigin(meta),
-          requestId: meta.id,
-          signal: AbortSignal.any([request.signal, stop.signal]),
-          usage: usage.forStream({ caller, route: "POST /v1/search (stream)", requestId: meta.id }),
-          admitted: queuedOn(meta),
-        };
-        events = await startSearch(runs, research, call);
+        // The stream starts once the run has its slot: until then the caller waits for the response's head. It outlives
+        // this handler: its run tells the usage when it ends, under the stream's own route name.
+        const signal = AbortSignal.any([request.signal, stop.signal]);
+        events = await startSearch(runs, research, runOf(call, { signal, ended: call.streams("POST /v1/search (stream)") }));
       } catch (error) {
         // Before a stream starts, its failures are statuses too: the JSON answer, mapped as the streams map theirs.
         const outcome = faceOutcome(error, meta.id);
@@ -62,12 +53,15 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
     {
       body: SearchRequestBody,
       response: { 200: SearchResponseBody },
-      detail: secured({
-        tags: ["Search"],
-        summary: "Research a prompt: search, read, and answer with cited sources",
-        description:
-          "Answers with `{response, context, info}`. `[n]` markers in the response cite context entry n. With `Accept: text/event-stream` the same run streams as server-sent events (`context`, `response` deltas, `error`), each `data:` a JSON `{type, content}`; an `error` ends the stream, its content the JSON answer's detail with its code in parentheses. A run longer than the service deadline is a 504; time spent waiting for a run slot on a busy instance counts, and with the instance's queue full the call is a 503 `queue_full` with Retry-After.",
-      }),
+      detail: secured(
+        {
+          tags: ["Search"],
+          summary: "Research a prompt: search, read, and answer with cited sources",
+          description:
+            "Answers with `{response, context, info}`. `[n]` markers in the response cite context entry n. With `Accept: text/event-stream` the same run streams as server-sent events (`context`, `response` deltas, `error`), each `data:` a JSON `{type, content}`; an `error` ends the stream, its content the JSON answer's detail with its code in parentheses. A run longer than the service deadline is a 504; time spent waiting for a run slot on a busy instance counts, and with the instance's queue full the call is a 503 `queue_full` with Retry-After.",
+        },
+        { billable: true },
+      ),
     },
   );
 }

@@ -12,19 +12,22 @@ import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { InvalidInput, ServiceError } from "../errors.ts";
 import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from "../http/auth.ts";
+import { secured } from "../http/openapi.ts";
 import { bucketOf, type CallOrigin, type Caller } from "../caller.ts";
 import { parseJsonInput, valueProblems } from "../http/json-input.ts";
-import { callOrigin, requestMeta } from "../http/request-context.ts";
+import type { Call } from "../http/call.ts";
 import { jsonErrorOffset, validationIssues } from "../http/validation-detail.ts";
 import type { Logger } from "../log.ts";
 import type { SearchBody } from "../research/request.ts";
 import { drain } from "../research/run/drain.ts";
-import { checkSearchBody, recordRefused, startSearch, type RunDeps, type RunUsage } from "../research/run/hold.ts";
+import { checkSearchBody, refusedUsage, startSearch, type RunDeps } from "../research/run/hold.ts";
 import { faceOutcome, logOutcome, type FaceMessage } from "../research/run/outcome.ts";
-import type { UsageRecorder } from "../usage/recorder.ts";
+import type { Usage } from "../call-usage.ts";
 import { SearchMessage } from "./model.ts";
 
 const FIRST_MESSAGE_TIMEOUT_MS = 30_000;
+/** What the socket's usage records name it. */
+const SOCKET_ROUTE = "WS /v1/ws/search";
 const BACKPRESSURE_BYTES = 1 << 20;
 
 interface RawSocket {
@@ -37,7 +40,8 @@ interface SocketState {
   caller: Caller;
   origin: CallOrigin;
   requestId: string;
-  usage: RunUsage;
+  /** Records the socket's usage, once: its run's, or its refusal's. */
+  ended: (usage: Usage) => void;
   started: boolean;
   /** Set when the client closed: nothing more can be sent. */
   closed: boolean;
@@ -51,7 +55,7 @@ export interface SocketLimits {
   maxSocketsPerKey: number;
 }
 
-export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder, log: Logger, limits: SocketLimits) {
+export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits: SocketLimits) {
   const openPerKey = new Map<string, number>();
   const states = new WeakMap<object, SocketState>();
 
@@ -78,7 +82,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
         origin: state.origin,
         requestId: state.requestId,
         signal,
-        usage: state.usage,
+        ended: state.ended,
       });
       await drain(events, (event) => send(socket, signal, event));
     } catch (error) {
@@ -86,7 +90,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
       const outcome = faceOutcome(error, state.requestId);
       code = outcome.code;
       logOutcome(log, state.requestId, outcome, "search socket");
-      if (!held) recordRefused(runs, state.usage, outcome.status);
+      if (!held) state.ended(refusedUsage(runs, outcome.status));
       // SPEC 6: an error message, then the close; unless the client has gone.
       if (!state.closed) await send(socket, signal, { type: "error", content: outcome.message }).catch(() => {});
     } finally {
@@ -96,11 +100,14 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
   };
 
   return new Elysia().use(authenticated(auth)).ws("/v1/ws/search", {
-    beforeHandle({ caller, request }) {
+    // Documented by hand in http/openapi.ts (OpenAPI has no WebSocket operation); billable like POST /v1/search.
+    detail: secured({ hide: true }, { billable: true }),
+    beforeHandle({ caller, call }) {
       if ((openPerKey.get(bucketOf(caller)) ?? 0) >= limits.maxSocketsPerKey) {
         throw new ServiceError("rate_limited", `at most ${limits.maxSocketsPerKey} open search sockets per key`, { retryAfterSeconds: 5 });
       }
-      requestMeta(request).usageRecordedLater = true;
+      // The socket outlives its upgrade: it records its usage when its run, or its refusal, ends.
+      call.streams(SOCKET_ROUTE);
     },
     upgrade({ request, set }) {
       // A browser fails the connection unless the server picks one of the subprotocols it offered.
@@ -109,16 +116,14 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
       if (chosen) set.headers["sec-websocket-protocol"] = chosen;
     },
     open(ws) {
-      const { caller, request } = ws.data as unknown as { caller: Caller; request: Request };
+      const { caller, call } = ws.data as unknown as { caller: Caller; call: Call };
       openPerKey.set(bucketOf(caller), (openPerKey.get(bucketOf(caller)) ?? 0) + 1);
       const raw = ws.raw as unknown as RawSocket;
-      const meta = requestMeta(request);
-      const requestId = meta.id;
       const state: SocketState = {
         caller,
-        origin: callOrigin(meta),
-        requestId,
-        usage: usage.forStream({ caller, route: "WS /v1/ws/search", requestId }),
+        origin: call.origin,
+        requestId: call.requestId,
+        ended: call.streams(SOCKET_ROUTE),
         started: false,
         closed: false,
         controller: new AbortController(),
@@ -130,7 +135,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
         state.started = true;
         clearTimeout(state.idle);
         const outcome = faceOutcome(refusal, state.requestId);
-        recordRefused(runs, state.usage, outcome.status);
+        state.ended(refusedUsage(runs, outcome.status));
         void send(raw, state.controller.signal, { type: "error", content: outcome.message }).catch(() => {});
         raw.close(1000, outcome.code);
       });
@@ -161,7 +166,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, usage: UsageRecorder
       clearTimeout(state.idle);
       state.unwatch?.();
       state.closed = true;
-      if (!state.started) recordRefused(runs, state.usage, 400);
+      if (!state.started) state.ended(refusedUsage(runs, 400));
       state.controller.abort(new ServiceError("bad_request", "the client closed the socket"));
       const bucket = bucketOf(state.caller);
       const open = (openPerKey.get(bucket) ?? 1) - 1;

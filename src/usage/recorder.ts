@@ -1,6 +1,7 @@
 /**
  * Usage records (account, key, route, tokens, status, cost, time) for every
- * authenticated call, written in batches off the request path, with the
+ * authenticated call, as each call hands them over (http/call.ts), written
+ * in batches off the request path, with the
  * money that moves: a paying call costs tokens x PRICE_PER_MILLION_TOKENS
  * (the free plan is never charged; Pro balances are debited; Enterprise is
  * invoiced), and a run of someone else's published endpoint credits its
@@ -9,23 +10,11 @@
  * flush, and close() flushes what is left.
  */
 import type { Database } from "../../db/client.ts";
-import type { Caller } from "../caller.ts";
+import type { UsageEvent, UsageSink } from "../call-usage.ts";
 import { debitBalance } from "../accounts/queries.ts";
 import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";
 import { insertUsageRecords, type UsageRecordRow } from "./queries.ts";
-
-export interface UsageEvent {
-  caller: Caller;
-  route: string;
-  status: number;
-  tokens: number;
-  requestId: string;
-  at: Date;
-  publisher?: { accountId: string; publishedId: string };
-  /** The designed endpoint version a call ran. */
-  apiId?: number;
-}
 
 export interface Pricing {
   perMillionTokens: number;
@@ -53,7 +42,7 @@ export function priceOf(event: UsageEvent, pricing: Pricing): { costMicros: numb
   };
 }
 
-export class UsageRecorder {
+export class UsageRecorder implements UsageSink {
   private pending: UsageRecordRow[] = [];
   private debits = new Map<string, number>();
   private flushing: Promise<void> | undefined;
@@ -96,14 +85,6 @@ export class UsageRecorder {
     // One flush at a time: while one writes, records pile up for the next (it follows at once when a batch waits).
     // After a failed write only the timer retries, so an unreachable database is not asked once per call.
     if (this.pending.length >= this.options.batchSize && !this.flushing && !this.failing) void this.flush();
-  }
-
-  /**
-   * Where a stream's usage goes: a stream outlives its request, so the run
-   * wrapper (research/run/hold.ts) records it, with the service clock's time.
-   */
-  forStream(call: Pick<UsageEvent, "caller" | "route" | "requestId">): { record(status: number, tokens: number, at: Date): void } {
-    return { record: (status, tokens, at) => this.record({ ...call, status, tokens, at }) };
   }
 
   /** Writes everything recorded so far. Concurrent calls share one write. */

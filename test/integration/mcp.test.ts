@@ -80,6 +80,34 @@ describe("initialize and tools/list", () => {
   });
 });
 
+describe("one source for every schema", () => {
+  test("search's and contents' input schemas are their routes' request bodies in /openapi.json, search's output its answer", async () => {
+    const mcp = await connect(apiKey);
+    const { tools } = await mcp.listTools();
+    const doc = await (await app.fetch("/openapi.json")).json();
+    const body = (path: string) => doc.paths[path].post.requestBody.content["application/json"].schema;
+    const search = tools.find((t) => t.name === "search")!;
+    const contents = tools.find((t) => t.name === "contents")!;
+    expect(search.inputSchema).toEqual(body("/v1/search"));
+    expect(contents.inputSchema).toEqual(body("/v1/contents"));
+    expect(search.outputSchema).toEqual(doc.paths["/v1/search"].post.responses["200"].content["application/json"].schema);
+    // The limits the routes keep, not a second guess of them (the tool once said 10,000 characters and 253 per domain).
+    const properties = search.inputSchema.properties as Record<string, any>;
+    expect(properties.prompt.maxLength).toBe(20_000);
+    expect(properties.source_whitelist.items.maxLength).toBe(2048);
+  });
+
+  test("an endpoint's tool takes and answers what the endpoint's integration publishes", async () => {
+    const mcp = await connect(apiKey);
+    const { tools } = await mcp.listTools();
+    const listed = await client(app, apiKey).json("GET", "/v1/design-api");
+    const record = (listed as { stub: string; integration: Record<string, unknown> }[]).find((e) => e.stub === stub)!;
+    const tool = tools.find((t) => t.name === stub)!;
+    expect(tool.inputSchema).toEqual(record.integration.request_schema as typeof tool.inputSchema);
+    expect(tool.outputSchema).toEqual(record.integration.response_schema as typeof tool.outputSchema);
+  });
+});
+
 describe("tools/call", () => {
   test("search answers with [n] citations and its sources listed, and the whole answer as structured content", async () => {
     const mcp = await connect(apiKey);

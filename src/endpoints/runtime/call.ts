@@ -4,7 +4,7 @@
  * run as one held research run (research/run/hold.ts): the service
  * deadline, the in-flight count and the call's usage, as every search has.
  */
-import { holdRun, type RunCall, type RunDeps } from "../../research/run/hold.ts";
+import { holdRun, type Answered, type RunCall, type RunDeps } from "../../research/run/hold.ts";
 import type { EndpointInput, Graph } from "../model.ts";
 import type { OutputFormat } from "../rules.ts";
 import { resolveCall } from "./call-inputs.ts";
@@ -25,8 +25,13 @@ export function runnable(row: {
   };
 }
 
-/** Runs one call to the search response's shape, `{response, context, info}`. */
-export async function runCall(deps: RunDeps, endpoint: RunnableEndpoint, body: unknown, call: RunCall): Promise<EndpointRunResult> {
+/** Runs one call to the search response's shape, `{response, context, info}`, handed back with its usage. */
+export async function runCall(
+  deps: RunDeps,
+  endpoint: RunnableEndpoint,
+  body: unknown,
+  call: RunCall,
+): Promise<Answered<EndpointRunResult>> {
   const inputs = resolveCall(endpoint.inputs, body);
   return holdRun(deps, call, "endpoint", (engine, signal) => runEndpoint(engine, endpoint, inputs, signal));
 }

@@ -6,41 +6,49 @@
  */
 import { Elysia, t } from "elysia";
 import { authenticated, type AuthDeps } from "../../http/auth.ts";
-import type { Caller } from "../../caller.ts";
+import type { Call } from "../../http/call.ts";
 import { secured } from "../../http/openapi.ts";
-import { answeredCall, requestMeta } from "../../http/request-context.ts";
-import type { RunDeps } from "../../research/run/hold.ts";
+import { runOf, type RunDeps } from "../../research/run/hold.ts";
 import { RunBody, RunResponse } from "../model.ts";
 import { calledVersion } from "../reads.ts";
 import { runCall, runnable } from "./call.ts";
 import type { EndpointsContext } from "../service.ts";
 
 export function userServiceRoutes(auth: AuthDeps, ctx: EndpointsContext, runs: RunDeps) {
-  const run = async (caller: Caller, stub: string, segment: string | null, body: unknown, request: Request) => {
-    const version = await calledVersion(ctx, caller.accountId, stub, segment);
-    // The version that ran goes on the call's usage record.
-    requestMeta(request).apiId = version.id;
-    return runCall(runs, runnable(version), body, { ...answeredCall(request), work: { endpoint: `user:${stub}` } });
+  const run = async (call: Call, stub: string, segment: string | null, body: unknown, signal: AbortSignal) => {
+    const version = await calledVersion(ctx, call.caller.accountId, stub, segment);
+    // The version that runs goes on the call's usage record, whatever the outcome.
+    call.ran({ apiId: version.id });
+    const { answer, usage } = await runCall(runs, runnable(version), body, runOf(call, { signal, work: { endpoint: `user:${stub}` } }));
+    call.charge(usage);
+    return answer;
   };
   const detail = (summary: string) =>
-    secured({
-      tags: ["Designed endpoints"],
-      summary,
-      description:
-        "Missing required inputs: 400 naming them (optional ones as name?: type). A wrong type: 422. max_results is at least 1, floored, and cuts every top-level list.",
-    });
+    secured(
+      {
+        tags: ["Designed endpoints"],
+        summary,
+        description:
+          "Missing required inputs: 400 naming them (optional ones as name?: type). A wrong type: 422. max_results is at least 1, floored, and cuts every top-level list.",
+      },
+      { billable: true },
+    );
   return new Elysia({ prefix: "/v1/user-defined-service" })
     .use(authenticated(auth))
-    .post("/:api_stub", async ({ caller, params, body, request }) => run(caller, params.api_stub, null, body, request), {
+    .post("/:api_stub", async ({ call, params, body, request }) => run(call, params.api_stub, null, body, request.signal), {
       params: t.Object({ api_stub: t.String({ maxLength: 100 }) }),
       body: RunBody,
       response: { 200: RunResponse },
       detail: detail("Run your endpoint's live version"),
     })
-    .post("/:api_stub/:version", async ({ caller, params, body, request }) => run(caller, params.api_stub, params.version, body, request), {
-      params: t.Object({ api_stub: t.String({ maxLength: 100 }), version: t.String({ maxLength: 10, description: "v1, v2, ..." }) }),
-      body: RunBody,
-      response: { 200: RunResponse },
-      detail: detail("Run exactly version n of your endpoint (drafts included)"),
-    });
+    .post(
+      "/:api_stub/:version",
+      async ({ call, params, body, request }) => run(call, params.api_stub, params.version, body, request.signal),
+      {
+        params: t.Object({ api_stub: t.String({ maxLength: 100 }), version: t.String({ maxLength: 10, description: "v1, v2, ..." }) }),
+        body: RunBody,
+        response: { 200: RunResponse },
+        detail: detail("Run exactly version n of your endpoint (drafts included)"),
+      },
+    );
 }

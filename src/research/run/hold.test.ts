@@ -56,7 +56,7 @@ function world(source: SearchSource, deadlineMs = 5_000, queue = { concurrency: 
     account: "acct_hold_test",
     requestId: "req_hold_test",
     signal: controller.signal,
-    usage: { record: (status: number, tokens: number, at: Date) => void recorded.push({ status, tokens, at }) },
+    ended: ({ status, tokens, at }) => void recorded.push({ status, tokens, at }),
   };
   return { clock, deps, load, recorded, controller, call, lines };
 }
@@ -69,7 +69,7 @@ function anotherCall(account: string) {
     account,
     requestId: `req_${account}`,
     signal: controller.signal,
-    usage: { record: (status) => void recorded.push(status) },
+    ended: ({ status }) => void recorded.push(status),
   };
   return { call, controller, recorded };
 }
@@ -159,9 +159,11 @@ describe("a run answered in one piece (an endpoint call)", () => {
       engine.log.info("node ran");
       return { info: { token_usage: 7, tokens: { prompt: 5, completion: 2, total: 7 } } };
     });
-    expect(result.info.token_usage).toBe(7);
+    expect(result.answer.info.token_usage).toBe(7);
     expect(load.value).toBe(0);
     expect(recorded).toEqual([{ status: 200, tokens: 7, at: new Date(clock.now()) }]);
+    // The usage comes back with the answer too: what a route charges its call with.
+    expect(result.usage).toEqual({ status: 200, tokens: 7, at: new Date(clock.now()) });
     expect(JSON.parse(lines.find((l) => l.includes("node ran"))!).request_id).toBe("req_hold_test");
   });
 
@@ -172,7 +174,7 @@ describe("a run answered in one piece (an endpoint call)", () => {
         deps,
         call,
         "endpoint",
-        (_engine, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+        (_engine, signal) => new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
       ),
     );
     expect(error.code).toBe("deadline_exceeded");
@@ -209,7 +211,7 @@ describe("a run admitted through the queue", () => {
     clock.advance(1_500);
     first.finish();
     await running;
-    expect((await waiting).info.token_usage).toBe(2);
+    expect((await waiting).answer.info.token_usage).toBe(2);
     expect(ran).toBe(true);
     expect(waits).toEqual([{ waitedMs: 1_500, ahead: 0 }]);
     expect(second.recorded).toEqual([200]);

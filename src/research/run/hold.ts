@@ -5,10 +5,12 @@
  * to the service deadline (a 504, with whatever was gathered dropped),
  * counts it as in flight (at peak, free buckets refill more slowly: spec
  * 8.3), gives the engine the call's request-id logger, says why a run its
- * caller stopped ended, and ends every run it holds in exactly one usage
- * record, stamped by the injected clock. No HTTP here: a face passes its
- * caller's account, AbortSignal, request id and where usage goes. A run
- * whose account is suspended or banned meanwhile ends with that 403.
+ * caller stopped ended, and ends every run it holds with exactly one usage,
+ * stamped by the injected clock: handed back with the answer of a run
+ * answered in one piece, told to the stream of one that streams. No HTTP
+ * here: a face passes its caller's account, AbortSignal and request id
+ * (runOf, from the route's Call). A run whose account is suspended or
+ * banned meanwhile ends with that 403.
  *
  * The deadline counts from when the run asks for its slot, so time spent
  * waiting is part of it: a caller is never held longer than the deadline,
@@ -18,28 +20,20 @@
  */
 import type { Clock } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
+import type { Usage } from "../../call-usage.ts";
 import type { CallOrigin } from "../../caller.ts";
+import type { Call } from "../../http/call.ts";
 import { waitWords } from "../../wait-words.ts";
 import { prepareRun, runResearch, type EngineDeps } from "../engine.ts";
 import { parseSearchBody, type ResearchRequest, type SearchBody } from "../request.ts";
-import type { TokenReport } from "../types.ts";
-import type { RunEvents } from "./drain.ts";
+import type { ResearchEvent, TokenReport } from "../types.ts";
+import { collect, type RunEvents, type SearchAnswer } from "./drain.ts";
 import { faceOutcome } from "./outcome.ts";
 import type { RunQueue, RunSlot } from "./queue.ts";
 
 /** Runs in flight in this process (limits/peak-load.ts): enter() counts one in; the function it returns counts it out. */
 export interface LoadGauge {
   enter(): () => void;
-}
-
-/**
- * Where a call's usage goes, once, when its run ends: the status (200, or
- * the failure's as faceOutcome maps it), the tokens (0 for a failure) and the
- * time by the service's clock. A stream writes a record of its own; a call
- * answered within its request puts the tokens on the request's record.
- */
-export interface RunUsage {
-  record(status: number, tokens: number, at: Date): void;
 }
 
 /**
@@ -75,20 +69,45 @@ export interface RunDeps {
 
 /**
  * One caller's run: its account (its lane in the queue), its request id (on
- * log lines and the usage record), its signal (the caller going away), where
- * its usage goes, and who hears how long it waited for its slot (a face's
- * request log line).
+ * log lines and the usage record), its signal (the caller going away), and
+ * who hears how long it waited for its slot (a face's request log line).
  */
 export interface RunCall {
   account: string;
   requestId: string;
   signal: AbortSignal;
-  usage: RunUsage;
   admitted?: (slot: Pick<RunSlot, "waitedMs" | "ahead">) => void;
   /** Who called from where, for RunDeps.watch; a run without one is not watched. */
   origin?: CallOrigin;
   /** An endpoint call's work (a search's is its request). */
   work?: RunWork;
+  /**
+   * Told the run's usage once, when it ends, however it ends: a stream's, whose run outlives its request
+   * (Call.streams). A run answered in one piece hands its usage back with the answer instead.
+   */
+  ended?: (usage: Usage) => void;
+}
+
+/** An answer and what it used, as a run answered in one piece hands them back: the route charges its call with the usage. */
+export interface Answered<T> {
+  answer: T;
+  usage: Usage;
+}
+
+/**
+ * The run of an authenticated call (http/call.ts). Only a route documented
+ * billable may start one: a research run costs tokens, and its route must
+ * hand them to the call.
+ */
+export function runOf(call: Call, options: { signal: AbortSignal; work?: RunWork; ended?: (usage: Usage) => void }): RunCall {
+  call.mustBeBillable("start a research run");
+  return {
+    account: call.caller.accountId,
+    origin: call.origin,
+    requestId: call.requestId,
+    admitted: (slot) => call.waited(slot),
+    ...options,
+  };
 }
 
 /** The deadline's words: "the search did not finish within …", "the endpoint did not finish within …". */
@@ -107,9 +126,31 @@ export function engineFor(deps: RunDeps, requestId: string): EngineDeps {
  * Starts a search. Preparation (an image URL's fetch) happens before the
  * first event, so its 422 can still be a status; the events then stream.
  * Read them to the end (drain or collect): failures surface there, as
- * ServiceErrors (504 past the deadline), and the usage is recorded then.
+ * ServiceErrors (504 past the deadline), and the run's end tells its usage
+ * to `call.ended`.
  */
 export async function startSearch(deps: RunDeps, request: ResearchRequest, call: RunCall): Promise<RunEvents> {
+  return (await searchRun(deps, request, call)).events;
+}
+
+/**
+ * A search answered in one piece: its events gathered into `{response,
+ * context, info}`, and its usage. `hear` is told when the run has its slot
+ * (`started`), then each event as it comes.
+ */
+export async function answerSearch(
+  deps: RunDeps,
+  request: ResearchRequest,
+  call: RunCall,
+  hear?: (event: ResearchEvent | { type: "started" }) => void,
+): Promise<Answered<SearchAnswer>> {
+  const run = await searchRun(deps, request, call);
+  hear?.({ type: "started" });
+  const answer = await collect(run.events, hear);
+  return { answer, usage: run.held.usage()! };
+}
+
+async function searchRun(deps: RunDeps, request: ResearchRequest, call: RunCall): Promise<{ events: RunEvents; held: Held }> {
   const held = await hold(deps, call, "search", { prompt: request.prompt, fields: Object.keys(request.outputFormat?.shape ?? {}) });
   let prepared;
   try {
@@ -118,7 +159,7 @@ export async function startSearch(deps: RunDeps, request: ResearchRequest, call:
     throw held.fail(error);
   }
   const inner = runResearch(held.engine, prepared, held.signal);
-  return (async function* () {
+  const events = (async function* () {
     try {
       const info = yield* inner;
       held.end(200, info.token_usage);
@@ -130,28 +171,28 @@ export async function startSearch(deps: RunDeps, request: ResearchRequest, call:
       held.end(faceOutcome(callerStopped(call.signal), call.requestId).status, 0);
     }
   })();
+  return { events, held };
 }
 
-/** Holds a run answered in one piece (a designed or published endpoint's graph): the same deadline, count and usage. */
+/** Holds a run answered in one piece (a designed or published endpoint's graph): the same deadline and count; its usage comes back with it. */
 export async function holdRun<T extends { info: TokenReport }>(
   deps: RunDeps,
   call: RunCall,
   subject: RunSubject,
   work: (engine: EngineDeps, signal: AbortSignal) => Promise<T>,
-): Promise<T> {
+): Promise<Answered<T>> {
   const held = await hold(deps, call, subject, call.work ?? null);
   try {
-    const result = await work(held.engine, held.signal);
-    held.end(200, result.info.token_usage);
-    return result;
+    const answer = await work(held.engine, held.signal);
+    return { answer, usage: held.end(200, answer.info.token_usage) };
   } catch (error) {
     throw held.fail(error);
   }
 }
 
-/** A call that ended before any run began (a refused WebSocket message, a socket closed unused): its usage, stamped as a run's is. */
-export function recordRefused(deps: RunDeps, usage: RunUsage, status: number): void {
-  usage.record(status, 0, new Date(deps.clock.now()));
+/** The usage of a call that ended before any run began (a refused WebSocket message, a socket closed unused), stamped as a run's is. */
+export function refusedUsage(deps: RunDeps, status: number): Usage {
+  return { status, tokens: 0, at: new Date(deps.clock.now()) };
 }
 
 interface Held {
@@ -159,8 +200,10 @@ interface Held {
   signal: AbortSignal;
   /** Ends the run as failed and gives the error it ends with: the deadline's 504, why the caller stopped it, or its own. */
   fail(error: unknown): unknown;
-  /** Counts the run out and records its usage; only the first call does. */
-  end(status: number, tokens: number): void;
+  /** Counts the run out and tells its usage (to RunCall.ended); only the first call does, and every call returns that usage. */
+  end(status: number, tokens: number): Usage;
+  /** The usage the run ended with; undefined while it runs. */
+  usage(): Usage | undefined;
 }
 
 /** Waits for the run's slot, then holds it; a run refused or stopped while waiting is ended (counted out, recorded) and its error thrown. */
@@ -173,14 +216,15 @@ async function hold(deps: RunDeps, call: RunCall, subject: RunSubject, work: Run
   const unwatch = deps.standing?.track(call.account, (refusal) => refused.abort(refusal));
   const leave = deps.load.enter();
   let slot: RunSlot | undefined;
-  let ended = false;
-  const end = (status: number, tokens: number) => {
-    if (ended) return;
-    ended = true;
+  let ended: Usage | undefined;
+  const end = (status: number, tokens: number): Usage => {
+    if (ended) return ended;
+    ended = { status, tokens, at: new Date(deps.clock.now()) };
     unwatch?.();
     leave();
     slot?.release();
-    call.usage.record(status, tokens, new Date(deps.clock.now()));
+    call.ended?.(ended);
+    return ended;
   };
   const fail = (error: unknown) => {
     let failure = error;
@@ -194,13 +238,14 @@ async function hold(deps: RunDeps, call: RunCall, subject: RunSubject, work: Run
     end(faceOutcome(failure, call.requestId).status, 0);
     return failure;
   };
+  const usage = () => ended;
   try {
     slot = await deps.queue.admit(call.account, signal);
   } catch (error) {
     throw fail(error);
   }
   if (slot.waitedMs > 0) call.admitted?.({ waitedMs: slot.waitedMs, ahead: slot.ahead });
-  return { engine: engineFor(deps, call.requestId), signal, end, fail };
+  return { engine: engineFor(deps, call.requestId), signal, end, fail, usage };
 }
 
 /** Why a caller stopped its run: the reason it gave (a second WebSocket message), else that it went away. */
