@@ -1,5 +1,5 @@
 /**
- * The import boundaries and the fetch chokepoint bite: the
+ * The import boundaries, the fetch chokepoint and the cycle rule bite: the
  * installed Biome lints small probe files laid out as src/ is, under a copy of
  * the project's configuration, so each folder's override applies by path.
  * The probes with written-out expectations say each rule of
@@ -28,6 +28,7 @@ interface Diagnostic {
 }
 
 const IMPORTS = "lint/style/noRestrictedImports";
+const CYCLES = "lint/suspicious/noImportCycles";
 
 /** The probes: a path inside src/ and its source. Every import is used, so only the rules under test can speak. */
 const PROBES: Record<string, string> = {
@@ -70,6 +71,9 @@ const PROBES: Record<string, string> = {
   "src/contents/extract/uses-fixture.test.ts": `import { minimalPdf } from "../../../test/helpers/fixtures/pdf.ts";\nexport const probe = minimalPdf;\n`,
   "src/contents/extract/uses-e2e.test.ts": `import { signIn } from "../../../test/e2e/sign-in.ts";\nexport const probe = signIn;\n`,
   "src/search/starts-server.test.ts": `import { searchRoutes } from "./routes.ts";\nimport { buildApp } from "../app.ts";\nimport { main } from "../main.ts";\nexport const probe = [searchRoutes, buildApp, main];\n`,
+  // Two modules that need only each other's types: a cycle all the same.
+  "src/research/cycle-question.ts": `import type { Answer } from "./cycle-answer.ts";\nexport interface Question { answer?: Answer }\n`,
+  "src/research/cycle-answer.ts": `import type { Question } from "./cycle-question.ts";\nexport interface Answer { question?: Question }\n`,
   "src/endpoints/fetches.ts": [
     "export async function probe(url: string) {",
     "  const a = await fetch(url);",
@@ -291,6 +295,13 @@ describe("import boundaries", () => {
     const meant = Object.fromEntries(MATRIX.map(({ path, floor, target }) => [path, verdict(floor, target)]));
     expect(said).toEqual(meant);
     expect(MATRIX.length).toBeGreaterThan(FOLDERS.length * FOLDERS.length);
+  });
+});
+
+describe("import cycles", () => {
+  test("two modules importing only each other's types are a cycle", () => {
+    expect(findings("src/research/cycle-question.ts")).toEqual([`1: ${CYCLES}: This import is part of a cycle.`]);
+    expect(findings("src/research/cycle-answer.ts")).toEqual([`1: ${CYCLES}: This import is part of a cycle.`]);
   });
 });
 
