@@ -10,12 +10,7 @@ import { Type } from "@sinclair/typebox";
 import type { SourceScope } from "../../contents/source-scope.ts";
 import { activeScope, blacklistHosts, hitFrom, wantsHits, whitelistHosts } from "./hits.ts";
 import { endpoint, fetchHits } from "./http.ts";
-import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
-
-export interface BraveSettings {
-  apiKey: string;
-  baseUrl?: string;
-}
+import type { KeyedSettings, SearchHit, SearchOptions, SearchSource } from "./source.ts";
 
 const MAX_COUNT = 20;
 const MAX_QUERY_CHARS = 400;
@@ -59,7 +54,7 @@ export class BraveSource implements SearchSource {
   readonly name = "brave";
   private readonly baseUrl: string;
 
-  constructor(private readonly settings: BraveSettings) {
+  constructor(private readonly settings: KeyedSettings) {
     this.baseUrl = settings.baseUrl ?? "https://api.search.brave.com";
   }
 

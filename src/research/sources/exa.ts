@@ -8,12 +8,7 @@
 import { Type } from "@sinclair/typebox";
 import { activeScope, blacklistHosts, hitFrom, wantsHits, whitelistHosts } from "./hits.ts";
 import { endpoint, fetchHits, OptionalText } from "./http.ts";
-import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
-
-export interface ExaSettings {
-  apiKey: string;
-  baseUrl?: string;
-}
+import type { KeyedSettings, SearchHit, SearchOptions, SearchSource } from "./source.ts";
 
 const MAX_RESULTS = 100;
 const MAX_DOMAINS = 1_200;
@@ -30,7 +25,7 @@ export class ExaSource implements SearchSource {
   readonly name = "exa";
   private readonly baseUrl: string;
 
-  constructor(private readonly settings: ExaSettings) {
+  constructor(private readonly settings: KeyedSettings) {
     this.baseUrl = settings.baseUrl ?? "https://api.exa.ai";
   }
 

@@ -6,12 +6,7 @@
 import { Type } from "@sinclair/typebox";
 import { activeScope, blacklistHosts, hitFrom, wantsHits, whitelistHosts } from "./hits.ts";
 import { endpoint, fetchHits, OptionalText } from "./http.ts";
-import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
-
-export interface TavilySettings {
-  apiKey: string;
-  baseUrl?: string;
-}
+import type { KeyedSettings, SearchHit, SearchOptions, SearchSource } from "./source.ts";
 
 const MAX_RESULTS = 20;
 const MAX_INCLUDE = 300;
@@ -29,7 +24,7 @@ export class TavilySource implements SearchSource {
   readonly name = "tavily";
   private readonly baseUrl: string;
 
-  constructor(private readonly settings: TavilySettings) {
+  constructor(private readonly settings: KeyedSettings) {
     this.baseUrl = settings.baseUrl ?? "https://api.tavily.com";
   }
 
