@@ -37,6 +37,15 @@ const KEY_COLUMNS: Column[] = [
   { label: "Actions", unseen: true },
 ];
 
+/** A button in a key's row: it shows only the verb, and its accessible name says which key. */
+function KeyButton({ apiKey, verb, kind, onClick }: { apiKey: ApiKey; verb: string; kind: "secondary" | "danger"; onClick: () => void }) {
+  return (
+    <button type="button" class={`${kind} small`} aria-label={`${verb} key ${keyLabel(apiKey)}`} onClick={onClick}>
+      {verb}
+    </button>
+  );
+}
+
 export function KeysPage() {
   const keys = useLoad((signal) => api.get<{ keys: ApiKey[] }>("/v1/keys", { signal }), []);
   const [name, setName] = useState("");
@@ -152,26 +161,8 @@ export function KeysPage() {
                 <td data-label="Status">{state.status}</td>
                 <td data-label="Actions">
                   <div class="actions">
-                    {state.canRotate ? (
-                      <button
-                        type="button"
-                        class="secondary small"
-                        aria-label={`Rotate key ${keyLabel(key)}`}
-                        onClick={() => setRotating(key)}
-                      >
-                        Rotate
-                      </button>
-                    ) : null}
-                    {state.canRevoke ? (
-                      <button
-                        type="button"
-                        class="danger small"
-                        aria-label={`Revoke key ${keyLabel(key)}`}
-                        onClick={() => setRevoking(key)}
-                      >
-                        Revoke
-                      </button>
-                    ) : null}
+                    {state.canRotate ? <KeyButton apiKey={key} verb="Rotate" kind="secondary" onClick={() => setRotating(key)} /> : null}
+                    {state.canRevoke ? <KeyButton apiKey={key} verb="Revoke" kind="danger" onClick={() => setRevoking(key)} /> : null}
                   </div>
                 </td>
               </tr>
