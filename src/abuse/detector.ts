@@ -25,7 +25,7 @@ import { addressKey, workText, type Work } from "./fingerprint.ts";
 import { forgetFlagsBefore, insertFlag, type AbuseAction } from "./flags.ts";
 import type { KeyedHash } from "./keyed-hash.ts";
 import type { WindowStore } from "./window-store.ts";
-import { memberOf, type Breach, type Sighting, type WindowSettings } from "./windows.ts";
+import { sightingsOf, type Breach, type WindowSettings } from "./windows.ts";
 
 /** Counts in flight at most: beyond it Redis or the database is not keeping up, and calls go uncounted. */
 const MAX_PENDING = 1_000;
@@ -99,22 +99,7 @@ export class AbuseDetector {
     const fingerprint = work === null ? "" : hash.of("work", workText(work));
     const account = origin.caller.accountId;
     const unique = randomBytes(6).toString("base64url");
-    const prefix = `${this.settings.keyPrefix}abuse:`;
-    const sightings: Sighting[] = [];
-    if (address)
-      sightings.push({
-        kind: "address",
-        subject: address,
-        key: `${prefix}address:${address}`,
-        member: memberOf(account, fingerprint, unique),
-      });
-    if (fingerprint)
-      sightings.push({
-        kind: "work",
-        subject: fingerprint,
-        key: `${prefix}work:${fingerprint}`,
-        member: memberOf(account, address, unique),
-      });
+    const sightings = sightingsOf(`${this.settings.keyPrefix}abuse:`, { account, address, work: fingerprint }, unique);
     for (const breach of await this.store.record(sightings, at))
       await this.raise(breach).catch((error: unknown) =>
         // Its window's marker is set: this breach is not raised again before the window has passed.

@@ -11,7 +11,7 @@ import { clearPrefix, uniquePrefix } from "../../test/helpers/redis.ts";
 import { MemoryWindows } from "./memory-windows.ts";
 import { RedisWindows, UpstashWindows } from "./redis-windows.ts";
 import type { WindowStore } from "./window-store.ts";
-import { memberOf, windowSettings, type Breach, type Sighting } from "./windows.ts";
+import { sightingsOf, windowSettings, type Breach } from "./windows.ts";
 
 const settings = windowSettings([60, 600], 10, 3);
 const T0 = Date.UTC(2030, 0, 1);
@@ -38,25 +38,8 @@ if (TEST_REDIS_URL) {
 }
 
 /** One counted call, as the detector sights it: under its address and its work (either may be unknown). */
-function sightings(prefix: string, call: { account: string; address?: string; work?: string }, n: number): Sighting[] {
-  const out: Sighting[] = [];
-  const unique = String(n);
-  if (call.address)
-    out.push({
-      kind: "address",
-      subject: call.address,
-      key: `${prefix}a:${call.address}`,
-      member: memberOf(call.account, call.work ?? "", unique),
-    });
-  if (call.work)
-    out.push({
-      kind: "work",
-      subject: call.work,
-      key: `${prefix}w:${call.work}`,
-      member: memberOf(call.account, call.address ?? "", unique),
-    });
-  return out;
-}
+const sightings = (prefix: string, call: { account: string; address?: string; work?: string }, n: number) =>
+  sightingsOf(prefix, { account: call.account, address: call.address ?? "", work: call.work ?? "" }, String(n));
 
 describe.each(stores)("the windows in %s", (_name, make) => {
   const world = () => {
@@ -129,7 +112,7 @@ describe.each(stores)("the windows in %s", (_name, make) => {
     const w = world();
     const flood = settings.cap + 50;
     for (let i = 0; i < flood; i++) await w.call({ account: "acct_one", address: "busy" }, T0 + i * 10);
-    const key = `${w.prefix}a:busy`;
+    const key = `${w.prefix}address:busy`;
     if (w.store instanceof MemoryWindows) {
       expect(w.store.size(key)).toBe(settings.cap);
       await w.call({ account: "acct_one", address: "busy" }, T0 + 600_000 + flood * 10);

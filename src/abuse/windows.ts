@@ -66,6 +66,21 @@ export function memberOf(account: string, other: string, unique: string): string
   return `${account}|${other}|${unique}`;
 }
 
+/**
+ * One call's sightings: under its address and under its work, each where it is known, and each
+ * member naming the other subject (so a window can tell shared work from an office's own).
+ */
+export function sightingsOf(keyPrefix: string, call: { account: string; address: string; work: string }, unique: string): Sighting[] {
+  const sightings: Sighting[] = [];
+  for (const [kind, subject, other] of [
+    ["address", call.address, call.work],
+    ["work", call.work, call.address],
+  ] as const) {
+    if (subject) sightings.push({ kind, subject, key: `${keyPrefix}${kind}:${subject}`, member: memberOf(call.account, other, unique) });
+  }
+  return sightings;
+}
+
 export function partsOf(member: string): { account: string; other: string } {
   const [account = "", other = ""] = member.split("|", 2);
   return { account, other };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ServiceError } from "../errors.ts";
-import { createLogger } from "../log.ts";
+import { createLogger, type Logger } from "../log.ts";
 import { ExtractionPool } from "./extraction-pool.ts";
 
 const silent = createLogger({ level: "silent" });
@@ -8,13 +8,22 @@ const page = (words: string) => new TextEncoder().encode(`<html><body><article><
 const extract = (pool: ExtractionPool, words: string) =>
   pool.extract({ body: page(words), contentType: "text/html", url: "https://example.test/" });
 
+/** A pool of `workers` (idle for a minute before they stop, unless `idleMs` says otherwise), closed when `use` is done. */
+async function withPool(
+  { log = silent, ...settings }: { workers: number; idleMs?: number; log?: Logger },
+  use: (pool: ExtractionPool) => Promise<void>,
+): Promise<void> {
+  const pool = new ExtractionPool({ timeoutMs: 10_000, idleMs: 60_000, ...settings }, log);
+  try {
+    await use(pool);
+  } finally {
+    await pool.close();
+  }
+}
+
 test("an extractor bug is the caller's extraction_failed and a logged error, never silent", async () => {
   const lines: string[] = [];
-  const pool = new ExtractionPool(
-    { workers: 1, timeoutMs: 10_000, idleMs: 60_000 },
-    createLogger({ level: "info", sink: (line) => lines.push(line) }),
-  );
-  try {
+  await withPool({ workers: 1, log: createLogger({ level: "info", sink: (line) => lines.push(line) }) }, async (pool) => {
     const html = new TextEncoder().encode(
       '<html><body><article><p>Enough words to be an article.</p><a href="/x">x</a></article></body></html>',
     );
@@ -27,40 +36,31 @@ test("an extractor bug is the caller's extraction_failed and a logged error, nev
     const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === "extraction failed unexpectedly");
     expect(logged?.level).toBe("error");
     expect(logged?.error?.name).toBeString();
-  } finally {
-    await pool.close();
-  }
+  });
 });
 
 describe("workers start with the pages that need them and stop when idle", () => {
   test("no worker runs before the first page; the first page starts one and is extracted", async () => {
-    const pool = new ExtractionPool({ workers: 4, timeoutMs: 10_000, idleMs: 60_000 }, silent);
-    try {
+    await withPool({ workers: 4 }, async (pool) => {
       expect(pool.workers).toBe(0);
       const document = await extract(pool, "The first page arrives at an idle pool.");
       expect(document.text).toContain("The first page arrives at an idle pool.");
       expect(pool.workers).toBe(1);
-    } finally {
-      await pool.close();
-    }
+    });
   });
 
   test("a burst starts one worker per waiting page, never more than the pool's size", async () => {
-    const pool = new ExtractionPool({ workers: 2, timeoutMs: 10_000, idleMs: 60_000 }, silent);
-    try {
+    await withPool({ workers: 2 }, async (pool) => {
       const pages = ["one", "two", "three", "four", "five"].map((n) => extract(pool, `Page number ${n} of the burst.`));
       expect(pool.workers).toBe(2);
       const documents = await Promise.all(pages);
       expect(documents.map((d) => d.text.match(/number (\w+)/)?.[1])).toEqual(["one", "two", "three", "four", "five"]);
       expect(pool.workers).toBe(2);
-    } finally {
-      await pool.close();
-    }
+    });
   });
 
   test("a worker idle for idleMs stops, and the next page starts a fresh one", async () => {
-    const pool = new ExtractionPool({ workers: 1, timeoutMs: 10_000, idleMs: 50 }, silent);
-    try {
+    await withPool({ workers: 1, idleMs: 50 }, async (pool) => {
       await extract(pool, "Before the pool goes idle.");
       expect(pool.workers).toBe(1);
       const until = performance.now() + 5_000;
@@ -69,9 +69,7 @@ describe("workers start with the pages that need them and stop when idle", () =>
       const document = await extract(pool, "After the pool was idle.");
       expect(document.text).toContain("After the pool was idle.");
       expect(pool.workers).toBe(1);
-    } finally {
-      await pool.close();
-    }
+    });
   });
 
   test("close stops the workers, and later pages are refused", async () => {

@@ -25,6 +25,9 @@ export interface DashboardSettings {
   publicBaseUrl: string | undefined;
 }
 
+/** The part of Elysia's `set` a session answer writes: its status and the cookie. */
+type SessionSet = { status?: number | string; headers: Record<string, unknown> };
+
 export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, settings: DashboardSettings) {
   const secure = (request: Request) => request.url.startsWith("https:") || Boolean(settings.publicBaseUrl?.startsWith("https:"));
   const guardOrigin = (request: Request) => {
@@ -33,7 +36,7 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
   };
   const clientIp = (request: Request, server: PeerSource) => clientAddress(request, server, settings.clientAddress) ?? "unknown";
   /** The session body; a session just started also sets its cookie. */
-  const sessionBody = (signedIn: SignedIn, request: Request, set: { headers: Record<string, unknown> }) => {
+  const sessionBody = (signedIn: SignedIn, request: Request, set: SessionSet) => {
     if (signedIn.session)
       set.headers["set-cookie"] = sessionCookie(signedIn.session.token, {
         maxAgeSeconds: Math.floor(identity.sessionLifetimeMs / 1000),
@@ -41,6 +44,15 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
       });
     return { account: accountView(signedIn.account), email: signedIn.account.email, csrf_token: signedIn.csrfToken };
   };
+  /** Signs up, signs in or claims a sign-in link (`verb`) for a request from this service's own pages, and answers with the session. */
+  const startSession =
+    <Input>(verb: (ctx: SignInContext, input: Input, clientAddress: string) => Promise<SignedIn>, status = 200) =>
+    async ({ body, request, set, server }: { body: Input; request: Request; set: SessionSet; server: PeerSource }) => {
+      guardOrigin(request);
+      const signedIn = await verb(identity, body, clientIp(request, server));
+      set.status = status;
+      return sessionBody(signedIn, request, set);
+    };
   const page = async () =>
     new Response((await dashboardBundle()).html, {
       headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...PAGE_HEADERS },
@@ -56,47 +68,24 @@ export function dashboardRoutes(auth: AuthDeps, identity: SignInContext, setting
         detail: sessionOnly({ tags, summary: "The signed-in owner's account and the session's CSRF token" }),
       },
     )
-    .post(
-      "/signup",
-      async ({ body, request, set, server }) => {
-        guardOrigin(request);
-        const signedIn = await signUp(identity, body, clientIp(request, server));
-        set.status = 201;
-        return sessionBody(signedIn, request, set);
+    .post("/signup", startSession(signUp, 201), {
+      body: SignUpBody,
+      response: { 201: SessionView },
+      detail: { tags, summary: "Create an account with an email and a password, and sign in" },
+    })
+    .post("/signin", startSession(signIn), {
+      body: Credentials,
+      response: { 200: SessionView },
+      detail: { tags, summary: "Sign in (limited to a few attempts a minute per address and per email)" },
+    })
+    .post("/claim", startSession(claimSignInLink), {
+      body: ClaimBody,
+      response: { 200: SessionView },
+      detail: {
+        tags,
+        summary: "Use a one-time sign-in link: set the account's email and password, and sign in (the link then stops working)",
       },
-      {
-        body: SignUpBody,
-        response: { 201: SessionView },
-        detail: { tags, summary: "Create an account with an email and a password, and sign in" },
-      },
-    )
-    .post(
-      "/signin",
-      async ({ body, request, set, server }) => {
-        guardOrigin(request);
-        return sessionBody(await signIn(identity, body, clientIp(request, server)), request, set);
-      },
-      {
-        body: Credentials,
-        response: { 200: SessionView },
-        detail: { tags, summary: "Sign in (limited to a few attempts a minute per address and per email)" },
-      },
-    )
-    .post(
-      "/claim",
-      async ({ body, request, set, server }) => {
-        guardOrigin(request);
-        return sessionBody(await claimSignInLink(identity, body, clientIp(request, server)), request, set);
-      },
-      {
-        body: ClaimBody,
-        response: { 200: SessionView },
-        detail: {
-          tags,
-          summary: "Use a one-time sign-in link: set the account's email and password, and sign in (the link then stops working)",
-        },
-      },
-    )
+    })
     .post(
       "/signout",
       async ({ request, set }) => {

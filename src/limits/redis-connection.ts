@@ -19,13 +19,24 @@ export class LuaScript {
   }
 }
 
+/**
+ * What a store asks of Redis: load a script, run it by its SHA (EVAL only when
+ * Redis has lost it), and let go. RESP and Upstash's REST API differ only in
+ * how they send these.
+ */
+export interface ScriptConnection {
+  load(script: LuaScript): Promise<void>;
+  run(script: LuaScript, keys: string[], args: string[]): Promise<unknown>;
+  close(): void;
+}
+
 const isNoScript = (error: unknown) => error instanceof Error && /NOSCRIPT/i.test(error.message);
 
 /**
  * No offline queue: while Redis is away a command fails at once (the limiter applies its fail mode,
  * detection drops the count) instead of waiting.
  */
-export class RespConnection {
+export class RespConnection implements ScriptConnection {
   private client: RedisClient;
   private connecting: Promise<void> | undefined;
 
@@ -76,7 +87,7 @@ export class RespConnection {
 }
 
 /** Upstash over its REST API: the client's own retries (with backoff) are off, the caller's deadline rules. */
-export class UpstashConnection {
+export class UpstashConnection implements ScriptConnection {
   private readonly redis: Redis;
 
   constructor(url: string, token: string, timeoutMs: number) {
@@ -102,4 +113,7 @@ export class UpstashConnection {
       return this.redis.eval(script.source, keys, args);
     }
   }
+
+  /** Each request is its own HTTPS call: nothing stays open. */
+  close(): void {}
 }

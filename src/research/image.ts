@@ -12,35 +12,25 @@ export type ImageInput = { kind: "bytes"; mediaType: ImageMediaType; data: Uint8
 
 const URL_EXTENSION = /\.(jpe?g|png|gif|webp|bmp)$/i;
 
+/** Whether `bytes` holds `signature` at `offset`. */
+const hasAt = (bytes: Uint8Array, offset: number, signature: readonly number[]) => signature.every((byte, i) => bytes[offset + i] === byte);
+
+const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const JPEG = [0xff, 0xd8, 0xff];
+const GIF87A = [0x47, 0x49, 0x46, 0x38, 0x37, 0x61];
+const GIF89A = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61];
+/** WebP is a RIFF container ("RIFF", four bytes of size, then "WEBP"). */
+const RIFF = [0x52, 0x49, 0x46, 0x46];
+const WEBP = [0x57, 0x45, 0x42, 0x50];
+const BMP = [0x42, 0x4d];
+
 /** The image type from the first bytes; BMP only counts for fetched URLs (the base64 form allows four types). */
 export function sniffImage(bytes: Uint8Array): ImageMediaType | null {
-  const at = (i: number) => bytes[i] ?? -1;
-  if (
-    at(0) === 0x89 &&
-    at(1) === 0x50 &&
-    at(2) === 0x4e &&
-    at(3) === 0x47 &&
-    at(4) === 0x0d &&
-    at(5) === 0x0a &&
-    at(6) === 0x1a &&
-    at(7) === 0x0a
-  )
-    return "image/png";
-  if (at(0) === 0xff && at(1) === 0xd8 && at(2) === 0xff) return "image/jpeg";
-  if (at(0) === 0x47 && at(1) === 0x49 && at(2) === 0x46 && at(3) === 0x38 && (at(4) === 0x37 || at(4) === 0x39) && at(5) === 0x61)
-    return "image/gif";
-  if (
-    at(0) === 0x52 &&
-    at(1) === 0x49 &&
-    at(2) === 0x46 &&
-    at(3) === 0x46 &&
-    at(8) === 0x57 &&
-    at(9) === 0x45 &&
-    at(10) === 0x42 &&
-    at(11) === 0x50
-  )
-    return "image/webp";
-  if (at(0) === 0x42 && at(1) === 0x4d) return "image/bmp";
+  if (hasAt(bytes, 0, PNG)) return "image/png";
+  if (hasAt(bytes, 0, JPEG)) return "image/jpeg";
+  if (hasAt(bytes, 0, GIF87A) || hasAt(bytes, 0, GIF89A)) return "image/gif";
+  if (hasAt(bytes, 0, RIFF) && hasAt(bytes, 8, WEBP)) return "image/webp";
+  if (hasAt(bytes, 0, BMP)) return "image/bmp";
   return null;
 }
 

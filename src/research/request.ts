@@ -7,7 +7,8 @@
  */
 import type { Static } from "@sinclair/typebox";
 import { InvalidInput, type ValidationIssue } from "../errors.ts";
-import { isEmptyScope, scopeOf, type SourceScope } from "../contents/source-scope.ts";
+import type { SourceScope } from "../contents/source-scope.ts";
+import { domainScopes } from "./domain-lists.ts";
 import { parseImageInput, type ImageInput } from "./image.ts";
 import type { SearchRequestBody } from "./model.ts";
 import { checkOutputFormat, toJsonSchema, type JsonSchema, type OutputShape } from "./output-format.ts";
@@ -37,21 +38,11 @@ export function parseSearchBody(body: SearchBody, options: { imageMaxBytes: numb
   const prompt = body.prompt.trim();
   if (!prompt) issues.push({ loc: ["body", "prompt"], msg: "String should have at least 1 character", type: "string_too_short" });
 
-  const lists = { source_whitelist: body.source_whitelist ?? [], source_blacklist: body.source_blacklist ?? [] };
-  const scopes: Record<keyof typeof lists, SourceScope | null> = { source_whitelist: null, source_blacklist: null };
-  for (const name of Object.keys(lists) as (keyof typeof lists)[]) {
-    const { scope, invalid } = scopeOf(lists[name]);
-    for (const index of invalid)
-      issues.push({ loc: ["body", name, index], msg: "expected a domain (example.com) or an http(s) URL prefix", type: "value_error" });
-    if (!isEmptyScope(scope)) scopes[name] = scope;
-  }
-  if (scopes.source_whitelist && scopes.source_blacklist) {
-    issues.push({
-      loc: ["body", "source_whitelist"],
-      msg: "source_whitelist and source_blacklist cannot both be given: send one of them",
-      type: "value_error",
-    });
-  }
+  const { whitelist, blacklist } = domainScopes(
+    { name: "source_whitelist", read: () => body.source_whitelist ?? null },
+    { name: "source_blacklist", read: () => body.source_blacklist ?? null },
+    issues,
+  );
 
   let outputFormat: ResearchRequest["outputFormat"] = null;
   if (isGiven(body.output_format)) {
@@ -73,5 +64,5 @@ export function parseSearchBody(body: SearchBody, options: { imageMaxBytes: numb
     }
   }
   if (issues.length) throw new InvalidInput(issues);
-  return { prompt, image, whitelist: scopes.source_whitelist, blacklist: scopes.source_blacklist, outputFormat };
+  return { prompt, image, whitelist, blacklist, outputFormat };
 }

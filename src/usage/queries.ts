@@ -1,5 +1,5 @@
 /** Usage and earnings by day, for the caller only: every function takes the owner's account id. */
-import { and, desc, eq, gte, sql } from "drizzle-orm";
+import { and, desc, eq, gte, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { usageRecords } from "../../db/schema.ts";
 
@@ -12,41 +12,37 @@ export interface DayTotals {
 
 const day = sql<string>`to_char(${usageRecords.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
 
-export async function usageByDay(db: Database, accountId: string, since: Date): Promise<DayTotals[]> {
+/** Calls, tokens and money (`micros`, the column summed) per UTC day of the rows `where` picks. */
+async function totalsByDay(db: Database, micros: AnyColumn, where: SQL | undefined): Promise<DayTotals[]> {
   const rows = await db
     .select({
       day,
       calls: sql<number>`count(*)::int`,
       tokens: sql<number>`coalesce(sum(${usageRecords.tokens}), 0)::bigint`,
-      micros: sql<number>`coalesce(sum(${usageRecords.costMicros}), 0)::bigint`,
+      micros: sql<number>`coalesce(sum(${micros}), 0)::bigint`,
     })
     .from(usageRecords)
-    .where(and(eq(usageRecords.accountId, accountId), gte(usageRecords.createdAt, since)))
+    .where(where)
     .groupBy(day)
     .orderBy(day);
   return rows.map((r) => ({ day: r.day, calls: Number(r.calls), tokens: Number(r.tokens), micros: Number(r.micros) }));
 }
 
+export function usageByDay(db: Database, accountId: string, since: Date): Promise<DayTotals[]> {
+  return totalsByDay(db, usageRecords.costMicros, and(eq(usageRecords.accountId, accountId), gte(usageRecords.createdAt, since)));
+}
+
 /** What others' paying runs of this account's published endpoints earned it. */
-export async function earningsByDay(db: Database, publisherAccountId: string, since: Date): Promise<DayTotals[]> {
-  const rows = await db
-    .select({
-      day,
-      calls: sql<number>`count(*)::int`,
-      tokens: sql<number>`coalesce(sum(${usageRecords.tokens}), 0)::bigint`,
-      micros: sql<number>`coalesce(sum(${usageRecords.earningsMicros}), 0)::bigint`,
-    })
-    .from(usageRecords)
-    .where(
-      and(
-        eq(usageRecords.publisherAccountId, publisherAccountId),
-        gte(usageRecords.createdAt, since),
-        sql`${usageRecords.accountId} <> ${publisherAccountId}`,
-      ),
-    )
-    .groupBy(day)
-    .orderBy(day);
-  return rows.map((r) => ({ day: r.day, calls: Number(r.calls), tokens: Number(r.tokens), micros: Number(r.micros) }));
+export function earningsByDay(db: Database, publisherAccountId: string, since: Date): Promise<DayTotals[]> {
+  return totalsByDay(
+    db,
+    usageRecords.earningsMicros,
+    and(
+      eq(usageRecords.publisherAccountId, publisherAccountId),
+      gte(usageRecords.createdAt, since),
+      sql`${usageRecords.accountId} <> ${publisherAccountId}`,
+    ),
+  );
 }
 
 export async function recentCalls(db: Database, accountId: string, limit: number) {

@@ -11,6 +11,7 @@
  * article's text is removed by name.
  */
 import { type DomElement, tagOf, walkElements } from "./dom.ts";
+import { HEADINGS, isHeading, LIST_ITEMS } from "./element-kinds.ts";
 import { isCredit, isDateline, isFinePrint, isReadAlso } from "./boilerplate-phrases.ts";
 
 /** Tags that hold metadata or widgets, not prose. */
@@ -76,28 +77,8 @@ function namedBoilerplate(element: DomElement): boolean {
   return IN_ARTICLE_BOILERPLATE.test(names) && !ARTICLE_NAMED.test(names);
 }
 
-const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 /** Blocks whose whole text is judged by its words (boilerplate-phrases.ts). */
-const PHRASE_TAGS = new Set([
-  "p",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "li",
-  "dt",
-  "dd",
-  "div",
-  "span",
-  "strong",
-  "b",
-  "em",
-  "i",
-  "blockquote",
-  "section",
-]);
+const PHRASE_TAGS = new Set(["p", ...HEADINGS, ...LIST_ITEMS, "div", "span", "strong", "b", "em", "i", "blockquote", "section"]);
 const LIST_TAGS = new Set(["ul", "ol", "div", "section", "p"]);
 const DATELINE_TAGS = new Set(["p", "div", "span", "strong", "b", "em", "i", "h2", "h3", "h4", "h5", "h6", "section", "header"]);
 
@@ -137,7 +118,7 @@ export function pruneArticle(root: DomElement): void {
       removals.push(element);
       // A "Read more" heading announces the link list after it.
       const next = element.nextElementSibling;
-      if (HEADINGS.has(tag) && next && LIST_TAGS.has(tagOf(next)) && linkShare(next) > 0.5) removals.push(next);
+      if (isHeading(tag) && next && LIST_TAGS.has(tagOf(next)) && linkShare(next) > 0.5) removals.push(next);
       return false;
     }
     // Datelines are metadata (publishedAt has the date); inside lists and tables dates are data.
@@ -161,12 +142,12 @@ function isStandalone(element: DomElement): boolean {
 function removeWithOrphanedHeading(element: DomElement): void {
   const previous = element.previousElementSibling;
   element.remove();
-  if (previous && HEADINGS.has(tagOf(previous)) && isOrphaned(previous)) previous.remove();
+  if (previous && isHeading(tagOf(previous)) && isOrphaned(previous)) previous.remove();
 }
 
 function isOrphaned(heading: DomElement): boolean {
   const next = heading.nextElementSibling;
-  return next === null || HEADINGS.has(tagOf(next));
+  return next === null || isHeading(tagOf(next));
 }
 
 /** Headings with nothing after them introduce something that was not kept. */
@@ -182,7 +163,7 @@ function dropTrailingHeadings(root: DomElement): void {
 function lastTextHeading(root: DomElement): DomElement | null {
   let node: DomElement = root;
   for (;;) {
-    if (node !== root && HEADINGS.has(tagOf(node))) return node;
+    if (node !== root && isHeading(tagOf(node))) return node;
     let child = lastElementChild(node);
     while (child && collapsed(child) === "") child = child.previousElementSibling;
     if (!child) return null;

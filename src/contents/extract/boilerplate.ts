@@ -18,6 +18,7 @@
  * ("relatedposts", "sharedaddy").
  */
 import { type DomElement, tagOf, walkElements } from "./dom.ts";
+import { EMBEDDED } from "./element-kinds.ts";
 
 /** Elements with no readable text of their own, or only widgets. */
 const NEVER_CONTENT = new Set([
@@ -27,12 +28,7 @@ const NEVER_CONTENT = new Set([
   "template",
   "svg",
   "canvas",
-  "iframe",
-  "frame",
-  "frameset",
-  "object",
-  "embed",
-  "applet",
+  ...EMBEDDED,
   "video",
   "audio",
   "source",

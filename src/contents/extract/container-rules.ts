@@ -13,6 +13,7 @@
  * Drupal, TYPO3, news sites), ordered from most to least specific.
  */
 import { type DomElement, type DomNode, isElement, isText, tagOf, walkElements } from "./dom.ts";
+import { HEADINGS, LIST_ITEMS } from "./element-kinds.ts";
 import { isLinkDense, pruneArticle } from "./article-pruning.ts";
 import { judgeByName } from "./boilerplate.ts";
 
@@ -48,26 +49,7 @@ const TIERS: ((names: string, element: DomElement) => boolean)[] = [
 ];
 
 /** Elements whose text is prose; text outside all of them is debris (dates, labels, button text). */
-const PROSE = new Set([
-  "p",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "li",
-  "dt",
-  "dd",
-  "td",
-  "th",
-  "blockquote",
-  "pre",
-  "code",
-  "q",
-  "caption",
-  "math",
-]);
+const PROSE = new Set(["p", ...HEADINGS, ...LIST_ITEMS, "td", "th", "blockquote", "pre", "code", "q", "caption", "math"]);
 
 /** Below this much text an extraction counts as having found nothing (trafilatura's default is 250). */
 export const MIN_EXTRACTED_CHARS = 250;

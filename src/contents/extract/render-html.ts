@@ -7,23 +7,15 @@
  * whatever the page contained.
  */
 import { type DomElement, type DomNode, isElement, isText, tagOf } from "./dom.ts";
+import { EMBEDDED, HEADINGS, LIST_ITEMS, LISTS } from "./element-kinds.ts";
 
 const ALLOWED_TAGS = new Set([
   "p",
   "br",
   "hr",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "ul",
-  "ol",
-  "li",
-  "dl",
-  "dt",
-  "dd",
+  ...HEADINGS,
+  ...LISTS,
+  ...LIST_ITEMS,
   "blockquote",
   "pre",
   "code",
@@ -69,12 +61,7 @@ const ALLOWED_TAGS = new Set([
 const DROPPED_TAGS = new Set([
   "script",
   "style",
-  "iframe",
-  "frame",
-  "frameset",
-  "object",
-  "embed",
-  "applet",
+  ...EMBEDDED,
   "form",
   "input",
   "button",

@@ -5,6 +5,7 @@
  * whitespace collapses as in a browser.
  */
 import { type DomElement, type DomNode, isElement, isText, tagOf } from "./dom.ts";
+import { HEADINGS, LIST_ITEMS, LISTS, TABLE_CELLS } from "./element-kinds.ts";
 
 /** Blocks that stand as paragraphs. */
 const PARAGRAPH_BLOCKS = new Set([
@@ -17,15 +18,8 @@ const PARAGRAPH_BLOCKS = new Set([
   "footer",
   "aside",
   "nav",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "ul",
-  "ol",
-  "dl",
+  ...HEADINGS,
+  ...LISTS,
   "table",
   "blockquote",
   "pre",
@@ -45,8 +39,8 @@ const PARAGRAPH_BLOCKS = new Set([
   "dialog",
 ]);
 /** Blocks that take a line of their own inside a paragraph-level block. */
-const LINE_BLOCKS = new Set(["li", "dt", "dd", "tr", "summary", "legend", "option"]);
-const CELLS = new Set(["td", "th"]);
+const LINE_BLOCKS = new Set([...LIST_ITEMS, "tr", "summary", "legend", "option"]);
+const CELLS = new Set(TABLE_CELLS);
 
 const LINE = "\u0000L";
 const PARAGRAPH = "\u0000P";

@@ -5,25 +5,17 @@
  * derived from the tree after this pass, so it decides once for all.
  */
 import { type DomElement, isElement, isText, tagOf } from "./dom.ts";
+import { HEADINGS, LIST_ITEMS, LISTS, TABLE_CELLS } from "./element-kinds.ts";
 
 const TABLE_STRUCTURE = new Set(["table", "thead", "tbody", "tfoot", "tr"]);
-const CELL = new Set(["td", "th"]);
+const CELL = new Set(TABLE_CELLS);
 /** Blocks that cannot live in a GFM cell; their content is kept, separated by line breaks. */
 const CELL_BLOCKS = new Set([
   "p",
   "div",
-  "ul",
-  "ol",
-  "li",
-  "dl",
-  "dt",
-  "dd",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
+  ...LISTS,
+  ...LIST_ITEMS,
+  ...HEADINGS,
   "blockquote",
   "pre",
   "section",

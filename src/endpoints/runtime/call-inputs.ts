@@ -6,8 +6,9 @@
  * 422; max_results is at least 1 and floored; include_domains and
  * exclude_domains are domain lists, one or the other.
  */
-import { isEmptyScope, scopeOf, type SourceScope } from "../../contents/source-scope.ts";
+import type { SourceScope } from "../../contents/source-scope.ts";
 import { InvalidInput, ServiceError, type ValidationIssue } from "../../errors.ts";
+import { domainScopes } from "../../research/domain-lists.ts";
 import type { EndpointInput } from "../model.ts";
 import { isRequired, MAX_RESULTS } from "../rules.ts";
 
@@ -36,6 +37,17 @@ function matches(value: unknown, type: EndpointInput["type"]): value is InputVal
 export function describeMissing(inputs: EndpointInput[], missing: EndpointInput[]): string {
   const optional = inputs.filter((i) => !isRequired(i)).map((i) => `${i.name}?: ${i.type}`);
   return `missing required input${missing.length > 1 ? "s" : ""}: ${missing.map((i) => `${i.name}: ${i.type}`).join(", ")}${optional.length ? ` (optional: ${optional.join(", ")})` : ""}`;
+}
+
+/** A domain list as the body gives it (no schema has checked it): absent, or at most 200 strings. */
+function domainList(record: Record<string, unknown>, name: string, issues: ValidationIssue[]): string[] | null {
+  const list = record[name];
+  if (list === undefined || list === null) return null;
+  if (!Array.isArray(list) || list.some((d) => typeof d !== "string") || list.length > 200) {
+    issues.push({ loc: ["body", name], msg: "Input should be a valid list of domains (strings, at most 200)", type: "list_type" });
+    return null;
+  }
+  return list as string[];
 }
 
 export function resolveCall(inputs: EndpointInput[], body: unknown): ResolvedCall {
@@ -75,28 +87,13 @@ export function resolveCall(inputs: EndpointInput[], body: unknown): ResolvedCal
       issues.push({ loc: ["body", MAX_RESULTS], msg: "Input should be greater than or equal to 1", type: "greater_than_equal" });
     values[MAX_RESULTS] = maxResults;
   }
-  const scopes: Record<"include_domains" | "exclude_domains", SourceScope | null> = { include_domains: null, exclude_domains: null };
-  for (const name of ["include_domains", "exclude_domains"] as const) {
-    const list = record[name];
-    if (list === undefined || list === null) continue;
-    if (!Array.isArray(list) || list.some((d) => typeof d !== "string") || list.length > 200) {
-      issues.push({ loc: ["body", name], msg: "Input should be a valid list of domains (strings, at most 200)", type: "list_type" });
-      continue;
-    }
-    const { scope, invalid } = scopeOf(list as string[]);
-    for (const index of invalid)
-      issues.push({ loc: ["body", name, index], msg: "expected a domain (example.com) or an http(s) URL prefix", type: "value_error" });
-    if (!isEmptyScope(scope)) scopes[name] = scope;
-  }
-  if (scopes.include_domains && scopes.exclude_domains) {
-    issues.push({
-      loc: ["body", "include_domains"],
-      msg: "include_domains and exclude_domains cannot both be given: send one of them",
-      type: "value_error",
-    });
-  }
+  const { whitelist, blacklist } = domainScopes(
+    { name: "include_domains", read: () => domainList(record, "include_domains", issues) },
+    { name: "exclude_domains", read: () => domainList(record, "exclude_domains", issues) },
+    issues,
+  );
   // Missing required inputs are the 400 of spec 4.1, whatever else is wrong; type problems are the 422 after that.
   if (missing.length) throw new ServiceError("missing_inputs", describeMissing(inputs, missing));
   if (issues.length) throw new InvalidInput(issues);
-  return { values, notProvided, maxResults, whitelist: scopes.include_domains, blacklist: scopes.exclude_domains };
+  return { values, notProvided, maxResults, whitelist, blacklist };
 }

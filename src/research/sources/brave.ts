@@ -8,14 +8,9 @@
  */
 import { Type } from "@sinclair/typebox";
 import type { SourceScope } from "../../contents/source-scope.ts";
-import { activeScope, blacklistHosts, finishHits, isoDate, plainText, whitelistHosts } from "./hits.ts";
-import { endpoint, expectShape, fetchJson, fittingItems } from "./http.ts";
-import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
-
-export interface BraveSettings {
-  apiKey: string;
-  baseUrl?: string;
-}
+import { activeScope, blacklistHosts, hitFrom, wantsHits, whitelistHosts } from "./hits.ts";
+import { endpoint, fetchHits } from "./http.ts";
+import type { KeyedSettings, SearchHit, SearchOptions, SearchSource } from "./source.ts";
 
 const MAX_COUNT = 20;
 const MAX_QUERY_CHARS = 400;
@@ -59,30 +54,26 @@ export class BraveSource implements SearchSource {
   readonly name = "brave";
   private readonly baseUrl: string;
 
-  constructor(private readonly settings: BraveSettings) {
+  constructor(private readonly settings: KeyedSettings) {
     this.baseUrl = settings.baseUrl ?? "https://api.search.brave.com";
   }
 
   async search(query: string, options: SearchOptions): Promise<SearchHit[]> {
-    options.signal.throwIfAborted();
-    if (options.limit <= 0) return [];
+    if (!wantsHits(options)) return [];
     const url = endpoint(this.baseUrl, "res/v1/web/search");
     url.searchParams.set("q", braveQuery(query, activeScope(options.whitelist), activeScope(options.blacklist)));
     url.searchParams.set("count", String(Math.min(options.limit, MAX_COUNT)));
-    const body = await fetchJson({
-      provider: this.name,
-      url,
-      signal: options.signal,
-      headers: { "X-Subscription-Token": this.settings.apiKey, Accept: "application/json" },
-    });
-    const answer = expectShape(this.name, Answer, body);
-    const hits = fittingItems(this.name, Result, answer.web?.results ?? []).map((result) => ({
-      url: result.url,
-      title: plainText(result.title),
-      snippet: plainText(result.description),
-      // page_age is a date; age is often relative ("2 days ago") and then not one.
-      publishedAt: isoDate(result.page_age) ?? isoDate(result.age),
-    }));
-    return finishHits(hits, options);
+    const headers = { "X-Subscription-Token": this.settings.apiKey, Accept: "application/json" };
+    return fetchHits(
+      { provider: this.name, url, signal: options.signal, headers },
+      {
+        envelope: Answer,
+        items: (answer) => answer.web?.results ?? [],
+        item: Result,
+        // page_age is a date; age is often relative ("2 days ago") and then not one.
+        hit: (result) => hitFrom(result.url, result.title, result.description, result.page_age, result.age),
+      },
+      options,
+    );
   }
 }

@@ -6,24 +6,18 @@
  * is applied to the results here anyway.
  */
 import { Type } from "@sinclair/typebox";
-import { activeScope, blacklistHosts, finishHits, isoDate, plainText, whitelistHosts } from "./hits.ts";
-import { endpoint, expectShape, fetchJson, fittingItems } from "./http.ts";
-import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
-
-export interface ExaSettings {
-  apiKey: string;
-  baseUrl?: string;
-}
+import { activeScope, blacklistHosts, hitFrom, wantsHits, whitelistHosts } from "./hits.ts";
+import { endpoint, fetchHits, OptionalText } from "./http.ts";
+import type { KeyedSettings, SearchHit, SearchOptions, SearchSource } from "./source.ts";
 
 const MAX_RESULTS = 100;
 const MAX_DOMAINS = 1_200;
 
-const Answer = Type.Object({ results: Type.Array(Type.Unknown()) });
 const Result = Type.Object({
   url: Type.String(),
-  title: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  publishedDate: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  text: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  title: OptionalText,
+  publishedDate: OptionalText,
+  text: OptionalText,
   highlights: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
 });
 
@@ -31,13 +25,12 @@ export class ExaSource implements SearchSource {
   readonly name = "exa";
   private readonly baseUrl: string;
 
-  constructor(private readonly settings: ExaSettings) {
+  constructor(private readonly settings: KeyedSettings) {
     this.baseUrl = settings.baseUrl ?? "https://api.exa.ai";
   }
 
   async search(query: string, options: SearchOptions): Promise<SearchHit[]> {
-    options.signal.throwIfAborted();
-    if (options.limit <= 0) return [];
+    if (!wantsHits(options)) return [];
     const include = whitelistHosts(activeScope(options.whitelist));
     const exclude = blacklistHosts(activeScope(options.blacklist)).slice(0, MAX_DOMAINS);
     const domains = include.length
@@ -47,21 +40,17 @@ export class ExaSource implements SearchSource {
       : exclude.length
         ? { excludeDomains: exclude }
         : {};
-    const body = await fetchJson({
-      provider: this.name,
-      url: endpoint(this.baseUrl, "search"),
-      method: "POST",
-      signal: options.signal,
-      headers: { "x-api-key": this.settings.apiKey },
-      json: { query, numResults: Math.min(options.limit, MAX_RESULTS), type: "auto", ...domains, contents: { highlights: true } },
-    });
-    const answer = expectShape(this.name, Answer, body);
-    const hits = fittingItems(this.name, Result, answer.results).map((result) => ({
-      url: result.url,
-      title: plainText(result.title),
-      snippet: plainText(result.highlights?.length ? result.highlights.join(" … ") : result.text),
-      publishedAt: isoDate(result.publishedDate),
-    }));
-    return finishHits(hits, options);
+    const json = { query, numResults: Math.min(options.limit, MAX_RESULTS), type: "auto", ...domains, contents: { highlights: true } };
+    const headers = { "x-api-key": this.settings.apiKey };
+    return fetchHits(
+      { provider: this.name, url: endpoint(this.baseUrl, "search"), method: "POST", signal: options.signal, headers, json },
+      {
+        item: Result,
+        // Exa's highlights are the passages it found relevant; the page's text is the fallback.
+        hit: (result) =>
+          hitFrom(result.url, result.title, result.highlights?.length ? result.highlights.join(" … ") : result.text, result.publishedDate),
+      },
+      options,
+    );
   }
 }

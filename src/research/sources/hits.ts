@@ -65,6 +65,22 @@ export function isoDate(value: unknown): string | null {
   return Number.isFinite(time) ? new Date(time).toISOString() : null;
 }
 
+/** A hit from a provider's fields: markup out of the title and snippet, and the first of `dates` that reads as one (isoDate). */
+export function hitFrom(url: string, title: string | null | undefined, snippet: string | null | undefined, ...dates: unknown[]): SearchHit {
+  let publishedAt: string | null = null;
+  for (const date of dates) {
+    publishedAt = isoDate(date);
+    if (publishedAt) break;
+  }
+  return { url, title: plainText(title), snippet: plainText(snippet), publishedAt };
+}
+
+/** Whether a provider is asked at all: not for a limit of 0, and never once the caller has gone (their abort is thrown). */
+export function wantsHits(options: SearchOptions): boolean {
+  options.signal.throwIfAborted();
+  return options.limit > 0;
+}
+
 /** A scope that restricts anything, or null. */
 export const activeScope = (scope: SourceScope | null | undefined): SourceScope | null => (scope && !isEmptyScope(scope) ? scope : null);
 

@@ -7,9 +7,10 @@
  * only, and no message quotes a header, a URL or a provider's body, so a key
  * cannot leak through an error.
  */
-import type { Static, TSchema } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { ProviderError } from "./source.ts";
+import { finishHits } from "./hits.ts";
+import { ProviderError, type SearchHit, type SearchOptions } from "./source.ts";
 
 /** Search answers are tens of kilobytes; anything far bigger is not one. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -27,6 +28,39 @@ export interface ProviderCall {
    * custom headers (X-Subscription-Token, x-api-key) across origins.
    */
   followRedirects?: boolean;
+}
+
+/** The envelope most providers answer in: the results in one list. */
+export const ResultList = Type.Object({ results: Type.Array(Type.Unknown()) });
+
+/** A text field a provider may leave out or send as null. */
+export const OptionalText = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+
+/**
+ * How a provider's answer reads: one item's shape and the item as a hit; and
+ * unless the answer is a ResultList, its envelope and where the items are in it.
+ */
+export type ProviderAnswer<Envelope extends TSchema, Item extends TSchema> =
+  | { item: Item; hit: (item: Static<Item>) => SearchHit }
+  | { item: Item; hit: (item: Static<Item>) => SearchHit; envelope: Envelope; items: (answer: Static<Envelope>) => unknown[] };
+
+/**
+ * Calls a provider and reads its answer as hits: the envelope checked
+ * (expectShape), the items that fit (fittingItems) made hits, and finishHits
+ * applied for the caller.
+ */
+export async function fetchHits<Item extends TSchema, Envelope extends TSchema = typeof ResultList>(
+  call: ProviderCall,
+  answer: ProviderAnswer<Envelope, Item>,
+  options: SearchOptions,
+): Promise<SearchHit[]> {
+  const body = await fetchJson(call);
+  const items =
+    "envelope" in answer
+      ? answer.items(expectShape(call.provider, answer.envelope, body))
+      : expectShape(call.provider, ResultList, body).results;
+  const hits = fittingItems(call.provider, answer.item, items).map((item) => answer.hit(item));
+  return finishHits(hits, options);
 }
 
 /** `path` under the base URL, keeping any path the base has (a SearXNG behind /searxng/). */

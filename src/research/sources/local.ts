@@ -5,7 +5,7 @@
  * for a few more so the limit can still be met.
  */
 import type { LocalIndex } from "../../contents/local-index.ts";
-import { activeScope, finishHits } from "./hits.ts";
+import { activeScope, finishHits, wantsHits } from "./hits.ts";
 import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
 
 const MAX_INDEX_LIMIT = 100;
@@ -16,8 +16,7 @@ export class LocalSource implements SearchSource {
   constructor(private readonly index: LocalIndex) {}
 
   async search(query: string, options: SearchOptions): Promise<SearchHit[]> {
-    options.signal.throwIfAborted();
-    if (options.limit <= 0) return [];
+    if (!wantsHits(options)) return [];
     const whitelist = activeScope(options.whitelist);
     const domains = whitelist ? [...whitelist.hosts, ...whitelist.prefixes] : undefined;
     const asked = activeScope(options.blacklist) ? Math.min(MAX_INDEX_LIMIT, options.limit * 2) : options.limit;

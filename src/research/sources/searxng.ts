@@ -6,8 +6,8 @@
  * to the results afterwards.
  */
 import { Type } from "@sinclair/typebox";
-import { activeScope, finishHits, isoDate, plainText, whitelistHosts } from "./hits.ts";
-import { endpoint, expectShape, fetchJson, fittingItems } from "./http.ts";
+import { activeScope, hitFrom, wantsHits, whitelistHosts } from "./hits.ts";
+import { endpoint, fetchHits, OptionalText } from "./http.ts";
 import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
 
 export interface SearxngSettings {
@@ -18,13 +18,7 @@ export interface SearxngSettings {
   safesearch?: 0 | 1 | 2;
 }
 
-const Answer = Type.Object({ results: Type.Array(Type.Unknown()) });
-const Result = Type.Object({
-  url: Type.String(),
-  title: Type.String(),
-  content: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  publishedDate: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-});
+const Result = Type.Object({ url: Type.String(), title: Type.String(), content: OptionalText, publishedDate: OptionalText });
 
 export class SearxngSource implements SearchSource {
   readonly name = "searxng";
@@ -32,8 +26,7 @@ export class SearxngSource implements SearchSource {
   constructor(private readonly settings: SearxngSettings) {}
 
   async search(query: string, options: SearchOptions): Promise<SearchHit[]> {
-    options.signal.throwIfAborted();
-    if (options.limit <= 0) return [];
+    if (!wantsHits(options)) return [];
     const hosts = whitelistHosts(activeScope(options.whitelist));
     const url = endpoint(this.settings.baseUrl, "search");
     url.searchParams.set("q", hosts.length === 1 ? `${query} site:${hosts[0]}` : query);
@@ -41,14 +34,10 @@ export class SearxngSource implements SearchSource {
     url.searchParams.set("pageno", "1");
     url.searchParams.set("safesearch", String(this.settings.safesearch ?? 1));
     if (this.settings.language) url.searchParams.set("language", this.settings.language);
-    const body = await fetchJson({ provider: this.name, url, signal: options.signal, followRedirects: true });
-    const answer = expectShape(this.name, Answer, body);
-    const hits = fittingItems(this.name, Result, answer.results).map((result) => ({
-      url: result.url,
-      title: plainText(result.title),
-      snippet: plainText(result.content),
-      publishedAt: isoDate(result.publishedDate),
-    }));
-    return finishHits(hits, options);
+    return fetchHits(
+      { provider: this.name, url, signal: options.signal, followRedirects: true },
+      { item: Result, hit: (result) => hitFrom(result.url, result.title, result.content, result.publishedDate) },
+      options,
+    );
   }
 }

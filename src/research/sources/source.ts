@@ -21,6 +21,12 @@ export interface SearchOptions {
   blacklist?: SourceScope | null;
 }
 
+/** A keyed provider's settings: its API key, and an address other than its own (a proxy, a test peer) where one is given. */
+export interface KeyedSettings {
+  apiKey: string;
+  baseUrl?: string;
+}
+
 export interface SearchSource {
   /** Stable name, as in SEARCH_PROVIDERS and in `info.providers`. */
   readonly name: string;

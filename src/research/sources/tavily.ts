@@ -4,61 +4,45 @@
  * long to send whole is not sent, since a cut one would narrow it.
  */
 import { Type } from "@sinclair/typebox";
-import { activeScope, blacklistHosts, finishHits, isoDate, plainText, whitelistHosts } from "./hits.ts";
-import { endpoint, expectShape, fetchJson, fittingItems } from "./http.ts";
-import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
-
-export interface TavilySettings {
-  apiKey: string;
-  baseUrl?: string;
-}
+import { activeScope, blacklistHosts, hitFrom, wantsHits, whitelistHosts } from "./hits.ts";
+import { endpoint, fetchHits, OptionalText } from "./http.ts";
+import type { KeyedSettings, SearchHit, SearchOptions, SearchSource } from "./source.ts";
 
 const MAX_RESULTS = 20;
 const MAX_INCLUDE = 300;
 const MAX_EXCLUDE = 150;
 
-const Answer = Type.Object({ results: Type.Array(Type.Unknown()) });
 const Result = Type.Object({
   url: Type.String(),
   title: Type.String(),
-  content: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  content: OptionalText,
   // Sent for news ("Thu, 13 Mar 2025 20:47:23 GMT").
-  published_date: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  published_date: OptionalText,
 });
 
 export class TavilySource implements SearchSource {
   readonly name = "tavily";
   private readonly baseUrl: string;
 
-  constructor(private readonly settings: TavilySettings) {
+  constructor(private readonly settings: KeyedSettings) {
     this.baseUrl = settings.baseUrl ?? "https://api.tavily.com";
   }
 
   async search(query: string, options: SearchOptions): Promise<SearchHit[]> {
-    options.signal.throwIfAborted();
-    if (options.limit <= 0) return [];
+    if (!wantsHits(options)) return [];
     const include = whitelistHosts(activeScope(options.whitelist));
-    const body = await fetchJson({
-      provider: this.name,
-      url: endpoint(this.baseUrl, "search"),
-      method: "POST",
-      signal: options.signal,
-      headers: { Authorization: `Bearer ${this.settings.apiKey}` },
-      json: {
-        query,
-        max_results: Math.min(options.limit, MAX_RESULTS),
-        include_domains: include.length <= MAX_INCLUDE ? include : [],
-        exclude_domains: blacklistHosts(activeScope(options.blacklist)).slice(0, MAX_EXCLUDE),
-        search_depth: "basic",
-      },
-    });
-    const answer = expectShape(this.name, Answer, body);
-    const hits = fittingItems(this.name, Result, answer.results).map((result) => ({
-      url: result.url,
-      title: plainText(result.title),
-      snippet: plainText(result.content),
-      publishedAt: isoDate(result.published_date),
-    }));
-    return finishHits(hits, options);
+    const json = {
+      query,
+      max_results: Math.min(options.limit, MAX_RESULTS),
+      include_domains: include.length <= MAX_INCLUDE ? include : [],
+      exclude_domains: blacklistHosts(activeScope(options.blacklist)).slice(0, MAX_EXCLUDE),
+      search_depth: "basic",
+    };
+    const headers = { Authorization: `Bearer ${this.settings.apiKey}` };
+    return fetchHits(
+      { provider: this.name, url: endpoint(this.baseUrl, "search"), method: "POST", signal: options.signal, headers, json },
+      { item: Result, hit: (result) => hitFrom(result.url, result.title, result.content, result.published_date) },
+      options,
+    );
   }
 }

@@ -7,8 +7,8 @@
  */
 import { Type } from "@sinclair/typebox";
 import { inScope, type SourceScope } from "../../contents/source-scope.ts";
-import { activeScope, finishHits, plainText } from "./hits.ts";
-import { endpoint, expectShape, fetchJson, fittingItems } from "./http.ts";
+import { activeScope, plainText } from "./hits.ts";
+import { endpoint, fetchHits, OptionalText } from "./http.ts";
 import type { SearchHit, SearchOptions, SearchSource } from "./source.ts";
 
 export interface WikipediaSettings {
@@ -24,8 +24,8 @@ const Answer = Type.Object({ pages: Type.Array(Type.Unknown()) });
 const Page = Type.Object({
   key: Type.String({ minLength: 1 }),
   title: Type.String(),
-  excerpt: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  excerpt: OptionalText,
+  description: OptionalText,
 });
 
 /** A page key as MediaWiki writes it in links (wfUrlencode): readable `/`, `:`, `(`, `)` and `,`. */
@@ -57,20 +57,20 @@ export class WikipediaSource implements SearchSource {
     const url = endpoint(this.baseUrl, "w/rest.php/v1/search/page");
     url.searchParams.set("q", query);
     url.searchParams.set("limit", String(Math.min(options.limit, MAX_LIMIT)));
-    const body = await fetchJson({
-      provider: this.name,
-      url,
-      signal: options.signal,
-      headers: { "User-Agent": this.userAgent },
-      followRedirects: true,
-    });
-    const answer = expectShape(this.name, Answer, body);
-    const hits = fittingItems(this.name, Page, answer.pages).map((page) => ({
-      url: `${root}${encodeKey(page.key)}`,
-      title: plainText(page.title),
-      snippet: plainText(page.excerpt) || plainText(page.description),
-      publishedAt: null,
-    }));
-    return finishHits(hits, options);
+    return fetchHits(
+      { provider: this.name, url, signal: options.signal, headers: { "User-Agent": this.userAgent }, followRedirects: true },
+      {
+        envelope: Answer,
+        items: (answer) => answer.pages,
+        item: Page,
+        hit: (page) => ({
+          url: `${root}${encodeKey(page.key)}`,
+          title: plainText(page.title),
+          snippet: plainText(page.excerpt) || plainText(page.description),
+          publishedAt: null,
+        }),
+      },
+      options,
+    );
   }
 }

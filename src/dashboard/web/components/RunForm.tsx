@@ -5,12 +5,14 @@
  * (a 400 naming missing inputs, a 422 on a wrong type) are what you see.
  */
 import { useState } from "preact/hooks";
-import { api, ApiError } from "../api.ts";
+import { api } from "../api.ts";
 import type { EndpointInput, SearchResult } from "../model.ts";
 import { DomainFilter, domainFields, NO_DOMAINS, type DomainChoice } from "./DomainFilter.tsx";
 import { ErrorMessage, StatusMessage } from "./ErrorMessage.tsx";
 import { Field } from "./Field.tsx";
 import { SearchAnswer } from "./SearchAnswer.tsx";
+import { SubmitButton } from "./SubmitButton.tsx";
+import { useAction } from "./useAction.ts";
 
 const DOMAIN_NAMES = { only: "include_domains", never: "exclude_domains" };
 
@@ -81,27 +83,18 @@ export function RunForm({ inputs, path, idPrefix, submitLabel = "Run" }: RunForm
   const [values, setValues] = useState(() => initialValues(inputs));
   const [domains, setDomains] = useState<DomainChoice>(NO_DOMAINS);
   const [result, setResult] = useState<SearchResult | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const [status, setStatus] = useState("");
-  const issues = (name: string) => (error instanceof ApiError ? error.at(name) : []);
+  const call = useAction();
+  const { issues } = call;
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setStatus("Running…");
-    try {
+    const done = await call.run(async () => {
       const answer = await api.post<SearchResult>(path, { ...runBody(inputs, values), ...domainFields(domains, DOMAIN_NAMES) });
       setResult(answer);
       const tokens = answer.info?.token_usage as number | undefined;
-      setStatus(`Done${tokens === undefined ? "" : `: ${tokens} tokens`}.`);
-    } catch (err) {
-      setResult(null);
-      setError(err);
-      setStatus("");
-    }
-    setBusy(false);
+      call.setStatus(`Done${tokens === undefined ? "" : `: ${tokens} tokens`}.`);
+    }, "Running…");
+    if (!done) setResult(null);
   };
 
   return (
@@ -123,11 +116,11 @@ export function RunForm({ inputs, path, idPrefix, submitLabel = "Run" }: RunForm
           names={DOMAIN_NAMES}
           errors={[...issues("include_domains"), ...issues("exclude_domains")]}
         />
-        <button type="submit" disabled={busy}>
-          {busy ? "Running…" : submitLabel}
-        </button>
-        <ErrorMessage error={error} />
-        <StatusMessage text={status} />
+        <SubmitButton busy={call.busy} busyLabel="Running…">
+          {submitLabel}
+        </SubmitButton>
+        <ErrorMessage error={call.error} />
+        <StatusMessage text={call.status} />
       </form>
       {result ? (
         <div>

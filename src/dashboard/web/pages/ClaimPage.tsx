@@ -7,11 +7,9 @@
  */
 import { useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
-import { ErrorMessage } from "../components/ErrorMessage.tsx";
-import { TextInput } from "../components/Field.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
 import { BASE } from "../router.tsx";
-import { useAuthForm } from "./auth-form.ts";
+import { CredentialsForm, useAuthForm } from "./CredentialsForm.tsx";
 
 const NEW_LINK = "npm run cli -- accounts sign-in-link --account ID";
 
@@ -24,8 +22,6 @@ function takeToken(): string {
 
 export function ClaimPage() {
   const [token] = useState(takeToken);
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
   const form = useAuthForm("/auth/claim", `${BASE}/usage`);
 
   if (!token)
@@ -39,40 +35,20 @@ export function ClaimPage() {
       </section>
     );
 
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void form.submit({ token, email, password });
-  };
-
   return (
     <section class="narrow">
       <PageHeading title="Set up your sign-in" />
       <p>Choose the email and password you will sign in to the dashboard with. This link then stops working.</p>
-      <form class="card stack" onSubmit={submit}>
-        <TextInput
-          label="Email"
-          type="email"
-          autocomplete="username"
-          required
-          value={email}
-          onValue={setEmail}
-          errors={form.fieldErrors("email")}
-        />
-        <TextInput
-          label="Password"
-          type="password"
-          autocomplete="new-password"
-          hint="At least 10 characters."
-          required
-          value={password}
-          onValue={setPassword}
-          errors={form.fieldErrors("password")}
-        />
-        <ErrorMessage error={form.error instanceof ApiError && form.error.status === 409 ? null : form.error} />
-        <button type="submit" disabled={form.busy}>
-          {form.busy ? "Saving…" : "Save and sign in"}
-        </button>
-      </form>
+      {/* A taken email (409) is said on the email field only. */}
+      <CredentialsForm
+        form={form}
+        emailAutocomplete="username"
+        password="new"
+        extra={{ token }}
+        submitLabel="Save and sign in"
+        busyLabel="Saving…"
+        alert={form.error instanceof ApiError && form.error.status === 409 ? null : form.error}
+      />
     </section>
   );
 }

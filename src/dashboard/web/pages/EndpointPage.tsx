@@ -11,6 +11,7 @@ import { CopyButton } from "../components/CopyButton.tsx";
 import { ErrorMessage, StatusMessage } from "../components/ErrorMessage.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
 import { RunForm } from "../components/RunForm.tsx";
+import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 import type { EndpointRecord } from "../model.ts";
 import { BASE, Link, navigate } from "../router.tsx";
@@ -25,38 +26,25 @@ export function EndpointPage({ apiId }: { apiId: number }) {
   const base = `/v1/design-api/${encodeURIComponent(apiId)}`;
   // One read gives this version and its whole lineage (the timeline): each call counts against the per-minute limit.
   const lineage = useLoad((signal) => api.get<EndpointRecord[]>(`${base}/versions`, { signal }), [apiId]);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const [status, setStatus] = useState("");
   const [confirmDelete, setConfirmDelete] = useState(false);
-
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    setStatus("");
-    try {
-      await work();
-    } catch (err) {
-      setError(err);
-    }
-    setBusy(false);
-  };
+  const action = useAction();
+  const { busy, error, status } = action;
 
   const release = () =>
-    act(async () => {
+    action.run(async () => {
       const released = await api.post<One>(`${base}/release`);
       lineage.reload();
-      setStatus(`Version ${released.response.version} released; it is live now.`);
+      action.setStatus(`Version ${released.response.version} released; it is live now.`);
     });
 
   const newVersion = (from: EndpointRecord) =>
-    act(async () => {
+    action.run(async () => {
       const next = await api.post<One>(`/v1/design-api/${encodeURIComponent(from.id)}/versions`);
       navigate(endpointHref(next.response.id));
     });
 
   const remove = () =>
-    act(async () => {
+    action.run(async () => {
       await api.delete(base);
       navigate(`${BASE}/endpoints`);
     });

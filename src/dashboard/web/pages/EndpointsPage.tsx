@@ -4,6 +4,7 @@ import { api, ApiError } from "../api.ts";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { TextArea } from "../components/Field.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
+import { SubmitButton } from "../components/SubmitButton.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { formatTime } from "../format.ts";
 import type { EndpointRecord } from "../model.ts";
@@ -58,9 +59,9 @@ export function EndpointsPage() {
           errors={error instanceof ApiError ? error.at("original_prompt") : []}
         />
         <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? "Designing…" : "Design endpoint"}
-          </button>
+          <SubmitButton busy={busy} busyLabel="Designing…">
+            Design endpoint
+          </SubmitButton>
         </div>
         <ErrorMessage error={error} />
       </form>

@@ -4,11 +4,14 @@
  * after a confirmation.
  */
 import { useState } from "preact/hooks";
-import { api, ApiError } from "../api.ts";
+import { api } from "../api.ts";
 import { ConfirmDialog } from "../components/ConfirmDialog.tsx";
 import { ErrorMessage, StatusMessage } from "../components/ErrorMessage.tsx";
 import { Field, TextInput } from "../components/Field.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
+import { SubmitButton } from "../components/SubmitButton.tsx";
+import { Table, type Column } from "../components/Table.tsx";
+import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 import { formatTime } from "../format.ts";
 import type { ApiKey, CreatedKey, RotatedKey } from "../model.ts";
@@ -24,26 +27,41 @@ const EXPIRY_CHOICES = [
   { days: "365", label: "In a year" },
 ];
 
+const KEY_COLUMNS: Column[] = [
+  { label: "Name" },
+  { label: "Prefix" },
+  { label: "Created" },
+  { label: "Last used" },
+  { label: "Expires" },
+  { label: "Status" },
+  { label: "Actions", unseen: true },
+];
+
+/** A button in a key's row: it shows only the verb, and its accessible name says which key. */
+function KeyButton({ apiKey, verb, kind, onClick }: { apiKey: ApiKey; verb: string; kind: "secondary" | "danger"; onClick: () => void }) {
+  return (
+    <button type="button" class={`${kind} small`} aria-label={`${verb} key ${keyLabel(apiKey)}`} onClick={onClick}>
+      {verb}
+    </button>
+  );
+}
+
 export function KeysPage() {
   const keys = useLoad((signal) => api.get<{ keys: ApiKey[] }>("/v1/keys", { signal }), []);
   const [name, setName] = useState("");
   const [expiresInDays, setExpiresInDays] = useState("");
   const [created, setCreated] = useState<CreatedKey | RotatedKey | null>(null);
-  const [createError, setCreateError] = useState<unknown>(null);
-  const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const [revokeBusy, setRevokeBusy] = useState(false);
-  const [revokeError, setRevokeError] = useState<unknown>(null);
   const [rotating, setRotating] = useState<ApiKey | null>(null);
-  const [rotateBusy, setRotateBusy] = useState(false);
-  const [rotateError, setRotateError] = useState<unknown>(null);
+  // Revoking and rotating report on one line below the heading, the last one's news.
   const [status, setStatus] = useState("");
+  const creation = useAction();
+  const revocation = useAction();
+  const rotation = useAction();
 
-  const create = async (e: Event) => {
+  const create = (e: Event) => {
     e.preventDefault();
-    setCreating(true);
-    setCreateError(null);
-    try {
+    void creation.run(async () => {
       const body: Record<string, unknown> = {};
       if (name.trim()) body.name = name.trim();
       if (expiresInDays) body.expires_in_days = Number(expiresInDays);
@@ -54,42 +72,29 @@ export function KeysPage() {
       // The answer is the new key's row: no second call (each one counts against the per-minute limit).
       const { api_key: _secret, ...row } = key;
       keys.set({ keys: [row, ...(keys.data?.keys ?? [])] });
-    } catch (error) {
-      setCreateError(error);
-    }
-    setCreating(false);
+    });
   };
 
   const revoke = async () => {
     if (!revoking) return;
-    setRevokeBusy(true);
-    setRevokeError(null);
-    try {
+    await revocation.run(async () => {
       const revoked = await api.delete<ApiKey>(`/v1/keys/${encodeURIComponent(revoking.id)}`);
       setStatus(`Key ${keyLabel(revoking)} revoked.`);
       keys.set({ keys: (keys.data?.keys ?? []).map((k) => (k.id === revoked.id ? revoked : k)) });
-    } catch (error) {
-      setRevokeError(error);
-    }
-    setRevokeBusy(false);
+    });
     setRevoking(null);
   };
 
   const rotate = async (graceSeconds: number) => {
     if (!rotating) return;
-    setRotateBusy(true);
-    setRotateError(null);
-    try {
+    await rotation.run(async () => {
       const rotated = await api.post<RotatedKey>(`/v1/keys/${encodeURIComponent(rotating.id)}/rotate`, { grace_seconds: graceSeconds });
       setCreated(rotated);
       setStatus(`Key ${keyLabel(rotating)} rotated.`);
       // Both rows come back in the answer: the new key, and the old one with its end and successor.
       const { api_key: _secret, rotated_from: previous, ...row } = rotated;
       keys.set({ keys: [row, ...(keys.data?.keys ?? []).map((k) => (k.id === previous.id ? previous : k))] });
-    } catch (error) {
-      setRotateError(error);
-    }
-    setRotateBusy(false);
+    });
     setRotating(null);
   };
 
@@ -110,9 +115,9 @@ export function KeysPage() {
           maxLength={100}
           value={name}
           onValue={setName}
-          errors={createError instanceof ApiError ? createError.at("name") : []}
+          errors={creation.issues("name")}
         />
-        <Field label="Expires" errors={createError instanceof ApiError ? createError.at("expires_in_days") : []}>
+        <Field label="Expires" errors={creation.issues("expires_in_days")}>
           {(control) => (
             <select {...control} value={expiresInDays} onChange={(e) => setExpiresInDays(e.currentTarget.value)}>
               {EXPIRY_CHOICES.map((choice) => (
@@ -123,15 +128,15 @@ export function KeysPage() {
             </select>
           )}
         </Field>
-        <button type="submit" disabled={creating}>
-          {creating ? "Creating…" : "Create key"}
-        </button>
-        <ErrorMessage error={createError} />
+        <SubmitButton busy={creation.busy} busyLabel="Creating…">
+          Create key
+        </SubmitButton>
+        <ErrorMessage error={creation.error} />
       </form>
 
       <h2>Your keys</h2>
       <StatusMessage text={status} />
-      <ErrorMessage error={keys.error ?? revokeError ?? rotateError} />
+      <ErrorMessage error={keys.error ?? revocation.error ?? rotation.error} />
       {keys.data === null ? (
         keys.loading ? (
           <p>Loading keys…</p>
@@ -139,76 +144,40 @@ export function KeysPage() {
       ) : keys.data.keys.length === 0 ? (
         <p>No keys yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="responsive">
-            <caption class="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+        <Table caption="API keys" captionUnseen responsive columns={KEY_COLUMNS}>
+          {keys.data.keys.map((key) => {
+            const state = keyState(key);
+            return (
+              <tr key={key.id} class={state.works ? undefined : "revoked"}>
+                <td data-label="Name">{key.name ?? <span class="muted">Unnamed</span>}</td>
+                <td data-label="Prefix">
+                  <code>{key.prefix}…</code>
+                </td>
+                <td data-label="Created">{formatTime(key.created_at)}</td>
+                <td data-label="Last used">{formatTime(key.last_used_at)}</td>
+                <td data-label="Expires" title={key.expires_at ? formatTime(key.expires_at) : undefined}>
+                  {state.expires}
+                </td>
+                <td data-label="Status">{state.status}</td>
+                <td data-label="Actions">
+                  <div class="actions">
+                    {state.canRotate ? <KeyButton apiKey={key} verb="Rotate" kind="secondary" onClick={() => setRotating(key)} /> : null}
+                    {state.canRevoke ? <KeyButton apiKey={key} verb="Revoke" kind="danger" onClick={() => setRevoking(key)} /> : null}
+                  </div>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {keys.data.keys.map((key) => {
-                const state = keyState(key);
-                return (
-                  <tr key={key.id} class={state.works ? undefined : "revoked"}>
-                    <td data-label="Name">{key.name ?? <span class="muted">Unnamed</span>}</td>
-                    <td data-label="Prefix">
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td data-label="Created">{formatTime(key.created_at)}</td>
-                    <td data-label="Last used">{formatTime(key.last_used_at)}</td>
-                    <td data-label="Expires" title={key.expires_at ? formatTime(key.expires_at) : undefined}>
-                      {state.expires}
-                    </td>
-                    <td data-label="Status">{state.status}</td>
-                    <td data-label="Actions">
-                      <div class="actions">
-                        {state.canRotate ? (
-                          <button
-                            type="button"
-                            class="secondary small"
-                            aria-label={`Rotate key ${keyLabel(key)}`}
-                            onClick={() => setRotating(key)}
-                          >
-                            Rotate
-                          </button>
-                        ) : null}
-                        {state.canRevoke ? (
-                          <button
-                            type="button"
-                            class="danger small"
-                            aria-label={`Revoke key ${keyLabel(key)}`}
-                            onClick={() => setRevoking(key)}
-                          >
-                            Revoke
-                          </button>
-                        ) : null}
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
       )}
 
-      <RotateDialog target={rotating} busy={rotateBusy} onConfirm={(grace) => void rotate(grace)} onCancel={() => setRotating(null)} />
+      <RotateDialog target={rotating} busy={rotation.busy} onConfirm={(grace) => void rotate(grace)} onCancel={() => setRotating(null)} />
 
       <ConfirmDialog
         open={revoking !== null}
         title="Revoke this key?"
         confirmLabel="Yes, revoke it"
-        busy={revokeBusy}
+        busy={revocation.busy}
         onConfirm={revoke}
         onCancel={() => setRevoking(null)}
       >

@@ -6,49 +6,41 @@ import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { Field } from "../components/Field.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
 import { RunForm } from "../components/RunForm.tsx";
+import { Table, type Column } from "../components/Table.tsx";
+import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 import { formatTime } from "../format.ts";
 import type { EndpointInput, ListingDetail, Subscription } from "../model.ts";
 import { BASE, Link } from "../router.tsx";
 
+const INPUT_COLUMNS: Column[] = [
+  { label: "Name" },
+  { label: "Type" },
+  { label: "Required" },
+  { label: "Default" },
+  { label: "Description" },
+];
+
 function InputsTable({ inputs }: { inputs: EndpointInput[] }) {
   if (inputs.length === 0) return <p>No inputs.</p>;
   return (
-    <div class="table-wrap">
-      <table class="responsive">
-        <caption class="visually-hidden">Inputs</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Required</th>
-            <th scope="col">Default</th>
-            <th scope="col">Description</th>
-          </tr>
-        </thead>
-        <tbody>
-          {inputs.map((input) => (
-            <tr key={input.name}>
-              <td data-label="Name">
-                <code>{input.name}</code>
-              </td>
-              <td data-label="Type">{input.type}</td>
-              <td data-label="Required">
-                {(input.required ?? true) && (input.default === null || input.default === undefined) ? "Yes" : "No"}
-              </td>
-              <td data-label="Default">
-                {input.default === null || input.default === undefined ? (
-                  <span class="muted">none</span>
-                ) : (
-                  <code>{String(input.default)}</code>
-                )}
-              </td>
-              <td data-label="Description">{input.description ?? ""}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table caption="Inputs" captionUnseen responsive columns={INPUT_COLUMNS}>
+      {inputs.map((input) => (
+        <tr key={input.name}>
+          <td data-label="Name">
+            <code>{input.name}</code>
+          </td>
+          <td data-label="Type">{input.type}</td>
+          <td data-label="Required">
+            {(input.required ?? true) && (input.default === null || input.default === undefined) ? "Yes" : "No"}
+          </td>
+          <td data-label="Default">
+            {input.default === null || input.default === undefined ? <span class="muted">none</span> : <code>{String(input.default)}</code>}
+          </td>
+          <td data-label="Description">{input.description ?? ""}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -57,33 +49,30 @@ function AgentsToggle({ publicStub }: { publicStub: string }) {
   const path = `/v1/marketplace/${encodeURIComponent(publicStub)}/subscribe`;
   const state = useLoad((signal) => api.get<Subscription>(path, { signal }), [publicStub]);
   const [subscribed, setSubscribed] = useState<boolean | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const toggling = useAction();
   const on = subscribed ?? state.data?.subscribed ?? false;
-  const toggle = async (next: boolean) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const toggle = (next: boolean) =>
+    toggling.run(async () => {
       const answer = next ? await api.post<Subscription>(path) : await api.delete<Subscription>(path);
       setSubscribed(answer.subscribed);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <section class="card" aria-labelledby="listing-agents-heading">
       <h2 id="listing-agents-heading">Use in my agents</h2>
       <label class="check">
-        <input type="checkbox" checked={on} disabled={busy || state.loading} onChange={(e) => void toggle(e.currentTarget.checked)} />
+        <input
+          type="checkbox"
+          checked={on}
+          disabled={toggling.busy || state.loading}
+          onChange={(e) => void toggle(e.currentTarget.checked)}
+        />
         List it among my MCP tools
       </label>
       <p class="hint">
         Your agents reach it through <code class="wrap">{`${location.origin}/mcp`}</code> as the tool <code>{publicStub}</code>; each call
         is billed to your account.
       </p>
-      <ErrorMessage error={error ?? state.error} />
+      <ErrorMessage error={toggling.error ?? state.error} />
     </section>
   );
 }

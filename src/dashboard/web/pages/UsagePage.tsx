@@ -1,10 +1,13 @@
 /** Plan and usage: the plan and its limit, the balance and adding credit, tokens by day, recent calls, earnings. */
 import { useState } from "preact/hooks";
-import { api, ApiError } from "../api.ts";
+import { api } from "../api.ts";
 import { ErrorMessage, StatusMessage } from "../components/ErrorMessage.tsx";
 import { Field, TextInput } from "../components/Field.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
+import { SubmitButton } from "../components/SubmitButton.tsx";
+import { Table, type Column } from "../components/Table.tsx";
 import { UsageChart } from "../components/UsageChart.tsx";
+import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 import { formatCount, formatDay, formatMoney, formatTime } from "../format.ts";
 import type { Account, Session, Usage } from "../model.ts";
@@ -15,25 +18,17 @@ import { useSession } from "../session.ts";
 function PlanCard({ account }: { account: Account }) {
   const { setAccount } = useSession();
   const [amount, setAmount] = useState("");
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const [status, setStatus] = useState("");
-  const addCredit = async (e: Event) => {
+  const credit = useAction();
+  const addCredit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setStatus("");
-    try {
+    void credit.run(async () => {
       // Sent as typed: an empty or odd amount gets the service's own message.
       const value = amount.trim() === "" ? null : Number(amount);
       const updated = await api.post<Account>("/dashboard/api/credit", { amount: value });
       setAccount(updated);
       setAmount("");
-      setStatus(`Credit added. Your balance is now ${formatMoney(updated.balance)} (${updated.plan_label}).`);
-    } catch (err) {
-      setError(err);
-    }
-    setBusy(false);
+      credit.setStatus(`Credit added. Your balance is now ${formatMoney(updated.balance)} (${updated.plan_label}).`);
+    });
   };
   return (
     <section class="card" aria-labelledby="plan-heading">
@@ -61,107 +56,81 @@ function PlanCard({ account }: { account: Account }) {
           step="0.01"
           value={amount}
           onValue={setAmount}
-          errors={error instanceof ApiError ? error.at("amount") : []}
+          errors={credit.issues("amount")}
         />
-        <button type="submit" disabled={busy}>
-          {busy ? "Adding…" : "Add credit"}
-        </button>
+        <SubmitButton busy={credit.busy} busyLabel="Adding…">
+          Add credit
+        </SubmitButton>
       </form>
-      <ErrorMessage error={error} />
-      <StatusMessage text={status} />
+      <ErrorMessage error={credit.error} />
+      <StatusMessage text={credit.status} />
     </section>
   );
 }
+
+const DAY_COLUMNS: Column[] = [
+  { label: "Date" },
+  { label: "Calls", numeric: true },
+  { label: "Tokens", numeric: true },
+  { label: "Cost", numeric: true },
+  { label: "Earnings", numeric: true },
+];
 
 function DaysTable({ usage }: { usage: Usage }) {
   return (
     <details class="table-details">
       <summary>Show the numbers as a table</summary>
-      <div class="table-wrap">
-        <table>
-          <caption>Usage per day</caption>
-          <thead>
-            <tr>
-              <th scope="col">Date</th>
-              <th scope="col" class="num">
-                Calls
-              </th>
-              <th scope="col" class="num">
-                Tokens
-              </th>
-              <th scope="col" class="num">
-                Cost
-              </th>
-              <th scope="col" class="num">
-                Earnings
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {[...usage.days].reverse().map((day) => (
-              <tr key={day.date}>
-                <th scope="row">{formatDay(day.date)}</th>
-                <td class="num">{formatCount(day.calls)}</td>
-                <td class="num">{formatCount(day.tokens)}</td>
-                <td class="num">{formatMoney(day.cost, true)}</td>
-                <td class="num">{formatMoney(day.earnings, true)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table caption="Usage per day" columns={DAY_COLUMNS}>
+        {[...usage.days].reverse().map((day) => (
+          <tr key={day.date}>
+            <th scope="row">{formatDay(day.date)}</th>
+            <td class="num">{formatCount(day.calls)}</td>
+            <td class="num">{formatCount(day.tokens)}</td>
+            <td class="num">{formatMoney(day.cost, true)}</td>
+            <td class="num">{formatMoney(day.earnings, true)}</td>
+          </tr>
+        ))}
+      </Table>
     </details>
   );
 }
 
+const RECENT_COLUMNS: Column[] = [
+  { label: "Time" },
+  { label: "Route" },
+  { label: "Status", numeric: true },
+  { label: "Tokens", numeric: true },
+  { label: "Cost", numeric: true },
+];
+
 function RecentCalls({ recent }: { recent: Usage["recent"] }) {
   if (recent.length === 0) return <p>No calls yet.</p>;
   return (
-    <div class="table-wrap">
-      <table class="responsive">
-        <caption class="visually-hidden">Recent calls</caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Route</th>
-            <th scope="col" class="num">
-              Status
-            </th>
-            <th scope="col" class="num">
-              Tokens
-            </th>
-            <th scope="col" class="num">
-              Cost
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {recent.map((call, i) => (
-            <tr key={`${call.at}-${call.request_id ?? i}`}>
-              <td data-label="Time">{formatTime(call.at)}</td>
-              <td data-label="Route">
-                <code class="wrap">{call.route}</code>
-                {call.api_id !== null ? (
-                  <>
-                    {" "}
-                    <Link href={endpointHref(call.api_id)}>endpoint {call.api_id}</Link>
-                  </>
-                ) : null}
-              </td>
-              <td data-label="Status" class={`num ${call.status >= 400 ? "bad" : ""}`}>
-                {call.status}
-              </td>
-              <td data-label="Tokens" class="num">
-                {formatCount(call.tokens)}
-              </td>
-              <td data-label="Cost" class="num">
-                {formatMoney(call.cost, true)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table caption="Recent calls" captionUnseen responsive columns={RECENT_COLUMNS}>
+      {recent.map((call, i) => (
+        <tr key={`${call.at}-${call.request_id ?? i}`}>
+          <td data-label="Time">{formatTime(call.at)}</td>
+          <td data-label="Route">
+            <code class="wrap">{call.route}</code>
+            {call.api_id !== null ? (
+              <>
+                {" "}
+                <Link href={endpointHref(call.api_id)}>endpoint {call.api_id}</Link>
+              </>
+            ) : null}
+          </td>
+          <td data-label="Status" class={`num ${call.status >= 400 ? "bad" : ""}`}>
+            {call.status}
+          </td>
+          <td data-label="Tokens" class="num">
+            {formatCount(call.tokens)}
+          </td>
+          <td data-label="Cost" class="num">
+            {formatMoney(call.cost, true)}
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 

@@ -8,6 +8,8 @@ import { api, ApiError } from "../../api.ts";
 import { ErrorMessage, StatusMessage } from "../../components/ErrorMessage.tsx";
 import { TextArea, TextInput } from "../../components/Field.tsx";
 import { JsonEditor, parseJson } from "../../components/JsonEditor.tsx";
+import { SubmitButton } from "../../components/SubmitButton.tsx";
+import { useAction } from "../../components/useAction.ts";
 import type { EndpointRecord } from "../../model.ts";
 import { fromRows, InputRows, toRows } from "./InputRows.tsx";
 
@@ -22,31 +24,19 @@ export function EndpointEditor({ record, onSaved }: EditorProps) {
   const [notes, setNotes] = useState(record.version_notes ?? "");
   const [rows, setRows] = useState(() => toRows(record.inputs));
   const [format, setFormat] = useState(() => JSON.stringify(record.output_format, null, 2));
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const [status, setStatus] = useState("");
-  const issues = (path: string) => (error instanceof ApiError ? error.at(path) : []);
+  const saving = useAction();
+  const { busy, error, issues } = saving;
 
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
     const parsed = parseJson(format);
-    if (!parsed.ok) {
-      setStatus("");
-      setError(new ApiError(0, "The output format is not valid JSON.", "json_invalid"));
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    setStatus("");
-    try {
+    if (!parsed.ok) return saving.fail(new ApiError(0, "The output format is not valid JSON.", "json_invalid"));
+    void saving.run(async () => {
       const body = { api_name: apiName, inputs: fromRows(rows), output_format: parsed.value ?? null, version_notes: notes.trim() || null };
       const saved = await api.patch<EndpointRecord>(`/v1/design-api/${encodeURIComponent(record.id)}`, body);
-      setStatus("Draft saved.");
+      saving.setStatus("Draft saved.");
       onSaved(saved);
-    } catch (err) {
-      setError(err);
-    }
-    setBusy(false);
+    });
   };
 
   return (
@@ -84,13 +74,13 @@ export function EndpointEditor({ record, onSaved }: EditorProps) {
       </fieldset>
       {draft ? (
         <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? "Saving…" : "Save draft"}
-          </button>
+          <SubmitButton busy={busy} busyLabel="Saving…">
+            Save draft
+          </SubmitButton>
         </div>
       ) : null}
       <ErrorMessage error={error} />
-      <StatusMessage text={status} />
+      <StatusMessage text={saving.status} />
     </form>
   );
 }

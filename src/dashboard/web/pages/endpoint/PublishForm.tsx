@@ -1,8 +1,10 @@
 /** Publishing a version to the marketplace: releases a draft first, adds an immutable snapshot. */
 import { useState } from "preact/hooks";
-import { api, ApiError } from "../../api.ts";
+import { api } from "../../api.ts";
 import { ErrorMessage } from "../../components/ErrorMessage.tsx";
 import { TextArea, TextInput } from "../../components/Field.tsx";
+import { SubmitButton } from "../../components/SubmitButton.tsx";
+import { useAction } from "../../components/useAction.ts";
 import type { EndpointRecord, Listing } from "../../model.ts";
 import { BASE, Link } from "../../router.tsx";
 
@@ -13,16 +15,13 @@ export function PublishForm({ record, onPublished }: { record: EndpointRecord; o
   const [description, setDescription] = useState(record.original_prompt);
   const [category, setCategory] = useState("");
   const [tags, setTags] = useState("");
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   const [published, setPublished] = useState<Published | null>(null);
-  const issues = (path: string) => (error instanceof ApiError ? error.at(path) : []);
+  const publishing = useAction();
+  const { issues } = publishing;
 
-  const publish = async (e: Event) => {
+  const publish = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void publishing.run(async () => {
       const body = {
         title: title.trim() || null,
         description: description.trim() || null,
@@ -35,10 +34,7 @@ export function PublishForm({ record, onPublished }: { record: EndpointRecord; o
       const result = await api.post<Published>(`/v1/design-api/${encodeURIComponent(record.id)}/publish`, body);
       setPublished(result);
       onPublished();
-    } catch (err) {
-      setError(err);
-    }
-    setBusy(false);
+    });
   };
 
   return (
@@ -60,11 +56,11 @@ export function PublishForm({ record, onPublished }: { record: EndpointRecord; o
       />
       <TextInput label="Tags" hint="Comma-separated." value={tags} onValue={setTags} errors={issues("tags")} />
       <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? "Publishing…" : "Publish"}
-        </button>
+        <SubmitButton busy={publishing.busy} busyLabel="Publishing…">
+          Publish
+        </SubmitButton>
       </div>
-      <ErrorMessage error={error} />
+      <ErrorMessage error={publishing.error} />
       <div role="status">
         {published ? (
           <p class="success">
