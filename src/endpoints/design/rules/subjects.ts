@@ -6,9 +6,9 @@
  * subject becomes an input; its span is remembered so the field rules do not
  * read "of a country" as something to find.
  */
-import { isStopword } from "../../terms.ts";
-import { IDENTIFIERS, inputWords, nounPhrase, STOP, titleOf } from "./rule-noun-phrase.ts";
-import { nameParts, singular, snakeName } from "./rule-words.ts";
+import { isStopword } from "../../../terms.ts";
+import { IDENTIFIERS, inputWords, nounPhrase, STOP, titleOf } from "./noun-phrase.ts";
+import { nameParts, singular, snakeName } from "./words.ts";
 
 export interface Subject {
   name: string;

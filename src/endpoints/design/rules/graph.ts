@@ -5,9 +5,9 @@
  * inputs as `{name}` placeholders (the runtime fills them) and names the
  * fields to fill, so the node knows what "done" looks like.
  */
-import type { OutputShape } from "../../research/output-format.ts";
-import type { EndpointInput, Graph, GraphNode } from "../model.ts";
-import { PLACEHOLDER, placeholderName } from "./rule-subjects.ts";
+import type { OutputShape } from "../../../research/output-format.ts";
+import type { EndpointInput, Graph, GraphNode } from "../../model.ts";
+import { PLACEHOLDER, placeholderName } from "./subjects.ts";
 
 export type Format = Record<string, OutputShape>;
 

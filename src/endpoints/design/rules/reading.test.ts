@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { Design } from "../model.ts";
-import { checkContent } from "../rules.ts";
-import { designByRules } from "./rule-designer.ts";
+import type { Design } from "../../model.ts";
+import { checkContent } from "../../rules.ts";
+import { designByRules } from "./index.ts";
 
 const inputsOf = (design: Design) => design.inputs.map(({ description: _, ...rest }) => rest);
 const valid = (design: Design) =>

@@ -3,9 +3,9 @@
  * revenue for the last 5 years") is a series: a list with one row per day,
  * hour or year, keyed by that period, so each value comes with its date.
  */
-import type { OutputShape } from "../../research/output-format.ts";
-import type { Field } from "./rule-field-item.ts";
-import { plural, scalarType, type Scalar } from "./rule-words.ts";
+import type { OutputShape } from "../../../research/output-format.ts";
+import type { Field } from "./field-item.ts";
+import { plural, scalarType, type Scalar } from "./words.ts";
 
 export interface Period {
   /** The row's key and its type: date, time, week, month, quarter or year. */

@@ -5,10 +5,10 @@
  * list turns its rows into objects. Subjects and defaults are blanked out of
  * the text beforehand, so "the capital of a country" asks for the capital.
  */
-import type { OutputShape } from "../../research/output-format.ts";
-import { isStopword } from "../../terms.ts";
-import { readItem, type Field } from "./rule-field-item.ts";
-import { asSeries, periodOf } from "./rule-series.ts";
+import type { OutputShape } from "../../../research/output-format.ts";
+import { isStopword } from "../../../terms.ts";
+import { readItem, type Field } from "./field-item.ts";
+import { asSeries, periodOf } from "./series.ts";
 
 export interface FieldReading {
   /** The asked-for fields, in the prompt's order; empty when nothing specific is asked. */

@@ -4,10 +4,10 @@
  * to 2024" applied. Placeholders win over subject phrases that say the same
  * thing, because the author chose those names on purpose.
  */
-import type { EndpointInput } from "../model.ts";
-import { titleOf } from "./rule-noun-phrase.ts";
-import { findSubjects, PLACEHOLDER, placeholderName } from "./rule-subjects.ts";
-import { INPUT_NAME_RE, inputType, RESERVED_INPUTS, type Scalar } from "./rule-words.ts";
+import type { EndpointInput } from "../../model.ts";
+import { titleOf } from "./noun-phrase.ts";
+import { findSubjects, PLACEHOLDER, placeholderName } from "./subjects.ts";
+import { INPUT_NAME_RE, inputType, RESERVED_INPUTS, type Scalar } from "./words.ts";
 
 export interface InputReading {
   inputs: EndpointInput[];

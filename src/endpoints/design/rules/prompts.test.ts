@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { expectValidDesign, inputsOf, req } from "../../../test/helpers/designs.ts";
-import { designByRules } from "./rule-designer.ts";
+import { expectValidDesign, inputsOf, req } from "../../../../test/helpers/designs.ts";
+import { designByRules } from "./index.ts";
 
 interface Case {
   prompt: string;

@@ -4,11 +4,11 @@
  * a snake_case name and a type. The name keeps the prompt's own words, minus
  * articles, pronouns and the subject itself, so a caller recognises it.
  */
-import type { OutputShape } from "../../research/output-format.ts";
-import { isStopword } from "../../terms.ts";
-import { isPlural, LIST_WORDS, nameParts, scalarType, singular, type Scalar } from "./rule-words.ts";
-import { asSeries, periodOf } from "./rule-series.ts";
-import { AUX, yesNoName } from "./rule-yes-no.ts";
+import type { OutputShape } from "../../../research/output-format.ts";
+import { isStopword } from "../../../terms.ts";
+import { isPlural, LIST_WORDS, nameParts, scalarType, singular, type Scalar } from "./words.ts";
+import { asSeries, periodOf } from "./series.ts";
+import { AUX, yesNoName } from "./yes-no.ts";
 
 /** Where a field sits: at the top (or in one object), or in the rows of a list. */
 export type Place = "top" | "row";

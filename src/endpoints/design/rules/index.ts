@@ -4,14 +4,19 @@
  * a graph, by rules. Pure and deterministic: the same prompt always gives
  * the same design, in well under a millisecond for everyday prompts.
  */
-import type { OutputShape } from "../../research/output-format.ts";
-import type { Design } from "../model.ts";
-import { apiName } from "./rule-api-name.ts";
-import { readFields } from "./rule-fields.ts";
-import { compareGraph, researchGraph, taskText, type Format } from "./rule-graph.ts";
-import { readInputs, type InputReading } from "./rule-inputs.ts";
-import { rowsOf } from "./rule-subjects.ts";
-import { nameParts, plural } from "./rule-words.ts";
+import type { OutputShape } from "../../../research/output-format.ts";
+import type { Design } from "../../model.ts";
+import { apiName } from "./api-name.ts";
+import { readFields } from "./fields.ts";
+import { compareGraph, researchGraph, taskText, type Format } from "./graph.ts";
+import { readInputs, type InputReading } from "./inputs.ts";
+import { rowsOf } from "./subjects.ts";
+import { nameParts, plural } from "./words.ts";
+
+// The pieces the language-model designer repairs a model's design with, so both designers name and research alike.
+export { aboutLine, describeFormat, researchGraph, searchNode, taskText, type Format } from "./graph.ts";
+export { placeholderName } from "./subjects.ts";
+export { inputType, nameParts, RESERVED_INPUTS, shortTitle } from "./words.ts";
 
 // Long prompts are read up to here: the subject and the asks come early, and the rules stay fast.
 const MAX_TEXT = 6_000;

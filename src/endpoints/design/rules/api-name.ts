@@ -3,9 +3,9 @@
  * what is asked ("Company ESG score", "City tourist attractions"), a
  * "profile" when many facts are asked, a "comparison" for two sides.
  */
-import type { Format } from "./rule-graph.ts";
-import type { InputReading } from "./rule-inputs.ts";
-import { sentenceCase, shortTitle } from "./rule-words.ts";
+import type { Format } from "./graph.ts";
+import type { InputReading } from "./inputs.ts";
+import { sentenceCase, shortTitle } from "./words.ts";
 
 const ACRONYMS = new Set("ceo cfo cto coo gdp url isbn doi pe usd eur gbp api ipo id uk us eu ai ev esg fda sku roi eps".split(" "));
 

@@ -4,8 +4,8 @@
  * about, and the English word for the foreign-language subjects. Shared by
  * every subject form, so they all cut a phrase the same way.
  */
-import { isStopword } from "../../terms.ts";
-import { ascii } from "./rule-words.ts";
+import { isStopword } from "../../../terms.ts";
+import { ascii } from "./words.ts";
 
 // Words that end a noun phrase: the verbs and connectives prompts put right after a subject.
 export const STOP = new Set(
