@@ -6,23 +6,10 @@
  */
 import type { OutputShape } from "../../../research/output-format.ts";
 import { isStopword } from "../../../terms.ts";
+import type { Field, Place } from "./field.ts";
 import { isPlural, LIST_WORDS, nameParts, scalarType, singular, type Scalar } from "./words.ts";
 import { asSeries, periodOf } from "./series.ts";
 import { AUX, yesNoName } from "./yes-no.ts";
-
-/** Where a field sits: at the top (or in one object), or in the rows of a list. */
-export type Place = "top" | "row";
-
-export interface Field {
-  name: string;
-  shape: OutputShape;
-  /** A list of things: "with their prices" after it describes each row. */
-  collection: boolean;
-  /** The name's last word, singular: decides whether rows are identified by name or title. */
-  head: string;
-  /** What identifies each row when not a name or title: the date of a series, with its type. */
-  key?: [string, Scalar];
-}
 
 const DROP = new Set(
   (

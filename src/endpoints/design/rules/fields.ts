@@ -7,7 +7,8 @@
  */
 import type { OutputShape } from "../../../research/output-format.ts";
 import { isStopword } from "../../../terms.ts";
-import { readItem, type Field } from "./field-item.ts";
+import type { Field } from "./field.ts";
+import { readItem } from "./field-item.ts";
 import { asSeries, periodOf } from "./series.ts";
 
 export interface FieldReading {

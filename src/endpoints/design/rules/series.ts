@@ -4,7 +4,7 @@
  * hour or year, keyed by that period, so each value comes with its date.
  */
 import type { OutputShape } from "../../../research/output-format.ts";
-import type { Field } from "./field-item.ts";
+import type { Field } from "./field.ts";
 import { plural, scalarType, type Scalar } from "./words.ts";
 
 export interface Period {
