@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { clauseTerms, relatedWord } from "./typed-clauses.ts";
-import { fieldQuery } from "./typed-fields.ts";
+import { clauseTerms, relatedWord } from "./clauses.ts";
+import { fieldQuery } from "./fields.ts";
 
 const prompt =
   "Daring Fireball colophon (John Gruber's site): which company hosts it, what publishing software does it run on, what tool tracks its stats, and in what year was it founded?";

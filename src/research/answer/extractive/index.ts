@@ -4,7 +4,7 @@
  * source that contains it word for word. It never writes a sentence of its
  * own except to say, plainly, that the sources do not answer the question;
  * the one thing it adds inside a quote is a pronoun's entity, in square
- * brackets (see extractive-pronouns).
+ * brackets (see pronouns.ts).
  *
  * A sentence's score is BM25 against the question's terms (and, at half
  * weight, the planned queries' terms), scaled by how many of the question's
@@ -12,11 +12,14 @@
  * passage's own rank, and boosted when it holds the kind of thing asked for
  * (a year for "when", a name for "who", a number for "how many").
  */
-import { isStopword } from "../../terms.ts";
-import type { EvidenceSource } from "../types.ts";
-import { SentenceIndex, sameTerm, termsOf, type EvidenceSentence } from "./extractive-evidence.ts";
-import { pronounEntity, resolveOpeningPronoun } from "./extractive-pronouns.ts";
-import { kindFit, namesAnotherSubject, namesSubject, readQuestion, type AnswerKind, type Question } from "./extractive-question.ts";
+import { isStopword } from "../../../terms.ts";
+import type { EvidenceSource } from "../../types.ts";
+import { SentenceIndex, sameTerm, termsOf, type EvidenceSentence } from "../evidence.ts";
+import { pronounEntity, resolveOpeningPronoun } from "./pronouns.ts";
+import { kindFit, namesAnotherSubject, namesSubject, readQuestion, type AnswerKind, type Question } from "./question.ts";
+
+// How a reader recovers the quote from an answer's sentence: the pronoun's entity in brackets is ours, the rest is the source's.
+export { quotedText } from "./pronouns.ts";
 
 export interface ExtractiveAnswer {
   /** The answer text: sentences taken from the passages, each followed by its citation marker [n]. */

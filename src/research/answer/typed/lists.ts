@@ -5,9 +5,9 @@
  * skates, anvils and giant magnets, which..."). Items from every source are
  * merged, the same item in another inflection only once ("Anvil" / "anvils").
  */
-import { isStopword, words } from "../../terms.ts";
-import { sameTerm, termsOf, type EvidenceSentence, type SentenceIndex } from "./extractive-evidence.ts";
-import { hasTerm, termOffsets, type Evidence, type FieldQuery } from "./typed-fields.ts";
+import { isStopword, words } from "../../../terms.ts";
+import { sameTerm, termsOf, type EvidenceSentence, type SentenceIndex } from "../evidence.ts";
+import { hasTerm, termOffsets, type Evidence, type FieldQuery } from "./fields.ts";
 
 export interface Item {
   text: string;

@@ -7,14 +7,14 @@
  * "date" fields, the words after "<field> is" for anything else, and as a
  * last resort the clause of the best sentence that holds the field's words.
  */
-import { words } from "../../terms.ts";
-import { countrySpans } from "./countries.ts";
-import { EMAIL, entitySpans, organisationName, WEB_ADDRESS } from "./typed-entities.ts";
-import { knownNotPerson, lexiconKinds, placeKinds, soundsLikePerson, type NameKind } from "./gazetteer.ts";
-import { answerNames } from "./extractive-question.ts";
-import { proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
-import { extractQuantityText, namesQuantity, type Found } from "./typed-scalars.ts";
-import { dateSpans, nameSpans, yearMentions } from "./typed-values.ts";
+import { words } from "../../../terms.ts";
+import { countrySpans } from "../countries.ts";
+import { EMAIL, entitySpans, organisationName, WEB_ADDRESS } from "../entities.ts";
+import { knownNotPerson, lexiconKinds, placeKinds, soundsLikePerson, type NameKind } from "../gazetteer.ts";
+import { answerNames } from "../extractive/question.ts";
+import { proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./fields.ts";
+import { extractQuantityText, namesQuantity, type Found } from "./scalars.ts";
+import { dateSpans, nameSpans, yearMentions } from "../values.ts";
 
 const PERSON =
   /^(?:founder|founders|cofounder|ceo|president|chairman|chair|author|creator|inventor|designer|architect|director|owner|leader|head|manager|engineer|composer|writer|painter|discoverer|chancellor|mayor|coach|captain|maintainer|person|executive|chief|gründer|architekt|autor|erfinder|präsident|fondateur|architecte|auteur|inventeur|président|fundador|arquitecto|autor)$/;
@@ -106,7 +106,7 @@ function shortAfterCopula(field: FieldQuery, evidence: Evidence[]): Found<string
 }
 
 /**
- * A name in the field's best sentences (see typed-entities), not the
+ * A name in the field's best sentences (see ../entities.ts), not the
  * subject's own, nearest the field's words; a name right after "by", "at",
  * "from" or "with" is most often the one asked for ("hosted by Joyent").
  */

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
-import type { EvidenceSentence } from "./extractive-evidence.ts";
-import { fieldQuery, type Evidence } from "./typed-fields.ts";
-import { extractString } from "./typed-strings.ts";
+import type { EvidenceSentence } from "../evidence.ts";
+import { fieldQuery, type Evidence } from "./fields.ts";
+import { extractString } from "./strings.ts";
 
 /** Evidence with the scores a ranking gave it, to weigh the candidates of one field against each other. */
 function evidence(...ranked: [string, number][]): Evidence[] {

@@ -8,7 +8,7 @@
  */
 import { countrySpans } from "./countries.ts";
 import { tagged } from "./english.ts";
-import { nameSpans, type Span } from "./typed-values.ts";
+import { nameSpans, type Span } from "./values.ts";
 
 const HOST = String.raw`(?<![\p{L}\p{N}@.-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|gov|edu|co|info|biz|tv|ai|app|dev|uk|de|fr|eu)`;
 const DOMAIN = new RegExp(String.raw`${HOST}(?![\p{L}\p{N}-])`, "giu");

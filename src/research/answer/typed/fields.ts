@@ -6,10 +6,10 @@
  * parents and synonyms at half) plus a little of the prompt, which names the
  * subject; sentences about a namesake of the subject are pushed down.
  */
-import { isStopword } from "../../terms.ts";
-import { queryTerms, sameTerm, termsOf, type EvidenceSentence, type SentenceIndex } from "./extractive-evidence.ts";
-import { namesAnotherSubject, namesSubject, subjectPhrases, subjectWords } from "./extractive-question.ts";
-import { withSynonyms } from "./extractive-synonyms.ts";
+import { isStopword } from "../../../terms.ts";
+import { queryTerms, sameTerm, termsOf, type EvidenceSentence, type SentenceIndex } from "../evidence.ts";
+import { namesAnotherSubject, namesSubject, subjectPhrases, subjectWords } from "../extractive/question.ts";
+import { withSynonyms } from "../synonyms.ts";
 
 export interface FieldQuery {
   /** Field names from the root to this field: ["headquarters", "city"]. */
@@ -19,7 +19,7 @@ export interface FieldQuery {
   words: string[];
   /** Terms to search with: leaf words first, then parents' words and synonyms. */
   terms: string[];
-  /** The other words of the prompt's clause that asks for this field (see typed-clauses), when it has one. */
+  /** The other words of the prompt's clause that asks for this field (see clauses.ts), when it has one. */
   clause?: string[];
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { EvidenceSource } from "../types.ts";
-import { composeAnswer } from "./extractive.ts";
-import { kindFit, readQuestion } from "./extractive-question.ts";
+import type { EvidenceSource } from "../../types.ts";
+import { composeAnswer } from "./index.ts";
+import { kindFit, readQuestion } from "./question.ts";
 import {
   acme,
   brandenburgerTor,
@@ -12,7 +12,7 @@ import {
   planets,
   source,
   tourEiffel,
-} from "../../../test/helpers/fixtures/extractive.ts";
+} from "../../../../test/helpers/fixtures/extractive.ts";
 
 /** Answers and checks the grounding every answer must have, then returns it. */
 function answer(prompt: string, sources: EvidenceSource[], extra: { queries?: string[]; maxSentences?: number } = {}) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { toJsonSchema, type OutputShape } from "../output-format.ts";
-import { acme, brandenburgerTor, eiffel, fillChecked, planets, source, tourEiffel } from "../../../test/helpers/fixtures/extractive.ts";
-import { fillOutputFormat } from "./typed-extraction.ts";
+import { toJsonSchema, type OutputShape } from "../../output-format.ts";
+import { acme, brandenburgerTor, eiffel, fillChecked, planets, source, tourEiffel } from "../../../../test/helpers/fixtures/extractive.ts";
+import { fillOutputFormat } from "./index.ts";
 
 const fill = fillChecked;
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { dateSpans, isNegated, nameSpans, numberMentions, yearMentions } from "./typed-values.ts";
+import { dateSpans, isNegated, nameSpans, numberMentions, yearMentions } from "./values.ts";
 
 const values = (text: string) => numberMentions(text).map((m) => m.value);
 

@@ -8,9 +8,9 @@
  * name, a person's for "he" and "she". "They" and "their" are left alone:
  * they mostly stand for a group the sentence before describes, not names.
  */
-import { words } from "../../terms.ts";
-import type { EvidenceSentence, SentenceIndex } from "./extractive-evidence.ts";
-import { nameSpans } from "./typed-values.ts";
+import { words } from "../../../terms.ts";
+import type { EvidenceSentence, SentenceIndex } from "../evidence.ts";
+import { nameSpans } from "../values.ts";
 
 const OPENING = /^(It|Its|He|His|She|Her)\b/u;
 const PERSONAL = new Set(["He", "His", "She", "Her"]);

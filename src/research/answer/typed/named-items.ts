@@ -7,11 +7,11 @@
  * say is read from its own stretch of the sentence, from the name before it
  * to the name after it.
  */
-import { words } from "../../terms.ts";
-import type { Evidence, FieldQuery } from "./typed-fields.ts";
-import { termSpans } from "./typed-fields.ts";
-import { entitySpans } from "./typed-entities.ts";
-import type { Item } from "./typed-lists.ts";
+import { words } from "../../../terms.ts";
+import type { Evidence, FieldQuery } from "./fields.ts";
+import { termSpans } from "./fields.ts";
+import { entitySpans } from "../entities.ts";
+import type { Item } from "./lists.ts";
 
 const MAX_ITEMS = 20;
 const SENTENCES_WEIGHED = 5;

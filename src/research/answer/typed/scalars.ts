@@ -5,10 +5,10 @@
  * sits to the field's words; a yes/no by whether the statement about the
  * field's words, or their opposite ("private" for "public"), is negated.
  */
-import { words } from "../../terms.ts";
-import { termsOf, type EvidenceSentence } from "./extractive-evidence.ts";
-import { hasTerm, proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./typed-fields.ts";
-import { dateSpans, isNegated, nameSpans, namesSubjectWord, numberMentions, type NumberMention } from "./typed-values.ts";
+import { words } from "../../../terms.ts";
+import { termsOf, type EvidenceSentence } from "../evidence.ts";
+import { hasTerm, proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./fields.ts";
+import { dateSpans, isNegated, nameSpans, namesSubjectWord, numberMentions, type NumberMention } from "../values.ts";
 
 export interface Found<T> {
   value: T;

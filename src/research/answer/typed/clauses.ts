@@ -5,8 +5,8 @@
  * at: `hosting_provider` is "which company hosts it", so a source's "hosted
  * by Joyent" is found by "hosts", a word the field's name does not hold.
  */
-import { lemmaOf } from "./english.ts";
-import { queryTerms, sameTerm } from "./extractive-evidence.ts";
+import { lemmaOf } from "../english.ts";
+import { queryTerms, sameTerm } from "../evidence.ts";
 
 // Clauses end at punctuation and at "and" between two asks ("… its CEO, and in what year …").
 const CLAUSE_BREAK =

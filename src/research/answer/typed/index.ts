@@ -1,23 +1,23 @@
 /**
  * Fills an `output_format` without an LLM: every field by typed extraction
- * from the ranked passages (see typed-fields for how a field's sentences are
- * found, typed-scalars / typed-strings / typed-lists for how a value is read
- * from them). A field nothing supports is null, never a guess, and the result
+ * from the ranked passages (see fields.ts for how a field's sentences are
+ * found, scalars.ts / strings.ts / lists.ts for how a value is read from
+ * them). A field nothing supports is null, never a guess, and the result
  * is checked against the schema before it leaves: a field that would not
  * conform becomes null.
  */
-import { conforms, type JsonSchema, type OutputShape } from "../output-format.ts";
-import type { EvidenceSource } from "../types.ts";
-import { queryTerms, SentenceIndex, type EvidenceSentence } from "./extractive-evidence.ts";
-import { subjectPhrases, subjectWords } from "./extractive-question.ts";
-import { clauseTerms } from "./typed-clauses.ts";
-import { fieldQuery, FieldSearch, hasTerm, nameWords, type Evidence, type FieldQuery } from "./typed-fields.ts";
-import { extractItems, itemEvidence, type Item } from "./typed-lists.ts";
-import { namedItems } from "./typed-named-items.ts";
-import { rowObjects } from "./typed-rows.ts";
-import { extractBoolean, extractNumber, mentionFit, type Found } from "./typed-scalars.ts";
-import { extractItemString, extractString, hasWrittenForm } from "./typed-strings.ts";
-import { nameSpans, numberMentions } from "./typed-values.ts";
+import { conforms, type JsonSchema, type OutputShape } from "../../output-format.ts";
+import type { EvidenceSource } from "../../types.ts";
+import { queryTerms, SentenceIndex, type EvidenceSentence } from "../evidence.ts";
+import { subjectPhrases, subjectWords } from "../extractive/question.ts";
+import { clauseTerms } from "./clauses.ts";
+import { fieldQuery, FieldSearch, hasTerm, nameWords, type Evidence, type FieldQuery } from "./fields.ts";
+import { extractItems, itemEvidence, type Item } from "./lists.ts";
+import { namedItems } from "./named-items.ts";
+import { rowObjects } from "./rows.ts";
+import { extractBoolean, extractNumber, mentionFit, type Found } from "./scalars.ts";
+import { extractItemString, extractString, hasWrittenForm } from "./strings.ts";
+import { nameSpans, numberMentions } from "../values.ts";
 
 type Citations = Map<number, string[]>;
 

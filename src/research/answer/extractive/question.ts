@@ -5,11 +5,11 @@
  * for "when" or a name for "who" is far more likely to answer it than one
  * that only repeats the topic.
  */
-import { isStopword, words } from "../../terms.ts";
-import { queryTerms, sameTerm } from "./extractive-evidence.ts";
-import { withSynonyms } from "./extractive-synonyms.ts";
-import { entitySpans } from "./typed-entities.ts";
-import { abbreviated, dateSpans, hasDate, nameSpans, numberMentions, type Span } from "./typed-values.ts";
+import { isStopword, words } from "../../../terms.ts";
+import { queryTerms, sameTerm } from "../evidence.ts";
+import { withSynonyms } from "../synonyms.ts";
+import { entitySpans } from "../entities.ts";
+import { abbreviated, dateSpans, hasDate, nameSpans, numberMentions, type Span } from "../values.ts";
 
 export type AnswerKind = "number" | "measure" | "date" | "person" | "place" | "yesno" | "definition" | "list" | "named" | "reason";
 

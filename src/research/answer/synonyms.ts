@@ -6,7 +6,7 @@
  * most often ask of companies, places and things; anything else relies on
  * inflection matching alone.
  */
-import { sameTerm } from "./extractive-evidence.ts";
+import { sameTerm } from "./evidence.ts";
 
 const GROUPS: string[][] = [
   [

@@ -14,11 +14,11 @@
  * table about something else is no answer. Every value is a verbatim piece of its row, and the row is
  * what is cited.
  */
-import type { OutputShape } from "../output-format.ts";
-import type { EvidenceSource } from "../types.ts";
-import { termsOf } from "./extractive-evidence.ts";
-import { hasTerm, nameWords, type FieldQuery } from "./typed-fields.ts";
-import { numberMentions } from "./typed-values.ts";
+import type { OutputShape } from "../../output-format.ts";
+import type { EvidenceSource } from "../../types.ts";
+import { termsOf } from "../evidence.ts";
+import { hasTerm, nameWords, type FieldQuery } from "./fields.ts";
+import { numberMentions } from "../values.ts";
 
 export interface RowsFound {
   objects: Record<string, unknown>[];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fillChecked, source } from "../../../test/helpers/fixtures/extractive.ts";
+import { fillChecked, source } from "../../../../test/helpers/fixtures/extractive.ts";
 
 const fill = fillChecked;
 
