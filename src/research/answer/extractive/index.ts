@@ -16,7 +16,8 @@ import { isStopword } from "../../../terms.ts";
 import type { EvidenceSource } from "../../types.ts";
 import { SentenceIndex, sameTerm, termsOf, type EvidenceSentence } from "../evidence.ts";
 import { pronounEntity, resolveOpeningPronoun } from "./pronouns.ts";
-import { kindFit, namesAnotherSubject, namesSubject, readQuestion, type AnswerKind, type Question } from "./question.ts";
+import { namesAnotherSubject, namesSubject } from "../subject.ts";
+import { kindFit, readQuestion, type AnswerKind, type Question } from "./question.ts";
 
 // How a reader recovers the quote from an answer's sentence: the pronoun's entity in brackets is ours, the rest is the source's.
 export { quotedText } from "./pronouns.ts";

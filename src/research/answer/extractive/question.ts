@@ -9,7 +9,8 @@ import { isStopword, words } from "../../../terms.ts";
 import { queryTerms, sameTerm } from "../evidence.ts";
 import { withSynonyms } from "../synonyms.ts";
 import { entitySpans } from "../entities.ts";
-import { abbreviated, dateSpans, hasDate, nameSpans, numberMentions, type Span } from "../values.ts";
+import { answerNames, subjectPhrases, subjectWords } from "../subject.ts";
+import { dateSpans, hasDate, nameSpans, numberMentions } from "../values.ts";
 
 export type AnswerKind = "number" | "measure" | "date" | "person" | "place" | "yesno" | "definition" | "list" | "named" | "reason";
 
@@ -105,26 +106,6 @@ function answerKinds(prompt: string): Set<AnswerKind> {
   return kinds;
 }
 
-/**
- * The question's named words: capitalised words after its first word, names
- * of two or more words anywhere ("Eiffel Tower overview"), and words in
- * quotes. If the sources mention none of them, they are about something
- * else, however many ordinary words they share with the question.
- */
-export function subjectWords(prompt: string): string[] {
-  const out = new Set<string>(nameSpans(prompt, 2).flatMap((span) => words(span.text).filter((w) => !isStopword(w))));
-  const tokens = [...prompt.matchAll(/[\p{L}\p{N}]+/gu)];
-  tokens.forEach((m, i) => {
-    const before = prompt.slice(0, m.index).trimEnd();
-    const opensSentence = i === 0 || /[.!?:]$/.test(before);
-    // An acronym ("US", "IT") names something even where its letters spell a stopword.
-    const acronym = /^\p{Lu}{2,5}$/u.test(m[0]);
-    if (!opensSentence && /^\p{Lu}/u.test(m[0]) && (acronym || !isStopword(m[0].toLowerCase()))) out.add(m[0].toLowerCase());
-  });
-  for (const q of prompt.matchAll(/["“„«]([^"”“»]{2,60})["”“»]/gu)) for (const w of words(q[1]!)) if (!isStopword(w)) out.add(w);
-  return [...out];
-}
-
 // "in Paris", "on Zandmotor beach", "in rural South Georgia": a preposition, at most two lowercase words, a name.
 // A place cue, up to the place's first letter: "in rural South Georgia", "near The Hague".
 const PLACE_CUES = /(?:^|[^\p{L}])(?:in|at|near|from|on|à|au|en|bei|im|nahe)\s+(?:\p{Ll}+\s+){0,2}(?=\p{Lu})/gu;
@@ -134,14 +115,6 @@ const COPULA = /^(?:is|are|was|were|refers|means|describes|ist|sind|war|bezeichn
 // "A, B and C": a comma, then a conjunction after it (two tests, not one backtracking pattern).
 const CONJUNCTION = /\s(?:and|or|und|oder|et|ou|y|o)\s/u;
 const enumerates = (sentence: string) => sentence.includes(",") && CONJUNCTION.test(sentence.slice(sentence.indexOf(",")));
-
-/** Names in a sentence that are not the question's own subject (an answer to "who", not its topic). */
-export function answerNames(sentence: string, subject: string[]): Span[] {
-  return nameSpans(sentence).filter((span) => {
-    const own = words(span.text);
-    return !own.every((w) => subject.includes(w)) && !abbreviated(own, subject);
-  });
-}
 
 /** A place after "in", "at", "near"… that is not the question's own ("in Southwest Miami-Dade" answers no "where" about it). */
 function newPlace(sentence: string, subject: string[]): boolean {
@@ -230,41 +203,4 @@ function statesDirectly(sentence: string, terms: string[]): boolean {
   return all.some(
     (w, i) => COPULA.test(w) && [all[i - 1], all[i + 1], all[i + 2]].some((n) => n !== undefined && terms.some((t) => sameTerm(t, n))),
   );
-}
-
-/** The question's named things as lowercase word lists ("Eiffel Tower" → ["eiffel", "tower"]). */
-export function subjectPhrases(text: string): string[][] {
-  return nameSpans(text, 1)
-    .map((span) => words(span.text).filter((w) => !isStopword(w)))
-    .filter((p) => p.length > 0);
-}
-
-/**
- * Whether a text names a namesake of the question's subject rather than the
- * subject itself: "Tokyo Tower" for "Eiffel Tower" (same last word, another
- * first) or "Acme Markets" for "Acme Corp" (same first word, another last),
- * and never the subject itself. Such sentences share the question's words
- * but answer another question. "Gustave Eiffel" is no namesake of "Eiffel
- * Tower": the words do not line up.
- */
-export function namesAnotherSubject(text: string, phrases: string[][]): boolean {
-  const multi = phrases.filter((p) => p.length >= 2);
-  if (multi.length === 0) return false;
-  let namesOther = false;
-  for (const span of nameSpans(text, 1)) {
-    const spanWords = words(span.text).filter((w) => !isStopword(w));
-    for (const phrase of multi) {
-      if (spanWords.length >= phrase.length && phrase.every((w) => spanWords.some((s) => sameTerm(s, w)))) return false;
-      if (spanWords.length < 2) continue;
-      const sameFirst = sameTerm(spanWords[0]!, phrase[0]!);
-      const sameLast = sameTerm(spanWords[spanWords.length - 1]!, phrase[phrase.length - 1]!);
-      if (sameFirst !== sameLast) namesOther = true;
-    }
-  }
-  return namesOther;
-}
-
-/** Whether a sentence's terms hold every word of one of the subject's names. */
-export function namesSubject(terms: string[], phrases: string[][]): boolean {
-  return phrases.some((p) => p.every((w) => terms.some((t) => sameTerm(t, w))));
 }

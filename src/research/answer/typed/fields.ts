@@ -8,7 +8,7 @@
  */
 import { isStopword } from "../../../terms.ts";
 import { queryTerms, sameTerm, termsOf, type EvidenceSentence, type SentenceIndex } from "../evidence.ts";
-import { namesAnotherSubject, namesSubject, subjectPhrases, subjectWords } from "../extractive/question.ts";
+import { namesAnotherSubject, namesSubject, subjectPhrases, subjectWords } from "../subject.ts";
 import { withSynonyms } from "../synonyms.ts";
 
 export interface FieldQuery {

@@ -9,7 +9,7 @@
 import { conforms, type JsonSchema, type OutputShape } from "../../output-format.ts";
 import type { EvidenceSource } from "../../types.ts";
 import { queryTerms, SentenceIndex, type EvidenceSentence } from "../evidence.ts";
-import { subjectPhrases, subjectWords } from "../extractive/question.ts";
+import { subjectPhrases, subjectWords } from "../subject.ts";
 import { clauseTerms } from "./clauses.ts";
 import { fieldQuery, FieldSearch, hasTerm, nameWords, type Evidence, type FieldQuery } from "./fields.ts";
 import { extractItems, itemEvidence, type Item } from "./lists.ts";
