@@ -6,7 +6,7 @@
  */
 import type { EndpointInput } from "../../model.ts";
 import { titleOf } from "./noun-phrase.ts";
-import { findSubjects, PLACEHOLDER, placeholderName } from "./subjects.ts";
+import { findSubjects, PLACEHOLDER, placeholderName, type Subject } from "./subjects.ts";
 import { INPUT_NAME_RE, inputType, RESERVED_INPUTS, type Scalar } from "./words.ts";
 
 export interface InputReading {
@@ -19,13 +19,8 @@ export interface InputReading {
   spans: [number, number][];
 }
 
-interface Candidate {
-  name: string;
-  title: string[];
-  start: number;
-  end: number;
-  optional: boolean;
-  pair: boolean;
+/** A subject the prompt names, or a placeholder the author wrote, before the two are reconciled. */
+interface Candidate extends Subject {
   placeholder: boolean;
   default?: string | number | boolean;
 }
