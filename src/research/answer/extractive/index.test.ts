@@ -31,6 +31,20 @@ function cited(text: string): { sentence: string; ids: number[] }[] {
 
 const first = (text: string) => cited(text)[0]!;
 
+/**
+ * A rule by example: a question over the sources (and the planned queries), what the answer's first
+ * sentence must hold and cite, and what no sentence may hold (a namesake's figure, another date).
+ */
+interface FirstSentence {
+  rule: string;
+  prompt: string;
+  sources: EvidenceSource[];
+  queries?: string[];
+  first: string[];
+  ids?: number[];
+  lacks?: string;
+}
+
 describe("the sentence holding what was asked is quoted, even below a topic sentence that repeats the question", () => {
   const crash = [
     source(1, "Teen driver dies in Southwest Miami-Dade crash", [
@@ -79,44 +93,164 @@ describe("the sentence holding what was asked is quoted, even below a topic sent
 });
 
 describe("the best direct answer comes first, cited to a source that says it", () => {
-  test("how loud: a measure with its unit", () => {
-    const pubs = [
-      source(1, "New rules for pubs in England", [
-        "English pubs must follow new coronavirus rules on recorded music from Monday. Venues must not play recorded music above 85 decibels.",
-      ]),
-    ];
-    expect(answer("How loud can recorded music be in English pubs under the new coronavirus rules?", pubs).text).toContain("85 decibels");
-  });
+  /** Each rule by example: a question, the sources it is asked over, and what its answer must hold. */
+  const HOLDS: [rule: string, prompt: string, sources: EvidenceSource[], holds: string][] = [
+    [
+      "how loud: a measure with its unit",
+      "How loud can recorded music be in English pubs under the new coronavirus rules?",
+      [
+        source(1, "New rules for pubs in England", [
+          "English pubs must follow new coronavirus rules on recorded music from Monday. Venues must not play recorded music above 85 decibels.",
+        ]),
+      ],
+      "85 decibels",
+    ],
+    [
+      "what share: the sentence with the percentage joins the one that retells the election",
+      "What share of the vote did Nadia Mohamed get when she was elected mayor of St. Louis Park?",
+      [
+        source(1, "St. Louis Park elects a new mayor", [
+          "Nadia Mohamed was elected mayor of St. Louis Park on Tuesday, becoming the first Somali American mayor elected by voters in the United States. Mohamed won with 58% of the vote.",
+        ]),
+      ],
+      "58% of the vote",
+    ],
+    [
+      "which <noun>: a name of that kind joins the sentence that restates the question",
+      "Which hospital was the 14-year-old passenger taken to after the Miami-Dade crash?",
+      [
+        source(1, "Teen driver killed in Miami-Dade crash", [
+          "An overnight crash in Southwest Miami-Dade killed a 15-year-old driver and critically injured a 14-year-old passenger, officials said. Paramedics rushed her to Kendall Regional Hospital in critical condition.",
+        ]),
+      ],
+      "Kendall Regional Hospital",
+    ],
+    [
+      "why: a sentence that gives a reason joins the one that repeats the step",
+      "Why should you pat the okra completely dry for bhindi masala?",
+      [
+        source(1, "Bhindi masala recipe", [
+          "Wash the okra for the bhindi masala and pat it completely dry with a kitchen towel before you cut it. Dry okra stays crisp in the pan because wet okra turns slimy when it cooks.",
+        ]),
+      ],
+      "because wet okra turns slimy",
+    ],
+    [
+      "who wrote: an irregular form of the question's verb (written) is the answer's word",
+      "Who wrote The Quiet Harbour?",
+      [
+        source(1, "The Quiet Harbour – a novel", [
+          "The Quiet Harbour is a novel about a lighthouse keeper on the Atlantic coast, published by Marlow Books in London.",
+          "Reviewers of The Quiet Harbour compared it to the work of Tove Jansson. The manuscript was written by Ines Calder during a winter in Galway.",
+        ]),
+      ],
+      "written by Ines Calder",
+    ],
+    [
+      "a question's verb meets the answer's other word for it: 'grow up' / 'raised'",
+      "Where did SpaceX engineer Erin Spiceland grow up?",
+      [
+        source(1, "Erin Spiceland, software engineer", [
+          "Erin Spiceland is a software engineer for SpaceX. Born and raised in rural south Georgia, she now lives in Los Angeles.",
+        ]),
+      ],
+      "rural south Georgia",
+    ],
+    [
+      "a question's verb meets the answer's other word for it: 'play' / 'oppose'",
+      "On what date do the Barbados Tridents play Antigua and Barbuda in the Concacaf Nations League?",
+      [
+        source(1, "Tridents prepare for the Nations League", [
+          "The Tridents face a challenging task in their upcoming Concacaf Nations League group games. The Bajans will oppose Antigua and Barbuda on June 2.",
+        ]),
+      ],
+      "June 2",
+    ],
+    [
+      "a sentence holding the fact well below the topic sentence that repeats the question still joins the answer",
+      "Who became acting premier of the British Virgin Islands after the DEA arrested Premier Andrew Fahie?",
+      [
+        source(1, "BVI premier arrested in Miami", [
+          "British Virgin Islands Governor John Rankin called for calm after DEA officials arrested the Territory’s Premier Andrew Fahie in Miami on Thursday, and said the arrest followed a US operation.",
+          "As a result of Fahie’s arrest, Deputy Premier Natalio Wheatley will function as acting premier.",
+        ]),
+      ],
+      "Natalio Wheatley",
+    ],
+  ];
 
-  test("what share: the sentence with the percentage joins the one that retells the election", () => {
-    const sources = [
-      source(1, "St. Louis Park elects a new mayor", [
-        "Nadia Mohamed was elected mayor of St. Louis Park on Tuesday, becoming the first Somali American mayor elected by voters in the United States. Mohamed won with 58% of the vote.",
-      ]),
-    ];
-    const { text } = answer("What share of the vote did Nadia Mohamed get when she was elected mayor of St. Louis Park?", sources);
-    expect(text).toContain("58% of the vote");
-  });
+  for (const [rule, prompt, sources, holds] of HOLDS) test(rule, () => expect(answer(prompt, sources).text).toContain(holds));
 
-  test("which <noun>: a name of that kind joins the sentence that restates the question", () => {
-    const sources = [
-      source(1, "Teen driver killed in Miami-Dade crash", [
-        "An overnight crash in Southwest Miami-Dade killed a 15-year-old driver and critically injured a 14-year-old passenger, officials said. Paramedics rushed her to Kendall Regional Hospital in critical condition.",
-      ]),
-    ];
-    const { text } = answer("Which hospital was the 14-year-old passenger taken to after the Miami-Dade crash?", sources);
-    expect(text).toContain("Kendall Regional Hospital");
-  });
+  const FIRSTS: FirstSentence[] = [
+    {
+      rule: "when: the completion year, not a namesake's",
+      prompt: "When was the Eiffel Tower completed?",
+      sources: eiffel,
+      first: ["1889", "completed"],
+      lacks: "1958",
+    },
+    {
+      rule: "how tall, with the subject only in the planned queries",
+      prompt: "How tall is it?",
+      sources: eiffel,
+      queries: ["Eiffel Tower height"],
+      first: ["330 metres"],
+      ids: [2],
+      lacks: "333 metres",
+    },
+    {
+      rule: "who: the founder, not the founders of a same-named company",
+      prompt: "Who founded Acme Corp?",
+      sources: acme,
+      first: ["Margaret Hale"],
+      ids: [1],
+      lacks: "Samuel Robinson",
+    },
+    {
+      rule: "how many employees: the company's figure, not its namesake's",
+      prompt: "How many employees does Acme Corp have?",
+      sources: acme,
+      first: ["12,400"],
+      lacks: "15,000",
+    },
+    // "…is headquartered in Springfield, Oregon" and "…in Springfield, Oregon, where it is still headquartered" both say it.
+    {
+      rule: "where: the headquarters city",
+      prompt: "Where is Acme Corp headquartered?",
+      sources: acme,
+      first: ["Springfield, Oregon", "headquartered"],
+    },
+    {
+      rule: "yes/no: the sentence that settles it, negation included",
+      prompt: "Is the Great Wall of China visible from space?",
+      sources: greatWall,
+      first: ["is not visible to the naked eye"],
+      lacks: "21,000 kilometres",
+    },
+    {
+      rule: "a German question over German passages",
+      prompt: "Wann wurde das Brandenburger Tor fertiggestellt?",
+      sources: brandenburgerTor,
+      first: ["1791 fertiggestellt"],
+      ids: [2],
+      lacks: "1852",
+    },
+    {
+      rule: "a French question over French passages",
+      prompt: "Quand la tour Eiffel a-t-elle été achevée ?",
+      sources: tourEiffel,
+      first: ["achevée le 31 mars 1889"],
+      ids: [1],
+    },
+  ];
 
-  test("why: a sentence that gives a reason joins the one that repeats the step", () => {
-    const sources = [
-      source(1, "Bhindi masala recipe", [
-        "Wash the okra for the bhindi masala and pat it completely dry with a kitchen towel before you cut it. Dry okra stays crisp in the pan because wet okra turns slimy when it cooks.",
-      ]),
-    ];
-    const { text } = answer("Why should you pat the okra completely dry for bhindi masala?", sources);
-    expect(text).toContain("because wet okra turns slimy");
-  });
+  for (const c of FIRSTS)
+    test(c.rule, () => {
+      const { text } = answer(c.prompt, c.sources, c.queries ? { queries: c.queries } : {});
+      for (const words of c.first) expect(first(text).sentence).toContain(words);
+      if (c.ids) expect(first(text).ids).toEqual(c.ids);
+      if (c.lacks) expect(text).not.toContain(c.lacks);
+    });
 
   test("a quoted sentence opening with a pronoun names its entity from the sentence before, in brackets", () => {
     const sources = [
@@ -129,30 +263,6 @@ describe("the best direct answer comes first, cited to a source that says it", (
     expect(first(answer("Where was Ada Morrow born?", sources).text).sentence).toBe("She [Ada Morrow] was born in Kell Island in 1890.");
   });
 
-  test("who wrote: an irregular form of the question's verb (written) is the answer's word", () => {
-    const sources = [
-      source(1, "The Quiet Harbour – a novel", [
-        "The Quiet Harbour is a novel about a lighthouse keeper on the Atlantic coast, published by Marlow Books in London.",
-        "Reviewers of The Quiet Harbour compared it to the work of Tove Jansson. The manuscript was written by Ines Calder during a winter in Galway.",
-      ]),
-    ];
-    expect(answer("Who wrote The Quiet Harbour?", sources).text).toContain("written by Ines Calder");
-  });
-
-  test("when: the completion year, not a namesake's", () => {
-    const { text } = answer("When was the Eiffel Tower completed?", eiffel);
-    expect(first(text).sentence).toContain("1889");
-    expect(first(text).sentence).toContain("completed");
-    expect(text).not.toContain("1958");
-  });
-
-  test("how tall, with the subject only in the planned queries", () => {
-    const { text } = answer("How tall is it?", eiffel, { queries: ["Eiffel Tower height"] });
-    expect(first(text).sentence).toContain("330 metres");
-    expect(first(text).ids).toEqual([2]);
-    expect(text).not.toContain("333 metres");
-  });
-
   test("how many: the visitor count first; later sentences speak of visits too", () => {
     const { text } = answer("How many people visit the Eiffel Tower each year?", eiffel);
     expect(cited(text)[0]).toEqual({
@@ -163,83 +273,16 @@ describe("the best direct answer comes first, cited to a source that says it", (
     for (const { sentence } of cited(text).slice(1)) expect(sentence).toMatch(/visit/);
   });
 
-  test("a question's verb meets the answer's other word for it: 'grow up' / 'raised', 'play' / 'oppose'", () => {
-    const profile = [
-      source(1, "Erin Spiceland, software engineer", [
-        "Erin Spiceland is a software engineer for SpaceX. Born and raised in rural south Georgia, she now lives in Los Angeles.",
-      ]),
-    ];
-    expect(answer("Where did SpaceX engineer Erin Spiceland grow up?", profile).text).toContain("rural south Georgia");
-    const fixtures = [
-      source(1, "Tridents prepare for the Nations League", [
-        "The Tridents face a challenging task in their upcoming Concacaf Nations League group games. The Bajans will oppose Antigua and Barbuda on June 2.",
-      ]),
-    ];
-    expect(
-      answer("On what date do the Barbados Tridents play Antigua and Barbuda in the Concacaf Nations League?", fixtures).text,
-    ).toContain("June 2");
-  });
-
-  test("a sentence holding the fact well below the topic sentence that repeats the question still joins the answer", () => {
-    const bvi = [
-      source(1, "BVI premier arrested in Miami", [
-        "British Virgin Islands Governor John Rankin called for calm after DEA officials arrested the Territory’s Premier Andrew Fahie in Miami on Thursday, and said the arrest followed a US operation.",
-        "As a result of Fahie’s arrest, Deputy Premier Natalio Wheatley will function as acting premier.",
-      ]),
-    ];
-    const { text } = answer("Who became acting premier of the British Virgin Islands after the DEA arrested Premier Andrew Fahie?", bvi);
-    expect(text).toContain("Natalio Wheatley");
-  });
-
-  test("who: the founder, not the founders of a same-named company", () => {
-    const { text } = answer("Who founded Acme Corp?", acme);
-    expect(first(text).sentence).toContain("Margaret Hale");
-    expect(first(text).ids).toEqual([1]);
-    expect(text).not.toContain("Samuel Robinson");
-  });
-
-  test("how many employees: the company's figure, not its namesake's", () => {
-    const { text } = answer("How many employees does Acme Corp have?", acme);
-    expect(first(text).sentence).toContain("12,400");
-    expect(text).not.toContain("15,000");
-  });
-
-  test("where: the headquarters city", () => {
-    const { text } = answer("Where is Acme Corp headquartered?", acme);
-    // "…is headquartered in Springfield, Oregon" and "…in Springfield, Oregon, where it is still headquartered" both say it.
-    expect(first(text).sentence).toContain("Springfield, Oregon");
-    expect(first(text).sentence).toContain("headquartered");
-  });
-
   test("what is: the defining sentence before the ones that mention the term", () => {
     const { text } = answer("What is photosynthesis?", photosynthesis);
     expect(first(text).sentence.startsWith("Photosynthesis is the process")).toBe(true);
     expect(first(text).ids).toEqual([1]);
   });
 
-  test("yes/no: the sentence that settles it, negation included", () => {
-    const { text } = answer("Is the Great Wall of China visible from space?", greatWall);
-    expect(first(text).sentence).toContain("is not visible to the naked eye");
-    expect(text).not.toContain("21,000 kilometres");
-  });
-
   test("which (a list): the sentence that names the members", () => {
     const { text } = answer("Which planets are gas giants?", planets);
     expect(first(text).sentence).toBe("In the Solar System, the gas giants are Jupiter and Saturn.");
     expect(text).toContain("Uranus and Neptune");
-  });
-
-  test("a German question over German passages", () => {
-    const { text } = answer("Wann wurde das Brandenburger Tor fertiggestellt?", brandenburgerTor);
-    expect(first(text).sentence).toContain("1791 fertiggestellt");
-    expect(first(text).ids).toEqual([2]);
-    expect(text).not.toContain("1852");
-  });
-
-  test("a French question over French passages", () => {
-    const { text } = answer("Quand la tour Eiffel a-t-elle été achevée ?", tourEiffel);
-    expect(first(text).sentence).toContain("achevée le 31 mars 1889");
-    expect(first(text).ids).toEqual([1]);
   });
 });
 

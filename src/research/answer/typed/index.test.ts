@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { toJsonSchema, type OutputShape } from "../../output-format.ts";
+import type { EvidenceSource } from "../../types.ts";
 import { acme, brandenburgerTor, eiffel, fillChecked, planets, source, tourEiffel } from "../../../../test/helpers/fixtures/extractive.ts";
 import { fillOutputFormat } from "./index.ts";
 
@@ -221,73 +222,59 @@ describe("yes/no fields read what is asserted", () => {
     ]),
   ];
 
-  test("failing, refusing or struggling to do a thing is not doing it", () => {
-    const { value } = fill("Orbit Games studio report", studio, { bug_patched: "boolean", arcade_profitable: "boolean" });
-    expect(value).toEqual({ bug_patched: false, arcade_profitable: false });
-  });
+  /** Each rule by example: a prompt over its sources, and the verdict each yes/no field takes (null: none stated). */
+  const VERDICTS: [rule: string, prompt: string, sources: EvidenceSource[], verdicts: Record<string, boolean | null>][] = [
+    [
+      "failing, refusing or struggling to do a thing is not doing it",
+      "Orbit Games studio report",
+      studio,
+      { bug_patched: false, arcade_profitable: false },
+    ],
+    ["a verdict no source states (confirmed) is not read from a rumour", "Orbit Games re-release", studio, { re_release_confirmed: null }],
+    [
+      "the clause that holds the verdict word decides, and resisting is not accepting",
+      "Meadows, Mugabe, hotel minibars and the developer survey",
+      [
+        source(1, "Meadows retires; Mugabe; minibars; a survey", [
+          "The congressman's wife appears to be supporting Bennett's bid, though she has offered no formal endorsement.",
+          "Despite the snacks in the minibar seeming overpriced, hotel owners are still struggling to make a profit from those snacks.",
+          "Mr Mugabe is resisting mediation by a Catholic priest.",
+          "The site noted that the survey was biased against devs who don't speak English.",
+        ]),
+      ],
+      { wife_formally_endorsed: false, minibars_profitable: false, accepts_mediation: false, survey_biased_against_non_english: true },
+    ],
+    [
+      "the same verdict in other words: no impact on, wasn't allowed to use, unencrypted, instead of",
+      "Cargo ship, headset demo, ransomware and party",
+      [
+        source(1, "Cargo ship lost; a headset tried; ransomware", [
+          "An unmanned cargo ship heading to the International Space Station broke up over Siberia. NASA said the crash would have no impact on the operations of the station.",
+          "I wasn’t allowed to use the virtual keyboard during the demo.",
+          "The ransomware encrypts documents and photos. It leaves files unencrypted if the file extension is .zip and the file size is over 50 MB.",
+          "Instead of hiring a DJ, use your phone to spin the tunes.",
+        ]),
+      ],
+      { affects_station_operations: false, virtual_keyboard_tried: false, encrypts_large_zip_files: false, hire_dj: false },
+    ],
+    [
+      "advice is given in the imperative, and a pronoun stands for the name in the sentence before",
+      "Party on a budget and the Sixers game",
+      [
+        source(1, "A graduation party on a budget; Sixers beat Celtics", [
+          "A DJ costs a lot for one evening. Instead of hiring a DJ, use your phone to spin the tunes.",
+          "Robert Covington was hit in the face late in the first quarter and went to the locker room. However, he quickly returned to the bench and played on.",
+        ]),
+      ],
+      { hire_dj_recommended: false, covington_returned: true },
+    ],
+  ];
 
-  test("a verdict no source states (confirmed) is not read from a rumour", () => {
-    expect(fill("Orbit Games re-release", studio, { re_release_confirmed: "boolean" }).value).toEqual({ re_release_confirmed: null });
-  });
-
-  test("the clause that holds the verdict word decides, and resisting is not accepting", () => {
-    const sources = [
-      source(1, "Meadows retires; Mugabe; minibars; a survey", [
-        "The congressman's wife appears to be supporting Bennett's bid, though she has offered no formal endorsement.",
-        "Despite the snacks in the minibar seeming overpriced, hotel owners are still struggling to make a profit from those snacks.",
-        "Mr Mugabe is resisting mediation by a Catholic priest.",
-        "The site noted that the survey was biased against devs who don't speak English.",
-      ]),
-    ];
-    const { value } = fill("Meadows, Mugabe, hotel minibars and the developer survey", sources, {
-      wife_formally_endorsed: "boolean",
-      minibars_profitable: "boolean",
-      accepts_mediation: "boolean",
-      survey_biased_against_non_english: "boolean",
+  for (const [rule, prompt, sources, verdicts] of VERDICTS)
+    test(rule, () => {
+      const shape = Object.fromEntries(Object.keys(verdicts).map((field) => [field, "boolean" as const]));
+      expect(fill(prompt, sources, shape).value).toEqual(verdicts);
     });
-    expect(value).toEqual({
-      wife_formally_endorsed: false,
-      minibars_profitable: false,
-      accepts_mediation: false,
-      survey_biased_against_non_english: true,
-    });
-  });
-
-  test("the same verdict in other words: no impact on, wasn't allowed to use, unencrypted, instead of", () => {
-    const sources = [
-      source(1, "Cargo ship lost; a headset tried; ransomware", [
-        "An unmanned cargo ship heading to the International Space Station broke up over Siberia. NASA said the crash would have no impact on the operations of the station.",
-        "I wasn’t allowed to use the virtual keyboard during the demo.",
-        "The ransomware encrypts documents and photos. It leaves files unencrypted if the file extension is .zip and the file size is over 50 MB.",
-        "Instead of hiring a DJ, use your phone to spin the tunes.",
-      ]),
-    ];
-    const { value } = fill("Cargo ship, headset demo, ransomware and party", sources, {
-      affects_station_operations: "boolean",
-      virtual_keyboard_tried: "boolean",
-      encrypts_large_zip_files: "boolean",
-      hire_dj: "boolean",
-    });
-    expect(value).toEqual({
-      affects_station_operations: false,
-      virtual_keyboard_tried: false,
-      encrypts_large_zip_files: false,
-      hire_dj: false,
-    });
-  });
-  test("advice is given in the imperative, and a pronoun stands for the name in the sentence before", () => {
-    const sources = [
-      source(1, "A graduation party on a budget; Sixers beat Celtics", [
-        "A DJ costs a lot for one evening. Instead of hiring a DJ, use your phone to spin the tunes.",
-        "Robert Covington was hit in the face late in the first quarter and went to the locker room. However, he quickly returned to the bench and played on.",
-      ]),
-    ];
-    const { value } = fill("Party on a budget and the Sixers game", sources, {
-      hire_dj_recommended: "boolean",
-      covington_returned: "boolean",
-    });
-    expect(value).toEqual({ hire_dj_recommended: false, covington_returned: true });
-  });
 });
 
 describe("roles", () => {
