@@ -82,6 +82,16 @@ export function sameTerm(a: string, b: string): boolean {
   );
 }
 
+/** The words in `text` that match any of the terms, as spans. */
+export function termSpans(text: string, terms: string[]): { index: number; end: number }[] {
+  const out: { index: number; end: number }[] = [];
+  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+    const lower = m[0].toLowerCase();
+    if (terms.some((t) => sameTerm(t, lower))) out.push({ index: m.index, end: m.index + m[0].length });
+  }
+  return out;
+}
+
 // BM25 parameters, as in rank.ts: the same scoring, over sentences instead of passages.
 const K1 = 1.2;
 const B = 0.75;

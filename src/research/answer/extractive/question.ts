@@ -6,7 +6,7 @@
  * that only repeats the topic.
  */
 import { isStopword, words } from "../../../terms.ts";
-import { queryTerms, sameTerm } from "../evidence.ts";
+import { queryTerms, sameTerm, termSpans } from "../evidence.ts";
 import { withSynonyms } from "../synonyms.ts";
 import { entitySpans } from "../entities.ts";
 import { answerNames, subjectPhrases, subjectWords } from "../subject.ts";
@@ -174,20 +174,13 @@ export function kindFit(question: Question, sentence: string): number {
  */
 function namesHead(sentence: string, question: Question): boolean {
   const heads = question.heads;
-  const headSpans = termSpansOf(sentence, heads);
+  const headSpans = termSpans(sentence, heads);
   return entitySpans(sentence).some((span) => {
     const own = words(span.text);
     if (own.every((w) => question.subject.includes(w))) return false;
     if (own.some((w) => heads.some((h) => sameTerm(h, w)))) return own.length > 1;
     return headSpans.some((h) => (h.index >= span.end ? h.index - span.end : span.index - h.end) <= 2);
   });
-}
-
-function termSpansOf(text: string, terms: string[]): { index: number; end: number }[] {
-  const out: { index: number; end: number }[] = [];
-  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu))
-    if (terms.some((t) => sameTerm(t, m[0].toLowerCase()))) out.push({ index: m.index, end: m.index + m[0].length });
-  return out;
 }
 
 /** "Photosynthesis is the process...": the sentence opens on a question term, then a copula. */

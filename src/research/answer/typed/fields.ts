@@ -7,7 +7,7 @@
  * subject; sentences about a namesake of the subject are pushed down.
  */
 import { isStopword } from "../../../terms.ts";
-import { queryTerms, sameTerm, termsOf, type EvidenceSentence, type SentenceIndex } from "../evidence.ts";
+import { queryTerms, sameTerm, termSpans, termsOf, type EvidenceSentence, type SentenceIndex } from "../evidence.ts";
 import { namesAnotherSubject, namesSubject, subjectPhrases, subjectWords } from "../subject.ts";
 import { withSynonyms } from "../synonyms.ts";
 
@@ -164,16 +164,6 @@ export class FieldSearch {
     this.factors.set(sentence, factor);
     return factor;
   }
-}
-
-/** The words in `text` that match any of the terms, as spans. */
-export function termSpans(text: string, terms: string[]): { index: number; end: number }[] {
-  const out: { index: number; end: number }[] = [];
-  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
-    const lower = m[0].toLowerCase();
-    if (terms.some((t) => sameTerm(t, lower))) out.push({ index: m.index, end: m.index + m[0].length });
-  }
-  return out;
 }
 
 /** Offsets in `text` of words matching any of the terms. */

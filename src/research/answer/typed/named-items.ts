@@ -9,7 +9,7 @@
  */
 import { words } from "../../../terms.ts";
 import type { Evidence, FieldQuery } from "./fields.ts";
-import { termSpans } from "./fields.ts";
+import { termSpans } from "../evidence.ts";
 import { entitySpans } from "../entities.ts";
 import type { Item } from "./lists.ts";
 

@@ -6,8 +6,8 @@
  * field's words, or their opposite ("private" for "public"), is negated.
  */
 import { words } from "../../../terms.ts";
-import { termsOf, type EvidenceSentence } from "../evidence.ts";
-import { hasTerm, proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./fields.ts";
+import { termSpans, termsOf, type EvidenceSentence } from "../evidence.ts";
+import { hasTerm, proximity, termOffsets, type Evidence, type FieldQuery } from "./fields.ts";
 import { dateSpans, isNegated, nameSpans, namesSubjectWord, numberMentions, type NumberMention } from "../values.ts";
 
 export interface Found<T> {

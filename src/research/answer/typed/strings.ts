@@ -11,8 +11,9 @@ import { words } from "../../../terms.ts";
 import { countrySpans } from "../countries.ts";
 import { EMAIL, entitySpans, organisationName, WEB_ADDRESS } from "../entities.ts";
 import { knownNotPerson, lexiconKinds, placeKinds, soundsLikePerson, type NameKind } from "../gazetteer.ts";
+import { termSpans } from "../evidence.ts";
 import { answerNames } from "../subject.ts";
-import { proximity, termOffsets, termSpans, type Evidence, type FieldQuery } from "./fields.ts";
+import { proximity, termOffsets, type Evidence, type FieldQuery } from "./fields.ts";
 import { extractQuantityText, namesQuantity, type Found } from "./scalars.ts";
 import { dateSpans, nameSpans, yearMentions } from "../values.ts";
 
