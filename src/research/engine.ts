@@ -144,6 +144,7 @@ interface Found {
   outcomes: ReadOutcome[];
 }
 
+/** The stages in order, each timing itself on the tally: the context goes out once ranked, then the answer's events. */
 export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, signal: AbortSignal): AsyncGenerator<ResearchEvent, RunInfo> {
   const run: Run = { deps, request: prepared.request, image: prepared.image, signal, tally: new RunTally() };
   const seen = await lookAtImage(run);
