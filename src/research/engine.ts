@@ -12,21 +12,21 @@ import type { ContentsContext } from "../contents/service.ts";
 import { invalid, ServiceError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { countTokens } from "../tokens.ts";
-import { composeAnswer } from "./answer/extractive.ts";
-import { fillOutputFormat } from "./answer/typed-extraction.ts";
+import { composeAnswer } from "./answer/extractive/index.ts";
+import { fillOutputFormat } from "./answer/typed/index.ts";
 import type { CircuitBreaker } from "./breaker.ts";
 import { citationFilter } from "./citations.ts";
-import { gatherEvidence } from "./evidence.ts";
+import { gatherEvidence, type Evidence } from "./evidence.ts";
 import { EarlyReads } from "./early-reads.ts";
-import { fanOut, type FanoutSettings, type ProviderReport } from "./fanout.ts";
+import { fanOut, type FanoutSettings, type MergedHit, type ProviderReport } from "./fanout.ts";
 import { sniffImage } from "./image.ts";
 import { addUsage, NO_USAGE, type ImageBytes, type LlmPort } from "./llm/port.ts";
 import { modelFailure, modelFailureNote, modelFailureWords } from "./llm/failure.ts";
-import { conforms, shapeWords, type JsonSchema } from "./output-format.ts";
+import { conforms, shapeWords } from "./output-format.ts";
 import type { PassageCache } from "./passage-cache.ts";
-import { planQueries } from "./plan.ts";
+import { planQueries, type Plan } from "./plan.ts";
 import type { RankOptions } from "./rank.ts";
-import { readHits, type ReadSettings } from "./read.ts";
+import { readHits, type ReadOutcome, type ReadSettings } from "./read.ts";
 import type { ResearchRequest } from "./request.ts";
 import { truncateLists } from "./run/max-results.ts";
 import type { SearchSource } from "./sources/source.ts";
@@ -92,150 +92,225 @@ export async function prepareRun(deps: EngineDeps, request: ResearchRequest, sig
   }
 }
 
-export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, signal: AbortSignal): AsyncGenerator<ResearchEvent, RunInfo> {
-  const { request } = prepared;
-  const started = performance.now();
-  const timings: Record<string, number> = {};
-  let mark = started;
-  const lap = (stage: string) => {
-    const now = performance.now();
-    timings[stage] = Math.round(now - mark);
-    mark = now;
-  };
-  const notes: string[] = [];
-  let usage = NO_USAGE;
-  const llm = deps.llm;
+/**
+ * One run as its steps see it: the engine's parts, the request with its
+ * image, the caller's signal, and the tally the steps add to.
+ */
+interface Run {
+  deps: EngineDeps;
+  request: ResearchRequest;
+  image: ImageBytes | null;
+  signal: AbortSignal;
+  tally: RunTally;
+}
 
-  // Image: to the model when it can see; otherwise say so, never drop it silently.
-  let imageAnalysed = false;
-  let imageNote: string | undefined;
-  let imageDescription: string | null = null;
-  if (prepared.image) {
-    if (llm?.vision) {
-      try {
-        const described = await llm.describeImage(request.prompt, prepared.image, signal);
-        imageDescription = described.description;
-        usage = addUsage(usage, described.usage);
-        imageAnalysed = true;
-      } catch (error) {
-        signal.throwIfAborted();
-        imageNote = `the image could not be analysed (${modelFailureNote(error, deps.log, "image")})`;
-      }
-    } else {
-      imageNote = llm
-        ? `the configured model (${llm.model}) cannot read images; the image was not analysed`
-        : "no vision-capable model is configured; the image was not analysed";
-    }
-    lap("image");
+/** What a run keeps as it goes: the time each stage took, the notes for the caller, and the models' usage. */
+class RunTally {
+  readonly timings: Record<string, number> = {};
+  readonly notes: string[] = [];
+  usage: TokenUsage = NO_USAGE;
+  private readonly started = performance.now();
+  private mark = this.started;
+
+  /** The time since the last stage ended is this stage's. */
+  lap(stage: string): void {
+    const now = performance.now();
+    this.timings[stage] = Math.round(now - this.mark);
+    this.mark = now;
   }
 
-  const plan = await planQueries(llm, request.prompt, imageDescription, signal);
-  usage = addUsage(usage, plan.usage);
-  if (plan.error !== undefined) notes.push(`planning fell back to key phrases (${modelFailureNote(plan.error, deps.log, "plan")})`);
-  lap("plan");
+  addUsage(usage: TokenUsage): void {
+    this.usage = addUsage(this.usage, usage);
+  }
 
+  /** The whole run's time, once the last stage is done. */
+  end(): void {
+    this.timings.total = Math.round(performance.now() - this.started);
+  }
+}
+
+interface ImageReading {
+  analysed: boolean;
+  /** Why it was not analysed, when there was an image. */
+  note?: string;
+  /** What the model saw, which the plan and the ranking read with the prompt. */
+  description: string | null;
+}
+
+/** What the search found: the merged hits, each provider's report, and what reading the best of them gave. */
+interface Found {
+  hits: MergedHit[];
+  reports: ProviderReport[];
+  outcomes: ReadOutcome[];
+}
+
+/** The stages in order, each timing itself on the tally: the context goes out once ranked, then the answer's events. */
+export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, signal: AbortSignal): AsyncGenerator<ResearchEvent, RunInfo> {
+  const run: Run = { deps, request: prepared.request, image: prepared.image, signal, tally: new RunTally() };
+  const seen = await lookAtImage(run);
+  const plan = await planSearches(run, seen.description);
+  const found = await searchAndRead(run, plan.queries);
+  const question = rankingQuestion(run.request, plan.queries, seen.description);
+  const evidence = rankEvidence(run, question, found.outcomes);
+  yield { type: "context", content: evidence.context };
+  const answerText = yield* answer(run, plan.queries, evidence.sources);
+  run.tally.lap("answer");
+  if (run.tally.usage.total_tokens === 0) run.tally.usage = countedUsage(question, evidence.processedTokens, answerText);
+  run.tally.end();
+  return runInfo(run, plan, found, seen);
+}
+
+/** Image: to the model when it can see; otherwise say so, never drop it silently. */
+async function lookAtImage({ deps, request, image, signal, tally }: Run): Promise<ImageReading> {
+  if (!image) return { analysed: false, description: null };
+  const llm = deps.llm;
+  let seen: ImageReading;
+  if (llm?.vision) {
+    try {
+      const described = await llm.describeImage(request.prompt, image, signal);
+      tally.addUsage(described.usage);
+      seen = { analysed: true, description: described.description };
+    } catch (error) {
+      signal.throwIfAborted();
+      seen = {
+        analysed: false,
+        description: null,
+        note: `the image could not be analysed (${modelFailureNote(error, deps.log, "image")})`,
+      };
+    }
+  } else {
+    const note = llm
+      ? `the configured model (${llm.model}) cannot read images; the image was not analysed`
+      : "no vision-capable model is configured; the image was not analysed";
+    seen = { analysed: false, description: null, note };
+  }
+  tally.lap("image");
+  return seen;
+}
+
+async function planSearches({ deps, request, signal, tally }: Run, imageDescription: string | null): Promise<Plan> {
+  const plan = await planQueries(deps.llm, request.prompt, imageDescription, signal);
+  tally.addUsage(plan.usage);
+  if (plan.error !== undefined) tally.notes.push(`planning fell back to key phrases (${modelFailureNote(plan.error, deps.log, "plan")})`);
+  tally.lap("plan");
+  return plan;
+}
+
+/** Every planned query to every provider, then the best hits read; with early reads, reading starts as the first lists arrive. */
+async function searchAndRead({ deps, request, signal, tally }: Run, queries: string[]): Promise<Found> {
   const scopes = { whitelist: request.whitelist, blacklist: request.blacklist };
   const early =
     deps.settings.read.early && deps.settings.read.maxPages > 0
       ? new EarlyReads(deps.contents, deps.settings.read.maxPages, signal)
       : undefined;
-  const { hits, reports } = await fanOut(
-    deps.sources,
-    plan.queries,
+  const { hits, reports } = await fanOut({
+    sources: deps.sources,
+    queries,
     scopes,
-    deps.settings.fanout,
-    deps.breakers,
+    settings: deps.settings.fanout,
+    breakers: deps.breakers,
     signal,
-    deps.log,
-    early && ((list) => early.offer(list)),
-  );
-  lap("search");
-
+    log: deps.log,
+    onList: early && ((list) => early.offer(list)),
+  });
+  tally.lap("search");
   const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal, early);
-  lap("read");
+  tally.lap("read");
+  return { hits, reports, outcomes };
+}
 
+/** What passages rank against: the prompt, the planned queries, what the image shows, and the output_format's fields. */
+function rankingQuestion(request: ResearchRequest, queries: string[], imageDescription: string | null): string {
   // The fields of an output_format are asked as much as the prompt: passages that speak of them rank too.
   const fields = request.outputFormat ? shapeWords(request.outputFormat.shape) : "";
-  const question = [request.prompt, ...plan.queries, imageDescription ?? "", fields].join("\n");
-  const evidence = gatherEvidence(question, outcomes, llm ? deps.settings.rank : extractiveBudget(deps.settings.rank), deps.passages);
-  lap("rank");
-  yield { type: "context", content: evidence.context };
+  return [request.prompt, ...queries, imageDescription ?? "", fields].join("\n");
+}
 
-  let answerText = "";
+function rankEvidence({ deps, tally }: Run, question: string, outcomes: ReadOutcome[]): Evidence {
+  const evidence = gatherEvidence(question, outcomes, deps.llm ? deps.settings.rank : extractiveBudget(deps.settings.rank), deps.passages);
+  tally.lap("rank");
+  return evidence;
+}
+
+/** The answer's events: a structured value, the no-sources sentence, a model's stream or the extractive answer. Returns the text answered. */
+async function* answer(run: Run, queries: string[], sources: EvidenceSource[]): AsyncGenerator<ResearchEvent, string> {
+  const { request, deps } = run;
   if (request.outputFormat) {
-    const value = await structuredAnswer(
-      deps,
-      request.prompt,
-      request.outputFormat.schema,
-      request.outputFormat.shape,
-      evidence.sources,
-      signal,
-      notes,
-      (u) => (usage = addUsage(usage, u)),
-    );
-    const shaped = truncateLists(value, request.maxResults);
-    answerText = JSON.stringify(shaped);
+    const shaped = truncateLists(await structuredAnswer(run, request.outputFormat, sources), request.maxResults);
+    const text = JSON.stringify(shaped);
     yield { type: "response", content: shaped };
-  } else if (evidence.sources.length === 0) {
-    answerText = NO_SOURCES_ANSWER;
+    return text;
+  }
+  if (sources.length === 0) {
     yield { type: "response", content: NO_SOURCES_ANSWER };
-  } else if (llm) {
-    const filter = citationFilter(new Set(evidence.sources.map((s) => s.id)));
-    const stream = llm.streamAnswer(
-      { prompt: request.prompt, sources: evidence.sources, ...(prepared.image && llm.vision ? { image: prepared.image } : {}) },
-      signal,
-    );
-    let sent = false;
-    try {
-      for await (const delta of stream.deltas) {
-        const clean = filter.push(delta);
-        if (!clean) continue;
-        sent = true;
-        answerText += clean;
-        yield { type: "response", content: clean };
-      }
-      const rest = filter.flush();
-      if (rest) {
-        answerText += rest;
-        yield { type: "response", content: rest };
-      }
-      usage = addUsage(usage, await stream.usage);
-    } catch (error) {
-      signal.throwIfAborted();
-      // Half an answer cannot fall back: the run fails, in our words (the provider's are logged).
-      if (sent)
-        throw new ServiceError(
-          "service_unavailable",
-          `the language model stopped answering mid-way: ${modelFailureWords(modelFailure(error, deps.log, "answer"))}`,
-        );
-      notes.push(`the language model failed (${modelFailureNote(error, deps.log, "answer")}); answered extractively`);
-      for (const chunk of extractiveChunks(request.prompt, plan.queries, evidence.sources)) {
-        answerText += chunk;
-        yield { type: "response", content: chunk };
-      }
-    }
-  } else {
-    for (const chunk of extractiveChunks(request.prompt, plan.queries, evidence.sources)) {
-      answerText += chunk;
-      yield { type: "response", content: chunk };
-    }
+    return NO_SOURCES_ANSWER;
   }
-  lap("answer");
+  if (deps.llm) return yield* modelAnswer(run, deps.llm, queries, sources);
+  return yield* extractiveAnswer(request.prompt, queries, sources);
+}
 
-  if (usage.total_tokens === 0) {
-    // No model reported usage: count what the engine processed and produced with a real tokenizer.
-    const prompt = countTokens(question) + evidence.processedTokens;
-    const completion = countTokens(answerText);
-    usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+/** The model's answer as it streams, its citations filtered; a model that fails before saying anything is answered extractively. */
+async function* modelAnswer(run: Run, llm: LlmPort, queries: string[], sources: EvidenceSource[]): AsyncGenerator<ResearchEvent, string> {
+  const { deps, request, image, signal, tally } = run;
+  const filter = citationFilter(new Set(sources.map((s) => s.id)));
+  const stream = llm.streamAnswer({ prompt: request.prompt, sources, ...(image && llm.vision ? { image } : {}) }, signal);
+  let text = "";
+  let sent = false;
+  try {
+    for await (const delta of stream.deltas) {
+      const clean = filter.push(delta);
+      if (!clean) continue;
+      sent = true;
+      text += clean;
+      yield { type: "response", content: clean };
+    }
+    const rest = filter.flush();
+    if (rest) {
+      text += rest;
+      yield { type: "response", content: rest };
+    }
+    tally.addUsage(await stream.usage);
+  } catch (error) {
+    signal.throwIfAborted();
+    // Half an answer cannot fall back: the run fails, in our words (the provider's are logged).
+    if (sent)
+      throw new ServiceError(
+        "service_unavailable",
+        `the language model stopped answering mid-way: ${modelFailureWords(modelFailure(error, deps.log, "answer"))}`,
+      );
+    tally.notes.push(`the language model failed (${modelFailureNote(error, deps.log, "answer")}); answered extractively`);
+    const extractive = yield* extractiveAnswer(request.prompt, queries, sources);
+    return text + extractive;
   }
-  timings.total = Math.round(performance.now() - started);
+  return text;
+}
+
+/** The extractive answer's events, sentence by sentence so it streams like a model's; returns the whole text. */
+async function* extractiveAnswer(prompt: string, queries: string[], sources: EvidenceSource[]): AsyncGenerator<ResearchEvent, string> {
+  let text = "";
+  for (const chunk of extractiveChunks(prompt, queries, sources)) {
+    text += chunk;
+    yield { type: "response", content: chunk };
+  }
+  return text;
+}
+
+/** No model reported usage: count what the engine processed and produced with a real tokenizer. */
+function countedUsage(question: string, processedTokens: number, answerText: string): TokenUsage {
+  const prompt = countTokens(question) + processedTokens;
+  const completion = countTokens(answerText);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+function runInfo({ deps, tally }: Run, plan: Plan, found: Found, seen: ImageReading): RunInfo {
+  const { outcomes } = found;
   return {
-    ...tokenReport(usage),
-    model: llm ? llm.model : "extractive",
+    ...tokenReport(tally.usage),
+    model: deps.llm ? deps.llm.model : "extractive",
     planner: plan.planner,
     queries: plan.queries,
-    timings_ms: timings,
-    providers: reports,
+    timings_ms: tally.timings,
+    providers: found.reports,
     pages: {
       read: outcomes.filter((o) => o.page && !o.cached).length,
       from_cache: outcomes.filter((o) => o.page && o.cached).length,
@@ -245,10 +320,10 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
         .map((o) => `${o.hit.url}: ${o.error}`)
         .slice(0, 10),
     },
-    sources_found: hits.length,
-    image_analysed: imageAnalysed,
-    ...(imageNote ? { image_note: imageNote } : {}),
-    notes,
+    sources_found: found.hits.length,
+    image_analysed: seen.analysed,
+    ...(seen.note ? { image_note: seen.note } : {}),
+    notes: tally.notes,
   };
 }
 
@@ -271,22 +346,18 @@ function* extractiveChunks(prompt: string, queries: string[], sources: EvidenceS
 }
 
 async function structuredAnswer(
-  deps: EngineDeps,
-  prompt: string,
-  schema: JsonSchema,
-  shape: NonNullable<ResearchRequest["outputFormat"]>["shape"],
+  { deps, request, signal, tally }: Run,
+  { schema, shape }: NonNullable<ResearchRequest["outputFormat"]>,
   sources: EvidenceSource[],
-  signal: AbortSignal,
-  notes: string[],
-  addUsageOf: (usage: TokenUsage) => void,
 ): Promise<Record<string, unknown>> {
+  const prompt = request.prompt;
   const extractive = () => fillOutputFormat({ prompt, shape, schema, sources }).value;
   if (!deps.llm || sources.length === 0) return extractive();
   let hint: string | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const { value, usage } = await deps.llm.structuredAnswer({ prompt, schema, sources, ...(hint ? { repairHint: hint } : {}) }, signal);
-      addUsageOf(usage);
+      tally.addUsage(usage);
       if (conforms(schema, value)) return value as Record<string, unknown>;
       hint = "it did not match the JSON schema (every field present, the right types, null when unknown, no extra fields)";
     } catch (error) {
@@ -294,12 +365,12 @@ async function structuredAnswer(
       const failure = modelFailure(error, deps.log, "structured answer");
       if (failure !== "model_output_invalid") {
         // Not an answer to repair (a refused key, an outage): asking again would not help.
-        notes.push(`the language model failed (${failure}: ${modelFailureWords(failure)}); filled by typed extraction instead`);
+        tally.notes.push(`the language model failed (${failure}: ${modelFailureWords(failure)}); filled by typed extraction instead`);
         return extractive();
       }
       hint = "it could not be parsed as JSON matching the schema";
     }
   }
-  notes.push("the language model's structured answer was invalid twice; filled by typed extraction instead");
+  tally.notes.push("the language model's structured answer was invalid twice; filled by typed extraction instead");
   return extractive();
 }

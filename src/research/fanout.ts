@@ -41,14 +41,18 @@ export interface MergedHit extends SearchHit {
 
 class Hedged extends Error {}
 
-async function hedgedSearch(
-  source: SearchSource,
-  query: string,
-  options: { limit: number; whitelist: SourceScope | null; blacklist: SourceScope | null },
-  settings: FanoutSettings,
-  signal: AbortSignal,
-  report: ProviderReport,
-): Promise<SearchHit[]> {
+type Scopes = { whitelist: SourceScope | null; blacklist: SourceScope | null };
+
+/** One provider call as the hedge sees it: what is asked, the run's signal, and the report it counts its hedges in. */
+interface HedgedCall {
+  query: string;
+  options: { limit: number } & Scopes;
+  settings: FanoutSettings;
+  signal: AbortSignal;
+  report: ProviderReport;
+}
+
+async function hedgedSearch(source: SearchSource, { query, options, settings, signal, report }: HedgedCall): Promise<SearchHit[]> {
   const attempts: AbortController[] = [];
   const attempt = () => {
     const controller = new AbortController();
@@ -93,16 +97,22 @@ function describe(error: unknown): string {
   return error instanceof ProviderError ? error.message.slice(0, 200) : "failed";
 }
 
-export async function fanOut(
-  sources: SearchSource[],
-  queries: string[],
-  scopes: { whitelist: SourceScope | null; blacklist: SourceScope | null },
-  settings: FanoutSettings,
-  breakers: Map<string, CircuitBreaker>,
-  signal: AbortSignal,
-  log: Logger,
-  onList?: (hits: SearchHit[]) => void,
-): Promise<{ hits: MergedHit[]; reports: ProviderReport[] }> {
+export interface Fanout {
+  sources: SearchSource[];
+  queries: string[];
+  /** The domain lists every hit is filtered by. */
+  scopes: Scopes;
+  settings: FanoutSettings;
+  breakers: Map<string, CircuitBreaker>;
+  signal: AbortSignal;
+  /** The run's log, which carries its request id. */
+  log: Logger;
+  /** Called with each filtered list as it arrives, so reading can start before the slowest provider answers. */
+  onList?: (hits: SearchHit[]) => void;
+}
+
+export async function fanOut(fanout: Fanout): Promise<{ hits: MergedHit[]; reports: ProviderReport[] }> {
+  const { sources, queries, scopes, settings, breakers, signal, log, onList } = fanout;
   const reports = new Map(
     sources.map((s) => [
       s.name,
@@ -121,7 +131,13 @@ export async function fanOut(
         }
         report.calls++;
         try {
-          const found = await hedgedSearch(source, query, { limit: settings.resultsPerQuery, ...scopes }, settings, signal, report);
+          const found = await hedgedSearch(source, {
+            query,
+            options: { limit: settings.resultsPerQuery, ...scopes },
+            settings,
+            signal,
+            report,
+          });
           breaker?.succeeded();
           report.succeeded++;
           const hits = found.filter(

@@ -10,7 +10,7 @@ import type { TokenUsage } from "../../research/types.ts";
 import { NO_USAGE } from "../../research/llm/port.ts";
 import type { Design } from "../model.ts";
 import { DESIGN_SYSTEM_PROMPT, designSchema, fromLlmDesign } from "./llm-prompt.ts";
-import { designByRules } from "./rule-designer.ts";
+import { designByRules } from "./rules/index.ts";
 
 export interface DesignOutcome {
   design: Design;

@@ -7,10 +7,20 @@
  */
 import { checkOutputFormat, type OutputShape } from "../../research/output-format.ts";
 import { INPUT_TYPES, type Design, type EndpointInput } from "../model.ts";
-import { designByRules } from "./rule-designer.ts";
-import { aboutLine, describeFormat, researchGraph, searchNode, taskText, type Format } from "./rule-graph.ts";
-import { placeholderName } from "./rule-subjects.ts";
-import { inputType, nameParts, RESERVED_INPUTS, shortTitle } from "./rule-words.ts";
+import {
+  aboutLine,
+  describeFormat,
+  designByRules,
+  inputType,
+  nameParts,
+  placeholderName,
+  RESERVED_INPUTS,
+  researchGraph,
+  searchNode,
+  shortTitle,
+  taskText,
+  type Format,
+} from "./rules/index.ts";
 
 const MAX_INPUTS = 20;
 const MAX_PATHS = 150;

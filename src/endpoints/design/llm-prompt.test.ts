@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Design } from "../model.ts";
 import { checkContent } from "../rules.ts";
 import { DESIGN_SYSTEM_PROMPT, designSchema, fromLlmDesign } from "./llm-prompt.ts";
-import { designByRules } from "./rule-designer.ts";
+import { designByRules } from "./rules/index.ts";
 
 const PROMPT = "For a city, list the top tourist attractions with their ticket prices and opening hours";
 const valid = (design: Design) =>

@@ -4,7 +4,7 @@
  * "United States" in a sentence is known for a country without a gazetteer
  * of our own.
  */
-import type { Span } from "./typed-values.ts";
+import type { Span } from "./values.ts";
 
 let names: RegExp | null = null;
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { countrySpans } from "./countries.ts";
 import { lemmaOf, tagged } from "./english.ts";
-import { entitySpans } from "./typed-entities.ts";
+import { entitySpans } from "./entities.ts";
 
 describe("the English model", () => {
   test("lemmas join irregular forms; words it cannot read are left as they are", () => {
