@@ -17,8 +17,9 @@ export const indexCommand: CliCommand = {
   operands: true,
   details: [
     "Reads every URL given, and up to `--limit` (default 1000) from the sitemap, through the same SSRF guard, extractor",
-    "and page cache as `POST /v1/contents`, `--concurrency` (1 to 64, default 8) at a time; a page stored less than",
-    "`--max-age` seconds ago (default `CONTENTS_MAX_AGE_SECONDS`) is not read again. Progress goes to standard error, with",
+    "and page cache as `POST /v1/contents`, `--concurrency` (1 to 64, default 8) at a time. A page stored within the last",
+    "`--max-age` seconds (default `CONTENTS_MAX_AGE_SECONDS`) counts as already cached; an older one is revalidated, and",
+    "`--max-age 0` fetches every page again. Progress goes to standard error, with",
     "each failure named; the last line says `indexed N, already cached N, failed N of N` (`--json`: one JSON object",
     "`{total, indexed, cached, failed}`). The exit code is 1 when every page failed.",
   ].join("\n"),

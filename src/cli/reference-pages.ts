@@ -8,6 +8,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { EnvSchema } from "../config.ts";
 import type { CliCommand, CliSection } from "./command.ts";
 import { COMMANDS, SECTIONS } from "./commands.ts";
+import { helpLines } from "./usage.ts";
 
 export interface ReferencePage {
   /** From the repository's root. */
@@ -27,7 +28,7 @@ ${generatedBy("the command table in src/cli/commands.ts")}
 
 The operator's command line: \`npm run cli -- <command> [options]\` (\`bun run cli <command>\` with Bun;
 \`bun src/cli.ts <command>\` runs it directly, as on a [Fly machine](deploying.md#on-flyio)). \`npm run cli -- help\` prints the summary
-of every command below.
+of every command below, as each command's first block shows it.
 
 It opens the same database as the server and calls the same verbs as the routes. On Postgres (\`DATABASE_URL\`) it
 works beside a running server. The embedded database (PGlite) can be opened by one process at a time: while the server
@@ -46,7 +47,8 @@ the help; 3 the embedded database is held by the running server. Every flag is a
 where it means nothing; \`--help\` (\`-h\`) after any command prints the help.`;
 
 function commandEntry(command: CliCommand): string {
-  const lines = [`### ${command.name}`, "", "```", command.usage, "```", "", `${command.summary.join(" ")}.`];
+  // The help's own lines for the command, so the page shows what `npm run cli -- help` prints.
+  const lines = [`### ${command.name}`, "", "```", ...helpLines(command).map((line) => line.slice(2)), "```"];
   if (command.details) lines.push("", command.details);
   return lines.join("\n");
 }

@@ -4,7 +4,8 @@ import type { CliCommand, CliSection } from "./command.ts";
 /** The column the summaries start at. */
 const SUMMARY_COLUMN = 37;
 
-function helpLines(command: CliCommand): string[] {
+/** A command's lines of the help: its usage, and its summary beside it or below. */
+export function helpLines(command: CliCommand): string[] {
   const usage = `  ${command.usage}`;
   const indent = " ".repeat(SUMMARY_COLUMN);
   const [first, ...more] = command.summary;
