@@ -1,7 +1,8 @@
 /**
  * The environment, described once as a TypeBox schema and parsed once at
  * start. Nothing else in src/ reads process.env: the parsed Config is passed in.
- * Each property's description is the documentation (README and `cli config`).
+ * Each property's description is the documentation: `cli config` prints it and
+ * `npm run docs` writes it into docs/operate/configuration.md.
  */
 import { availableParallelism, totalmem } from "node:os";
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
@@ -161,6 +162,8 @@ export const EnvSchema = Type.Object({
     minimum: 1,
     maximum: 64,
     default: Math.max(1, navigator.hardwareConcurrency || 1),
+    // The reference page is the same on every machine: it names the default rather than this one's value.
+    documentedDefault: "the number of CPUs",
     description: "Worker threads extracting pages (default: the number of CPUs).",
   }),
   EXTRACT_TIMEOUT_MS: Type.Integer({
@@ -646,7 +649,7 @@ export function loadConfig(
   };
 }
 
-/** The variables with their defaults and descriptions, for `cli config` and the README. */
+/** The variables with their defaults and descriptions, for `cli config` (the reference page reads EnvSchema itself). */
 export function describeEnvironment(): { name: string; default: unknown; description: string }[] {
   return Object.entries(EnvSchema.properties).map(([name, schema]) => ({
     name,
