@@ -1,8 +1,8 @@
 /** Limit-evasion flags, for the operator to read. */
-// biome-ignore lint/style/noRestrictedImports: the CLI's commands are its composition root, as src/cli.ts was (the boundaries table should list src/cli/ with the roots).
 import { abuseReport, flagJson, flagLines, parseSince } from "../abuse/report.ts";
 import { systemClock } from "../clock.ts";
-import { UsageError, type CliCommand } from "./command.ts";
+import type { CliCommand } from "./command.ts";
+import { UsageError } from "./flags.ts";
 
 export const abuseReportCommand: CliCommand = {
   name: "abuse report",

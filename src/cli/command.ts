@@ -42,6 +42,3 @@ export interface CliCommand {
 }
 
 export type CliSection = "Accounts and keys" | "Abuse" | "Pages" | "Database" | "Help";
-
-/** A mistake in the command line: exit code 2, with the help after the message. */
-export class UsageError extends Error {}

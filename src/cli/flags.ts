@@ -4,7 +4,9 @@
  * flag is a usage error before any command runs.
  */
 import { parseArgs } from "node:util";
-import { UsageError } from "./command.ts";
+
+/** A mistake in the command line: exit code 2, with the help after the message. */
+export class UsageError extends Error {}
 
 const OPTIONS = {
   name: { type: "string" },

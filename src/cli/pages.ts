@@ -6,8 +6,8 @@ import { ExtractionPool } from "../contents/extraction-pool.ts";
 import { PageReads } from "../contents/page-reads.ts";
 import { systemClock } from "../clock.ts";
 import { createLogger } from "../log.ts";
-import { UsageError, type CliCommand } from "./command.ts";
-import { number } from "./flags.ts";
+import type { CliCommand } from "./command.ts";
+import { number, UsageError } from "./flags.ts";
 
 export const indexCommand: CliCommand = {
   name: "index",

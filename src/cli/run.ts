@@ -9,10 +9,10 @@ import { EmbeddedDatabaseBusy } from "../../db/embedded-lock.ts";
 import { systemClock } from "../clock.ts";
 import { ConfigError, loadConfig, type Config } from "../config.ts";
 import { ServiceError } from "../errors.ts";
-import { UsageError, type CliContext } from "./command.ts";
+import type { CliContext } from "./command.ts";
 import { COMMANDS, findCommand, SECTIONS } from "./commands.ts";
 import { busyMessage, openForCli } from "./database.ts";
-import { parseCommandLine } from "./flags.ts";
+import { parseCommandLine, UsageError } from "./flags.ts";
 import { helpText } from "./usage.ts";
 
 const HELP = helpText(SECTIONS, COMMANDS);

@@ -1,7 +1,8 @@
 /** An account's standing: suspend, ban and reinstate, each recorded in its audit trail under the operator's login. */
 import { changeStatus, type StatusAction } from "../accounts/status.ts";
 import { ServiceError } from "../errors.ts";
-import { UsageError, type CliCommand } from "./command.ts";
+import type { CliCommand } from "./command.ts";
+import { UsageError } from "./flags.ts";
 import { required } from "./flags.ts";
 
 /** "account not found" names the id the operator typed. */

@@ -176,7 +176,7 @@ function findings(path: string): string[] {
     .map((d) => `${d.location.start?.line}: ${d.category}: ${d.message}`);
 }
 
-const ROUTE_FILE_MESSAGE = `1: ${IMPORTS}: A route file (routes.ts, ws.ts) is imported only by src/app.ts, main.ts and cli.ts: import the verb or the model it calls instead (ARCHITECTURE.md, "Dependencies point down").`;
+const ROUTE_FILE_MESSAGE = `1: ${IMPORTS}: A route file (routes.ts, ws.ts) is imported only by src/app.ts, main.ts and cli.ts: import the verb or the model it calls instead (docs/develop/architecture.md, "Dependencies point down").`;
 const BROWSER_MESSAGE = `1: ${IMPORTS}: Browser code imports only preact and modules inside src/dashboard/web/.`;
 
 describe("import boundaries", () => {

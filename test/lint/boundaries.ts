@@ -1,5 +1,5 @@
 /**
- * The import boundaries of src/ (ARCHITECTURE.md, "Dependencies point down")
+ * The import boundaries of src/ (docs/develop/architecture.md, "Dependencies point down")
  * and the global-fetch chokepoint, each written once.
  *
  * Biome gives a file the options of the last override that matches it: a later
@@ -19,6 +19,7 @@
 export const FOLDERS = [
   "abuse",
   "accounts",
+  "cli",
   "contents",
   "dashboard",
   "discovery",
@@ -49,7 +50,7 @@ export const ROUTE_FILES = ["routes.ts", "ws.ts"];
 export const ROUTE_FILE: Forbidden = {
   patterns: [...ROUTE_FILES.map((name) => `**/${name}`), ...ROUTE_FILES.map((name) => `!./${name}`)],
   message:
-    'A route file (routes.ts, ws.ts) is imported only by src/app.ts, main.ts and cli.ts: import the verb or the model it calls instead (ARCHITECTURE.md, "Dependencies point down").',
+    'A route file (routes.ts, ws.ts) is imported only by src/app.ts, main.ts and cli.ts: import the verb or the model it calls instead (docs/develop/architecture.md, "Dependencies point down").',
 };
 
 export const TEST_CODE: Forbidden = {
@@ -95,6 +96,12 @@ export const FLOORS: Floor[] = [
     files: COMPOSITION_ROOTS,
     mayImport: "any",
     freeOf: [ROUTE_FILE, ABUSE],
+  },
+  {
+    what: "The CLI's commands (the table src/cli.ts runs): the CLI process's composition root, so any verb, abuse/'s included.",
+    folders: ["cli"],
+    mayImport: "any",
+    freeOf: [ABUSE],
   },
   {
     what: "http/",
