@@ -134,7 +134,8 @@ export function openapiDocs(publicBaseUrl?: string) {
     ((document().paths as Record<string, Record<string, Json>> | undefined)?.[path]?.[method.toLowerCase()] ?? undefined) as
       | Json
       | undefined;
-  const jsonSchema = (holder: unknown) => ((holder as Json | undefined)?.content as Json | undefined)?.["application/json"] as Json | undefined;
+  const jsonSchema = (holder: unknown) =>
+    ((holder as Json | undefined)?.content as Json | undefined)?.["application/json"] as Json | undefined;
   const plugin = docs
     .onAfterHandle(({ route }) => (route === SPEC_PATH ? document() : undefined))
     .use(
