@@ -94,9 +94,15 @@ export const usageRecords = pgTable(
     apiId: integer("api_id"),
     earningsMicros: bigint("earnings_micros", { mode: "number" }).notNull().default(0),
     requestId: text("request_id"),
+    /**
+     * The call's own id, made by the server (a request id may come from the client): writing a call's usage again
+     * (a retried batch, a call recorded in its own path and then by a failure) writes nothing, and debits nothing.
+     */
+    eventId: text("event_id"),
     createdAt: createdAt(),
   },
   (table) => [
+    uniqueIndex("usage_records_event_id_idx").on(table.eventId),
     index("usage_records_account_time_idx").on(table.accountId, sql`${table.createdAt} desc`),
     index("usage_records_publisher_time_idx")
       .on(table.publisherAccountId, sql`${table.createdAt} desc`)

@@ -26,6 +26,8 @@ export const ERROR_CODES = [
   "draining",
   /** This instance's research runs are all busy and its queue of waiting runs is full (research/run/queue.ts). */
   "queue_full",
+  /** Usage cannot be written (the database refused it): a billable call is refused rather than answered unbilled (usage/recorder.ts). */
+  "usage_unavailable",
   "internal_error",
   // Reading a page for a caller (/v1/contents, a search's reads): the site's failure, not ours.
   "fetch_blocked",

@@ -5,7 +5,7 @@
  */
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lowercase
 
-export type IdPrefix = "acct" | "key" | "req" | "page" | "ep" | "pub" | "pubv" | "sess" | "user" | "aud" | "link" | "abf";
+export type IdPrefix = "acct" | "key" | "req" | "page" | "ep" | "pub" | "pubv" | "sess" | "user" | "aud" | "link" | "abf" | "use";
 
 // One request id per call: drawing the CSPRNG's bytes 4 KiB at a time instead of 16 saves a native call on most.
 const pool = new Uint8Array(4096);

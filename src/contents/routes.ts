@@ -15,7 +15,7 @@ export function contentsRoutes(auth: AuthDeps, contents: ContentsContext, watch:
       watch(call.origin);
       const view = await readContents(contents, body, request.signal);
       // A page read is billed for the tokens of what it returns.
-      call.charge({ tokens: view.token_count });
+      await call.charge({ tokens: view.token_count });
       return view;
     },
     {

@@ -18,7 +18,7 @@ import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { rateLimited, rateLimitHeaders, type RateDecision } from "./rate-limit-headers.ts";
 import { queuedOn, requestMeta } from "./request-context.ts";
 import { Call } from "./call.ts";
-import type { UsageSink } from "../call-usage.ts";
+import { usageUnavailable, type UsageSink } from "../call-usage.ts";
 import type { Logger } from "../log.ts";
 
 export interface Authenticator {
@@ -83,13 +83,17 @@ export function authenticated(deps: AuthDeps) {
     const key = presentedKey(request);
     const caller = key !== null ? await deps.authenticator.byKey(key) : await sessionCaller(deps, request);
     meta.caller = caller;
+    const billable = deps.billable(request.method, route);
+    // A call whose usage cannot be written is refused before it runs, never answered unbilled. Nothing records the
+    // refusal: recording is what is unavailable, and a flood of refusals must not grow what waits to be written.
+    if (!deps.usage.accepting(billable)) throw usageUnavailable();
     const call = new Call({
       caller,
       // Read now, not when a route needs it: after a WebSocket upgrade Bun no longer knows the socket's peer.
       address: clientAddress(request, server, addressSettings),
       requestId: meta.id,
       route: `${request.method} ${route}`,
-      billable: deps.billable(request.method, route),
+      billable,
       usage: deps.usage,
       now: deps.now,
       log: deps.log,

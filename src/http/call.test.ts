@@ -13,8 +13,9 @@ const caller: Caller = {
   customRateLimit: null,
 };
 
-function callOf(billable: boolean) {
+function callOf(billable: boolean, options: { commitFails?: boolean } = {}) {
   const records: UsageEvent[] = [];
+  const committed: UsageEvent[] = [];
   const lines: string[] = [];
   const call = new Call({
     caller,
@@ -22,35 +23,59 @@ function callOf(billable: boolean) {
     requestId: "req_call_test",
     route: billable ? "POST /v1/search" : "GET /v1/account",
     billable,
-    usage: { record: (event) => void records.push(event) },
+    usage: {
+      record: (event) => void records.push(event),
+      commit: async (event) => {
+        if (options.commitFails) throw new Error("the database is away");
+        committed.push(event);
+      },
+      accepting: () => true,
+    },
     now: () => 1_000,
     log: createLogger({ level: "debug", sink: (line) => lines.push(line) }),
   });
-  return { call, records, lines };
+  return { call, records, committed, lines };
 }
 
 describe("a call ends in exactly one usage record", () => {
-  test("a billable call records the tokens it was charged, stamped by the service clock, once", () => {
-    const { call, records } = callOf(true);
+  test("a billable call commits the tokens it was charged before its answer, stamped by the service clock, once", async () => {
+    const { call, records, committed } = callOf(true);
     call.ran({ apiId: 7 });
-    call.charge({ tokens: 42 });
+    await call.charge({ tokens: 42 });
     call.finish(200);
     call.finish(200);
-    expect(records).toEqual([
-      { apiId: 7, caller, route: "POST /v1/search", status: 200, tokens: 42, requestId: "req_call_test", at: new Date(1_000) },
+    expect(committed).toEqual([
+      {
+        apiId: 7,
+        caller,
+        route: "POST /v1/search",
+        status: 200,
+        tokens: 42,
+        requestId: "req_call_test",
+        eventId: call.eventId,
+        at: new Date(1_000),
+      },
     ]);
+    expect(records).toEqual([]);
+    expect(call.eventId).toMatch(/^use_/);
   });
 
-  test("a failed call records no tokens, whatever it was charged", () => {
+  test("a charge that cannot be written fails the call, which is then recorded once, under the same event id, with no tokens", async () => {
+    const { call, records } = callOf(true, { commitFails: true });
+    await expect(call.charge({ tokens: 42 })).rejects.toThrow("the database is away");
+    call.finish(503);
+    expect(records.map((r) => [r.status, r.tokens, r.eventId])).toEqual([[503, 0, call.eventId]]);
+  });
+
+  test("a failed call records no tokens", () => {
     const { call, records } = callOf(true);
-    call.charge({ tokens: 42 });
     call.finish(504);
     expect(records.map((r) => [r.status, r.tokens])).toEqual([[504, 0]]);
   });
 
-  test("a call that is not billable records none, and may not be charged or start a stream", () => {
+  test("a call that is not billable records none, and may not be charged or start a stream", async () => {
     const { call, records } = callOf(false);
-    expect(() => call.charge({ tokens: 1 })).toThrow("GET /v1/account is not documented as billable");
+    await expect(call.charge({ tokens: 1 })).rejects.toThrow("GET /v1/account is not documented as billable");
     expect(() => call.streams("GET /v1/account (stream)")).toThrow("not documented as billable");
     call.finish(200);
     expect(records.map((r) => [r.route, r.tokens])).toEqual([["GET /v1/account", 0]]);
@@ -63,15 +88,27 @@ describe("a call ends in exactly one usage record", () => {
     expect(lines.some((l) => l.includes("a billable call succeeded without handing over its usage"))).toBe(true);
   });
 
-  test("a stream records its own usage when it ends, under its own name; the response's end records nothing", () => {
-    const { call, records } = callOf(true);
+  test("a stream commits its own usage when it ends, under its own name, and the face can wait for it; the response's end records nothing", async () => {
+    const { call, records, committed } = callOf(true);
     const ended = call.streams("POST /v1/search (stream)");
     expect(call.streams("POST /v1/search (stream)")).toBe(ended);
     call.finish(200);
     expect(records).toEqual([]);
-    ended({ status: 200, tokens: 9, at: new Date(2_000) });
-    ended({ status: 400, tokens: 0, at: new Date(3_000) });
-    expect(records.map((r) => [r.route, r.status, r.tokens, r.at.getTime()])).toEqual([["POST /v1/search (stream)", 200, 9, 2_000]]);
+    void ended({ status: 200, tokens: 9, at: new Date(2_000) });
+    void ended({ status: 400, tokens: 0, at: new Date(3_000) });
+    await call.written();
+    expect(committed.map((r) => [r.route, r.status, r.tokens, r.at.getTime()])).toEqual([["POST /v1/search (stream)", 200, 9, 2_000]]);
+    expect(records).toEqual([]);
+  });
+
+  test("a stream that failed queues its record, and a stream whose usage could not be written tells its face", async () => {
+    const failed = callOf(true);
+    void failed.call.streams("WS /v1/ws/search")({ status: 422, tokens: 0, at: new Date(2_000) });
+    await failed.call.written();
+    expect(failed.records.map((r) => [r.route, r.status])).toEqual([["WS /v1/ws/search", 422]]);
+    const unwritten = callOf(true, { commitFails: true });
+    void unwritten.call.streams("WS /v1/ws/search")({ status: 200, tokens: 5, at: new Date(2_000) });
+    await expect(unwritten.call.written()).rejects.toThrow("the database is away");
   });
 
   test("its origin is who called from where, for limit-evasion detection", () => {

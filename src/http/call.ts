@@ -1,17 +1,21 @@
 /**
  * One authenticated call as its route sees it: who called and from where,
  * its request id, and its usage. Every call ends in exactly one usage
- * record: written when its response is sent (finish), or, for a stream,
- * when the stream ends (streams).
+ * record, under the call's own event id: committed by charge() before a
+ * billable answer is sent, or queued when its response is sent (finish),
+ * or, for a stream, written when the stream ends (streams).
  *
  * A route documented billable (`secured(detail, { billable: true })`, which
  * the OpenAPI document shows as `x-billable`) hands over what its verb used
- * with charge(); it is the only kind of route that may, and the only kind
- * that may start a research run (research/run/hold.ts). A billable call
- * that succeeds without being charged is logged as an error: its tokens are
+ * with `await charge()`: the record and its debit are in the database
+ * before the answer leaves, so a process killed just after loses no money.
+ * It is the only kind of route that may charge, and the only kind that may
+ * start a research run (research/run/hold.ts). A billable call that
+ * succeeds without being charged is logged as an error: its tokens are
  * lost. Any other route records its calls with no tokens.
  */
-import type { CallTarget, Usage, UsageSink } from "../call-usage.ts";
+import type { CallTarget, Usage, UsageEvent, UsageSink } from "../call-usage.ts";
+import { newId } from "../ids.ts";
 import type { CallOrigin, Caller } from "../caller.ts";
 import type { Logger } from "../log.ts";
 
@@ -38,9 +42,12 @@ export class Call {
   readonly requestId: string;
   readonly route: string;
   readonly billable: boolean;
+  /** The id every record of this call carries: written twice, it is one row and one debit. */
+  readonly eventId = newId("use");
   private target: CallTarget = {};
-  private tokens: number | undefined;
-  private stream: ((usage: Usage) => void) | undefined;
+  private charged = false;
+  private stream: ((usage: Usage) => Promise<void>) | undefined;
+  private streamWrite: Promise<void> | undefined;
   private finished = false;
 
   constructor(private readonly init: CallInit) {
@@ -56,28 +63,42 @@ export class Call {
     this.target = { ...this.target, ...target };
   }
 
-  /** The tokens a billable call's verb used, handed back when it answered. */
-  charge(usage: Pick<Usage, "tokens">): void {
+  /**
+   * The tokens a billable call's verb used, handed back when it answered:
+   * committed with their debit before the answer is sent. Rejects with 503
+   * usage_unavailable when they cannot be written, and the answer is withheld.
+   */
+  async charge(usage: Pick<Usage, "tokens">): Promise<void> {
     this.mustBeBillable("be charged");
-    this.tokens = usage.tokens;
+    this.charged = true;
+    await this.init.usage.commit(this.event({ status: 200, tokens: usage.tokens, at: new Date(this.init.now()) }));
   }
 
   /**
    * A stream outlives its request: its usage is recorded when it ends (by
    * the function returned, the first time it is called), under the stream's
-   * own route name; the response's end records nothing. Asked again, it
-   * gives the same function.
+   * own route name; the response's end records nothing. A stream that
+   * answered commits its usage, which the face awaits (written()) before it
+   * closes. Asked again, it gives the same function.
    */
-  streams(route: string): (usage: Usage) => void {
+  streams(route: string): (usage: Usage) => Promise<void> {
     this.mustBeBillable("stream a run");
     if (this.stream) return this.stream;
-    let recorded = false;
     this.stream = (usage) => {
-      if (recorded) return;
-      recorded = true;
-      this.init.usage.record({ ...this.target, ...usage, caller: this.caller, route, requestId: this.requestId });
+      if (this.streamWrite) return this.streamWrite;
+      const event = { ...this.event(usage), route };
+      const write = usage.status < 400 ? this.init.usage.commit(event) : Promise.resolve(this.init.usage.record(event));
+      // The run that tells it does not wait for it; the face does (written()), and hears a failure there.
+      write.catch(() => {});
+      this.streamWrite = write;
+      return write;
     };
     return this.stream;
+  }
+
+  /** Resolves once the stream's usage is written (at once when nothing was written for it); rejects with 503 when it could not be. */
+  written(): Promise<void> {
+    return this.streamWrite ?? Promise.resolve();
   }
 
   /** For a research run: its wait for a slot goes on the request's log line. */
@@ -85,22 +106,24 @@ export class Call {
     this.init.queued?.(slot);
   }
 
-  /** The response went out with `status`: the call's one record, unless its stream writes it. */
+  /**
+   * The response went out with `status`: the call's one record, unless it
+   * was charged or its stream writes it. A charged call that then failed
+   * (its commit refused) is recorded here too, under the same event id: if
+   * the commit did land after all, this record writes nothing.
+   */
   finish(status: number): void {
     if (this.finished || this.stream) return;
     this.finished = true;
     const succeeded = status < 400;
-    if (this.billable && succeeded && this.tokens === undefined)
+    if (this.charged && succeeded) return;
+    if (this.billable && succeeded)
       this.init.log.error("a billable call succeeded without handing over its usage", { request_id: this.requestId, route: this.route });
-    this.init.usage.record({
-      ...this.target,
-      caller: this.caller,
-      route: this.route,
-      status,
-      tokens: succeeded ? (this.tokens ?? 0) : 0,
-      requestId: this.requestId,
-      at: new Date(this.init.now()),
-    });
+    this.init.usage.record(this.event({ status, tokens: 0, at: new Date(this.init.now()) }));
+  }
+
+  private event(usage: Usage): UsageEvent {
+    return { ...this.target, ...usage, caller: this.caller, route: this.route, requestId: this.requestId, eventId: this.eventId };
   }
 
   /** Throws for a route not documented billable: a programming error, which its tests see as a 500. */

@@ -37,6 +37,7 @@ const STATUS: Record<ErrorCode, number> = {
   service_unavailable: 503,
   draining: 503,
   queue_full: 503,
+  usage_unavailable: 503,
   deadline_exceeded: 504,
   fetch_timeout: 504,
 };

@@ -43,7 +43,7 @@ async function runPublished(
   call.ran({ publisher: { accountId: published.listing.ownerAccountId, publishedId: published.listing.id } });
   const work = { endpoint: `published:${published.listing.publicStub}` };
   const { answer, usage } = await runCall(face, runnable(snapshot), body, runOf(call, { signal, work }));
-  call.charge(usage);
+  await call.charge(usage);
   return answer;
 }
 

@@ -25,7 +25,7 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, log: Logger) {
         const research = checkSearchBody(runs, body);
         if (!streamed) {
           const { answer, usage } = await answerSearch(runs, research, runOf(call, { signal: request.signal }), meta.hear);
-          call.charge(usage);
+          await call.charge(usage);
           return answer;
         }
         // The stream starts once the run has its slot: until then the caller waits for the response's head. It outlives
@@ -48,7 +48,7 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, log: Logger) {
         return outcome.message;
       };
       // The schema types the JSON answer; a Response passes through Elysia untouched.
-      return sseResponse(events, stop, fail, meta.id) as unknown as SearchAnswer;
+      return sseResponse(events, stop, fail, meta.id, () => call.written()) as unknown as SearchAnswer;
     },
     {
       body: SearchRequestBody,

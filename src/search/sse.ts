@@ -12,10 +12,17 @@ const HEARTBEAT_MS = 15_000;
 /**
  * `stop` is the run's own signal: the reader cancelling the stream stops the
  * run as a caller that went away. `fail` maps and logs a failure, and gives
- * the `error` message's text.
+ * the `error` message's text. `written` resolves once the run's usage is
+ * written: the stream closes only then (or ends with an error when it fails).
  */
-export function sseResponse(events: RunEvents, stop: AbortController, fail: (error: unknown) => string, requestId: string): Response {
-  return new Response(sseStream(events, stop, fail), {
+export function sseResponse(
+  events: RunEvents,
+  stop: AbortController,
+  fail: (error: unknown) => string,
+  requestId: string,
+  written: () => Promise<void>,
+): Response {
+  return new Response(sseStream(events, stop, fail, written), {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
@@ -25,7 +32,12 @@ export function sseResponse(events: RunEvents, stop: AbortController, fail: (err
   });
 }
 
-function sseStream(events: RunEvents, stop: AbortController, fail: (error: unknown) => string): ReadableStream<Uint8Array> {
+function sseStream(
+  events: RunEvents,
+  stop: AbortController,
+  fail: (error: unknown) => string,
+  written: () => Promise<void>,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let open = true;
@@ -41,6 +53,8 @@ function sseStream(events: RunEvents, stop: AbortController, fail: (error: unkno
       heartbeat = setInterval(() => open && controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
       try {
         await drain(events, send);
+        // The stream ends once its usage is written: a stream closed is an answer given, and billed.
+        await written();
       } catch (error) {
         const text = fail(error);
         if (open) send({ type: "error", content: text });

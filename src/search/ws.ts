@@ -42,6 +42,8 @@ interface SocketState {
   requestId: string;
   /** Records the socket's usage, once: its run's, or its refusal's. */
   ended: (usage: Usage) => void;
+  /** Resolves once the run's usage is written; the socket closes only then. */
+  written: () => Promise<void>;
   started: boolean;
   /** Set when the client closed: nothing more can be sent. */
   closed: boolean;
@@ -85,6 +87,8 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
         ended: state.ended,
       });
       await drain(events, (event) => send(socket, signal, event));
+      // The close tells the client the answer is whole: it comes once the answer's usage is written.
+      await state.written();
     } catch (error) {
       // A run we stopped (a second message) ends with why we stopped it: the wrapper says so.
       const outcome = faceOutcome(error, state.requestId);
@@ -124,6 +128,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
         origin: call.origin,
         requestId: call.requestId,
         ended: call.streams(SOCKET_ROUTE),
+        written: () => call.written(),
         started: false,
         closed: false,
         controller: new AbortController(),

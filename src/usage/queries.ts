@@ -75,6 +75,7 @@ export interface UsageRecordRow {
   api_id: number | null;
   earnings_micros: number;
   request_id: string;
+  event_id: string | null;
   created_at: Date;
 }
 
@@ -84,15 +85,26 @@ export interface UsageRecordRow {
  * through the query builder cost more CPU than the rest of a call's hot path
  * together (12 parameters per row, each escaped and typed in JavaScript);
  * JSON.stringify is native, and both drivers send one text parameter alike.
+ * A row whose event id is already written is skipped; the event ids of the
+ * rows inserted come back.
  */
-export async function insertUsageRecords(db: Database, rows: UsageRecordRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.execute(sql`
+export async function insertUsageRecords(db: Database, rows: UsageRecordRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const inserted = await db.execute(sql`
     insert into usage_records (account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
-      api_id, earnings_micros, request_id, created_at)
+      api_id, earnings_micros, request_id, event_id, created_at)
     select account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
-      api_id, earnings_micros, request_id, created_at
+      api_id, earnings_micros, request_id, event_id, created_at
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(account_id text, api_key_id text, route text, status smallint,
       tokens integer, cost_micros bigint, publisher_account_id text, published_id text, api_id integer, earnings_micros bigint,
-      request_id text, created_at timestamptz)`);
+      request_id text, event_id text, created_at timestamptz)
+    on conflict (event_id) do nothing
+    returning event_id`);
+  return new Set(rowsOf(inserted).flatMap((row) => (typeof row.event_id === "string" ? [row.event_id] : [])));
+}
+
+/** The rows of an execute() result: postgres.js answers an array, PGlite an object with `rows`. */
+function rowsOf(result: unknown): Record<string, unknown>[] {
+  if (Array.isArray(result)) return result as Record<string, unknown>[];
+  return ((result as { rows?: unknown[] }).rows ?? []) as Record<string, unknown>[];
 }

@@ -1,32 +1,40 @@
 /**
  * Usage records (account, key, route, tokens, status, cost, time) for every
- * authenticated call, as each call hands them over (http/call.ts), written
- * in batches off the request path, with the
+ * authenticated call, as each call hands them over (http/call.ts), with the
  * money that moves: a paying call costs tokens x PRICE_PER_MILLION_TOKENS
  * (the free plan is never charged; Pro balances are debited; Enterprise is
  * invoiced), and a run of someone else's published endpoint credits its
- * publisher PUBLISHER_SHARE of that cost as earnings. A batch (rows and
- * debits) is one transaction: a failed one is retried whole on the next
- * flush, and close() flushes what is left.
+ * publisher PUBLISHER_SHARE of that cost as earnings.
+ *
+ * A record that moves money (a billable call that succeeded) is committed in
+ * the call's own path, before its answer is sent, in one transaction with its
+ * debit: research calls take seconds, so one insert is cheap, and a process
+ * killed a millisecond after the answer has lost nothing (a record held in
+ * memory until a flush would be lost with it). Every other record moves no
+ * money and is written in batches off the request path. Both are idempotent
+ * by the call's event id (ledger.ts): a record written twice is one row and
+ * one debit. Nothing is ever dropped: while the database refuses writes, or
+ * too many records wait, calls are refused before they run (accepting()).
  */
 import type { Database } from "../../db/client.ts";
-import type { UsageEvent, UsageSink } from "../call-usage.ts";
-import { debitBalance } from "../accounts/queries.ts";
+import { usageUnavailable, type UsageEvent, type UsageSink } from "../call-usage.ts";
 import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";
-import { insertUsageRecords, type UsageRecordRow } from "./queries.ts";
+import { writeLedger, type LedgerEntry } from "./ledger.ts";
 
 export interface Pricing {
   perMillionTokens: number;
   publisherShare: number;
 }
 
-const MAX_PENDING = 50_000;
-
 export interface RecorderOptions {
   flushIntervalMs: number;
   batchSize: number;
-  /** Told of each account whose balance a flush debited: cached copies of it are stale from then on. */
+  /** Past this many records waiting for a batch, new calls are refused until they are written (none is dropped). */
+  maxPending: number;
+  /** After a failed write, how long billable calls are refused before the next one tries again. */
+  failureBackoffMs: number;
+  /** Told of each account whose balance a write debited: cached copies of it are stale from then on. */
   debited?: (accountId: string) => void;
 }
 
@@ -43,10 +51,10 @@ export function priceOf(event: UsageEvent, pricing: Pricing): { costMicros: numb
 }
 
 export class UsageRecorder implements UsageSink {
-  private pending: UsageRecordRow[] = [];
-  private debits = new Map<string, number>();
+  private pending: LedgerEntry[] = [];
   private flushing: Promise<void> | undefined;
-  private failing = false;
+  /** When the last write failed (performance.now()), or undefined while writes succeed. */
+  private failedAt: number | undefined;
   private readonly options: RecorderOptions;
   private readonly timer: ReturnType<typeof setInterval>;
 
@@ -56,66 +64,54 @@ export class UsageRecorder implements UsageSink {
     private readonly pricing: Pricing,
     options: Partial<RecorderOptions> = {},
   ) {
-    this.options = { flushIntervalMs: 1_000, batchSize: 500, ...options };
-    this.timer = setInterval(() => void this.flush(), options.flushIntervalMs);
+    this.options = { flushIntervalMs: 1_000, batchSize: 500, maxPending: 200_000, failureBackoffMs: 2_000, ...options };
+    this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs);
     this.timer.unref?.();
   }
 
   record(event: UsageEvent): void {
-    if (this.pending.length >= MAX_PENDING) {
-      this.log.warn("usage buffer full; dropping the oldest record", { pending: this.pending.length });
-      this.pending.shift();
-    }
-    const price = priceOf(event, this.pricing);
-    this.pending.push({
-      account_id: event.caller.accountId,
-      api_key_id: event.caller.keyId,
-      route: event.route,
-      status: event.status,
-      tokens: event.tokens,
-      cost_micros: price.costMicros,
-      publisher_account_id: event.publisher?.accountId ?? null,
-      published_id: event.publisher?.publishedId ?? null,
-      api_id: event.apiId ?? null,
-      earnings_micros: price.earningsMicros,
-      request_id: event.requestId,
-      created_at: event.at,
-    });
-    if (price.debitMicros > 0) this.debits.set(event.caller.accountId, (this.debits.get(event.caller.accountId) ?? 0) + price.debitMicros);
+    this.pending.push(this.entryOf(event));
     // One flush at a time: while one writes, records pile up for the next (it follows at once when a batch waits).
     // After a failed write only the timer retries, so an unreachable database is not asked once per call.
-    if (this.pending.length >= this.options.batchSize && !this.flushing && !this.failing) void this.flush();
+    if (this.pending.length >= this.options.batchSize && !this.flushing && this.failedAt === undefined) void this.flush();
+  }
+
+  async commit(event: UsageEvent): Promise<void> {
+    try {
+      await this.write([this.entryOf(event)]);
+      this.failedAt = undefined;
+    } catch (error) {
+      this.failedAt = performance.now();
+      this.log.error("a billable call's usage was not written; its answer is withheld", { request_id: event.requestId, error });
+      throw usageUnavailable();
+    }
+  }
+
+  accepting(billable: boolean): boolean {
+    if (this.pending.length >= this.options.maxPending) return false;
+    // One call in each back-off tries the database again: its commit tells whether it is back.
+    if (billable && this.failedAt !== undefined && performance.now() - this.failedAt < this.options.failureBackoffMs) return false;
+    return true;
   }
 
   /** Writes everything recorded so far. Concurrent calls share one write. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.pending.length === 0 && this.debits.size === 0) return;
+    if (this.pending.length === 0) return;
     const batch = this.pending;
-    const debits = this.debits;
     this.pending = [];
-    this.debits = new Map();
     this.flushing = (async () => {
       try {
-        // Rows and debits in one transaction: a failure anywhere writes none of them, so the retry writes each once.
-        await this.db.transaction(async (transaction) => {
-          const tx = transaction as unknown as Database;
-          for (let i = 0; i < batch.length; i += this.options.batchSize) {
-            await insertUsageRecords(tx, batch.slice(i, i + this.options.batchSize));
-          }
-          for (const [accountId, micros] of debits) await debitBalance(tx, accountId, micros, new Date());
-        });
-        for (const accountId of debits.keys()) this.options.debited?.(accountId);
-        this.failing = false;
+        await this.write(batch);
+        this.failedAt = undefined;
       } catch (error) {
-        this.failing = true;
+        this.failedAt = performance.now();
         this.log.error("usage records not written; will retry", { count: batch.length, error });
-        this.pending = batch.concat(this.pending).slice(-MAX_PENDING);
-        for (const [accountId, micros] of debits) this.debits.set(accountId, (this.debits.get(accountId) ?? 0) + micros);
+        this.pending = batch.concat(this.pending);
       }
     })().finally(() => {
       this.flushing = undefined;
-      if (this.pending.length >= this.options.batchSize && !this.failing) void this.flush();
+      if (this.pending.length >= this.options.batchSize && this.failedAt === undefined) void this.flush();
     });
     await this.flushing;
   }
@@ -123,5 +119,32 @@ export class UsageRecorder implements UsageSink {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+  }
+
+  private async write(entries: LedgerEntry[]): Promise<void> {
+    const debited = await writeLedger(this.db, entries, this.options.batchSize);
+    for (const accountId of debited) this.options.debited?.(accountId);
+  }
+
+  private entryOf(event: UsageEvent): LedgerEntry {
+    const price = priceOf(event, this.pricing);
+    return {
+      row: {
+        account_id: event.caller.accountId,
+        api_key_id: event.caller.keyId,
+        route: event.route,
+        status: event.status,
+        tokens: event.tokens,
+        cost_micros: price.costMicros,
+        publisher_account_id: event.publisher?.accountId ?? null,
+        published_id: event.publisher?.publishedId ?? null,
+        api_id: event.apiId ?? null,
+        earnings_micros: price.earningsMicros,
+        request_id: event.requestId,
+        event_id: event.eventId ?? null,
+        created_at: event.at,
+      },
+      debitMicros: price.debitMicros,
+    };
   }
 }

@@ -26,7 +26,7 @@ import { SafeFetch } from "../../src/contents/egress/safe-fetch.ts";
 import { ExtractionPool } from "../../src/contents/extraction-pool.ts";
 import { PageReads } from "../../src/contents/page-reads.ts";
 import { createLogger } from "../../src/log.ts";
-import { UsageRecorder } from "../../src/usage/recorder.ts";
+import { UsageRecorder, type RecorderOptions } from "../../src/usage/recorder.ts";
 import type { TestDatabase } from "./database.ts";
 import { TEST_REDIS_URL } from "./env.ts";
 import { clearPrefix, uniquePrefix } from "./redis.ts";
@@ -44,6 +44,8 @@ export interface TestAppOptions {
   port?: number;
   /** Limit-evasion detection (src/abuse/), on the same store as the limiter; off unless asked for. */
   abuse?: boolean;
+  /** The usage recorder's timings (its batch flush, its back-off after a failed write). */
+  usage?: Partial<Pick<RecorderOptions, "flushIntervalMs" | "failureBackoffMs">>;
 }
 
 export interface TestAccount {
@@ -97,6 +99,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const standing = new StandingWatch(database.handle.db, log);
   const unfollow = await followAccountChanges(database.handle, keyCache, log, standing);
   const usage = new UsageRecorder(database.handle.db, log, config.pricing, {
+    ...options.usage,
     debited: (accountId) => keyCache.forgetAccount(accountId),
   });
   const background = new BackgroundWrites();

@@ -20,7 +20,7 @@ export function userServiceRoutes(auth: AuthDeps, ctx: EndpointsContext, runs: R
     // The version that runs goes on the call's usage record, whatever the outcome.
     call.ran({ apiId: version.id });
     const { answer, usage } = await runCall(runs, runnable(version), body, runOf(call, { signal, work: { endpoint: `user:${stub}` } }));
-    call.charge(usage);
+    await call.charge(usage);
     return answer;
   };
   const detail = (summary: string) =>
