@@ -42,7 +42,7 @@ import { admission } from "./limits/admission.ts";
 import type { RateLimiter } from "./limits/limiter.ts";
 import type { InFlightGauge } from "./limits/peak-load.ts";
 import { throttledWarn, type Logger } from "./log.ts";
-import { drainGate } from "./ops/drain.ts";
+import { drainGate, type DrainState } from "./ops/drain.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import type { UsageRecorder } from "./usage/recorder.ts";
 
@@ -85,12 +85,12 @@ export type AppConfig = Pick<
   | "clientAddress"
 >;
 
-export interface AppState {
-  /** True once shutdown has begun: /readyz turns 503 so the proxy stops routing here. */
-  draining(): boolean;
-}
+/** Where shutdown stands (ops/drain.ts): not ready once it begins, refusing new calls once its grace is over. */
+export type AppState = DrainState;
 
-export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { draining: () => false }) {
+const SERVING: AppState = { draining: () => false, refusing: () => false };
+
+export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SERVING) {
   const accounts = {
     db: deps.database.db,
     clock: deps.clock,
@@ -156,7 +156,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = { d
     websocket: { maxPayloadLength: config.maxBodyBytes, idleTimeout: config.idleTimeoutSeconds, backpressureLimit: 4 * 1024 * 1024 },
   })
     .use(requestContext(deps.log, routes.bodySchema))
-    .use(drainGate(state.draining))
+    .use(drainGate(state))
     .use(bodyParser(config.maxBodyBytes))
     .use(inputGuard())
     .use(docs.plugin)

@@ -117,11 +117,18 @@ export const EnvSchema = Type.Object({
     default: 120,
     description: "Seconds a connection may stay silent. Must exceed the longest research run.",
   }),
+  DRAIN_GRACE_MS: Type.Integer({
+    minimum: 0,
+    maximum: 300_000,
+    default: 11_000,
+    description:
+      "On SIGTERM, how long the instance reports /readyz 503 while it still serves new calls, before it stops accepting: a balancer that checks /readyz every few seconds keeps sending calls until it has seen two failures. The default is a little over two intervals of fly.toml's 5 s check. SIGINT (Ctrl-C) skips it.",
+  }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 0,
     maximum: 600_000,
     default: 15_000,
-    description: "On SIGTERM, how long in-flight requests may run before they are cut.",
+    description: "On SIGTERM, once the instance stops accepting, how long the calls and streams already running may take before they are cut.",
   }),
   FETCH_ALLOW_HOSTS: Type.String({
     default: "",
@@ -388,6 +395,8 @@ export interface Config {
   readonly maxBodyBytes: number;
   readonly idleTimeoutSeconds: number;
   readonly shutdownTimeoutMs: number;
+  /** On SIGTERM, how long the instance stays not ready but serving before it stops accepting. */
+  readonly drainGraceMs: number;
   readonly logLevel: LogLevelName;
   readonly fetch: {
     readonly allowHosts: ReadonlySet<string>;
@@ -584,6 +593,7 @@ export function loadConfig(
     maxBodyBytes: env.MAX_BODY_BYTES,
     idleTimeoutSeconds: env.IDLE_TIMEOUT_SECONDS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    drainGraceMs: env.DRAIN_GRACE_MS,
     logLevel: env.LOG_LEVEL,
     fetch: {
       allowHosts,

@@ -1,7 +1,8 @@
 /**
  * The process: parse the environment, open and migrate the database, create
  * the first account on an empty one, wire the limiter, listen, and on
- * SIGTERM drain in-flight requests (bounded) before closing the pools.
+ * SIGTERM report not ready while still serving (DRAIN_GRACE_MS), then stop
+ * accepting and drain in-flight requests (bounded) before closing the pools.
  */
 import "./production-mode.ts"; // first: before any library reads NODE_ENV
 import { openDatabase } from "../db/client.ts";
@@ -67,7 +68,8 @@ const unfollowAccounts = await followAccountChanges(database, keyCache, log, sta
 const usage = new UsageRecorder(database.db, log, config.pricing, {
   debited: (accountId) => keyCache.forgetAccount(accountId),
 });
-let draining = false;
+/** Shutdown's phase: serving, then not ready but serving (the grace), then refusing new calls while the running ones finish. */
+let phase: "serving" | "grace" | "refusing" = "serving";
 const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
 const pageReads = new PageReads();
 const extractor = new ExtractionPool(config.extraction, log);
@@ -79,7 +81,8 @@ const app = buildApp(
   { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse, mcpSessions },
   config,
   {
-    draining: () => draining,
+    draining: () => phase !== "serving",
+    refusing: () => phase === "refusing",
   },
 );
 app.listen({ port: config.port, hostname: config.host });
@@ -115,19 +118,26 @@ if (first) {
 }
 
 async function shutdown(signal: string): Promise<void> {
-  if (draining) return;
-  draining = true;
-  log.info("draining", { signal, timeout_ms: config.shutdownTimeoutMs });
+  if (phase !== "serving") return;
+  phase = "grace";
+  // A balancer that checks /readyz every few seconds goes on sending calls until it has seen it fail: they are served
+  // meanwhile, so a rolling deploy fails none. Ctrl-C has no balancer to wait for.
+  const graceMs = signal === "SIGTERM" ? config.drainGraceMs : 0;
+  log.info("draining", { signal, grace_ms: graceMs, timeout_ms: config.shutdownTimeoutMs });
+  if (graceMs > 0) await Bun.sleep(graceMs);
+  phase = "refusing";
+  // Stop accepting: a connection refused is one the balancer retries elsewhere. Idle connections close now, busy
+  // ones when their response is done; a straggler on one hears 503 draining (ops/drain.ts).
+  const stopped = server.stop(false);
   // An MCP session's notification stream never ends by itself: closing the sessions ends them (clients reconnect elsewhere).
   mcpSessions.closeAll();
-  // The listener stays open while requests and streams already running finish: new ones hear 503 draining
-  // (drain.ts) instead of a refused connection. Then it closes; what outlives the deadline is cut.
+  // The calls and streams already running finish, within the deadline; what outlives it is cut.
   const until = performance.now() + config.shutdownTimeoutMs;
   while (performance.now() < until && (server.pendingRequests > 0 || server.pendingWebSockets > 0)) await Bun.sleep(50);
   if (server.pendingRequests > 0 || server.pendingWebSockets > 0) {
     log.warn("shutdown deadline passed; closing remaining connections");
     await server.stop(true);
-  } else await server.stop(false);
+  } else await stopped;
   await pageReads.drain();
   await background.settled();
   await extractor.close();
