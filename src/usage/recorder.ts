@@ -50,9 +50,19 @@ export function priceOf(event: UsageEvent, pricing: Pricing): { costMicros: numb
   };
 }
 
+/** A billable call's record waiting to be committed, and its call waiting on it. */
+interface Commit {
+  entry: LedgerEntry;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 export class UsageRecorder implements UsageSink {
   private pending: LedgerEntry[] = [];
   private flushing: Promise<void> | undefined;
+  private committing: Commit[] = [];
+  /** The loop that commits waiting records, while it runs. */
+  private committer: Promise<void> | undefined;
   /** When the last write failed (performance.now()), or undefined while writes succeed. */
   private failedAt: number | undefined;
   private readonly options: RecorderOptions;
@@ -76,15 +86,17 @@ export class UsageRecorder implements UsageSink {
     if (this.pending.length >= this.options.batchSize && !this.flushing && this.failedAt === undefined) void this.flush();
   }
 
-  async commit(event: UsageEvent): Promise<void> {
-    try {
-      await this.write([this.entryOf(event)]);
-      this.failedAt = undefined;
-    } catch (error) {
-      this.failedAt = performance.now();
-      this.log.error("a billable call's usage was not written; its answer is withheld", { request_id: event.requestId, error });
-      throw usageUnavailable();
-    }
+  /**
+   * Group commit: the first record goes at once, in a transaction of its
+   * own; those that arrive while it is written go together in the next. A
+   * busy instance commits many calls per transaction, and no call waits for
+   * a timer.
+   */
+  commit(event: UsageEvent): Promise<void> {
+    const entry = this.entryOf(event);
+    const committed = new Promise<void>((resolve, reject) => this.committing.push({ entry, resolve, reject }));
+    this.committer ??= this.commitWaiting();
+    return committed;
   }
 
   accepting(billable: boolean): boolean {
@@ -118,7 +130,31 @@ export class UsageRecorder implements UsageSink {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    await this.committer;
     await this.flush();
+  }
+
+  private async commitWaiting(): Promise<void> {
+    try {
+      while (this.committing.length > 0) {
+        const group = this.committing.splice(0, this.options.batchSize);
+        try {
+          await this.write(group.map((commit) => commit.entry));
+          this.failedAt = undefined;
+          for (const commit of group) commit.resolve();
+        } catch (error) {
+          this.failedAt = performance.now();
+          this.log.error("billable calls' usage not written; their answers are withheld", {
+            request_ids: group.map((commit) => commit.entry.row.request_id),
+            error,
+          });
+          for (const commit of group) commit.reject(usageUnavailable());
+        }
+      }
+    } finally {
+      // In the same step that finds nothing waiting (no await between): a record pushed after it starts a new loop.
+      this.committer = undefined;
+    }
   }
 
   private async write(entries: LedgerEntry[]): Promise<void> {

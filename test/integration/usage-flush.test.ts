@@ -102,3 +102,51 @@ test("records arriving faster than a batch is written go out in later batches, e
   expect(new Set(rows.map((r) => r.id)).size).toBe(1_050);
   expect(overlapped).toBe(false);
 });
+
+test("billable calls committed at once share transactions, each written and debited once, and a repeated event writes nothing", async () => {
+  const db = database.handle.db;
+  const { account, key } = await createAccount({ db, clock: new ManualClock() }, { name: "committer", creditDollars: 100 });
+  let transactions = 0;
+  const counted = new Proxy(db, {
+    get(target, name, receiver) {
+      if (name !== "transaction") return Reflect.get(target, name, receiver);
+      return (run: (tx: unknown) => Promise<unknown>) => {
+        transactions++;
+        return target.transaction(run as never);
+      };
+    },
+  });
+  const recorder = new UsageRecorder(
+    counted,
+    createLogger({ level: "silent" }),
+    { perMillionTokens: 1_000_000, publisherShare: 0 },
+    { flushIntervalMs: 60_000, batchSize: 500 },
+  );
+  const caller = {
+    accountId: account.id,
+    accountName: "committer",
+    keyId: key.id,
+    keyPrefix: null,
+    balanceMicros: 1,
+    customRateLimit: null,
+  };
+  const event = (i: number) => ({
+    caller,
+    route: "POST /v1/search",
+    status: 200,
+    tokens: 1,
+    requestId: `req_commit_${i}`,
+    eventId: `use_commit_${i}`,
+    at: new Date(),
+  });
+  await Promise.all(Array.from({ length: 50 }, (_, i) => recorder.commit(event(i))));
+  // The same event committed again (a call whose commit was lost and retried): nothing more is written or debited.
+  await recorder.commit(event(7));
+  await recorder.close();
+  const rows = await db.select({ id: usageRecords.eventId }).from(usageRecords).where(sql`${usageRecords.accountId} = ${account.id}`);
+  expect(rows.length).toBe(50);
+  // The first commit goes alone; the 49 that arrived while it was written go together, then the repeat.
+  expect(transactions).toBeLessThanOrEqual(3);
+  const [after] = await db.select({ balance: accounts.balanceMicros }).from(accounts).where(sql`${accounts.id} = ${account.id}`);
+  expect(after!.balance).toBe(100_000_000 - 50_000_000);
+});
