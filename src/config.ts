@@ -128,7 +128,8 @@ export const EnvSchema = Type.Object({
     minimum: 0,
     maximum: 600_000,
     default: 15_000,
-    description: "On SIGTERM, once the instance stops accepting, how long the calls and streams already running may take before they are cut.",
+    description:
+      "On SIGTERM, once the instance stops accepting, how long the calls and streams already running may take before they are cut.",
   }),
   FETCH_ALLOW_HOSTS: Type.String({
     default: "",

@@ -81,6 +81,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
       // A busy instance queues the run (research/run/queue.ts): the socket simply waits, as SPEC 6 has no message for it.
       const events = await startSearch(runs, request, {
         account: state.caller.accountId,
+        key: state.caller.keyId,
         origin: state.origin,
         requestId: state.requestId,
         signal,
@@ -134,16 +135,21 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
         controller: new AbortController(),
         idle: undefined,
       };
-      // Suspended or banned before its message: the socket ends with the 403's error; once its run started, the run wrapper ends it.
-      state.unwatch = runs.standing?.track(caller.accountId, (refusal) => {
-        if (state.started || state.closed) return;
-        state.started = true;
-        clearTimeout(state.idle);
-        const outcome = faceOutcome(refusal, state.requestId);
-        state.ended(refusedUsage(runs, outcome.status));
-        void send(raw, state.controller.signal, { type: "error", content: outcome.message }).catch(() => {});
-        raw.close(1000, outcome.code);
-      });
+      // Suspended or banned, or its key revoked, before its message: the socket ends with the 403's (or 401's) error; once its
+      // run started, the run wrapper ends it.
+      state.unwatch = runs.standing?.track(
+        caller.accountId,
+        (refusal) => {
+          if (state.started || state.closed) return;
+          state.started = true;
+          clearTimeout(state.idle);
+          const outcome = faceOutcome(refusal, state.requestId);
+          state.ended(refusedUsage(runs, outcome.status));
+          void send(raw, state.controller.signal, { type: "error", content: outcome.message }).catch(() => {});
+          raw.close(1000, outcome.code);
+        },
+        caller.keyId,
+      );
       state.idle = setTimeout(() => {
         // Usage for a socket that never started is recorded at its close, with this status.
         const outcome = faceOutcome(new ServiceError("bad_request", "no search message received in time"), state.requestId);

@@ -1,6 +1,6 @@
 /**
- * Runs in flight when their account is suspended or banned end at once with
- * the 403's words: an SSE or WebSocket stream with its one `error` message,
+ * Runs in flight when their account is suspended or banned, or their key is
+ * revoked, end at once with the 403's (or the 401's) words: an SSE or WebSocket stream with its one `error` message,
  * a JSON answer with the 403 itself. The run is held open by search
  * providers that take twenty seconds to answer a question about glaciers;
  * the suspension comes from this instance, from another instance, or from
@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { accounts } from "../../db/schema.ts";
+import { createKey, revokeKey } from "../../src/accounts/service.ts";
 import { changeStatus } from "../../src/accounts/status.ts";
 import { jsonOf, startTestApp, type TestAccount, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -152,4 +153,38 @@ test("another account's run goes on", async () => {
   stop.abort();
   await steady;
   await waitFor(() => first.standing.runningFor(owner.accountId) === 0, "the steady run ended by its caller");
+});
+
+test("a key revoked on another instance ends the streams running with it there with the 401's words; the account's other key runs on", async () => {
+  const owner = await first.account({ name: "revoked key", limit: 100_000 });
+  const spare = await createKey(first.accounts, owner.accountId, "spare");
+  const stop = new AbortController();
+  const sse = (key: string, signal?: AbortSignal) =>
+    first.fetch("/v1/search", {
+      method: "POST",
+      headers: { "X-API-Key": key, "content-type": "application/json", accept: "text/event-stream" },
+      body: SLOW_PROMPT,
+      signal,
+    });
+  const revoked = sse(owner.apiKey);
+  const kept = sse(spare.secret, stop.signal).catch(() => null);
+  const socket = openSocket(`${first.url.replace("http", "ws")}/v1/ws/search`, {
+    headers: { "X-API-Key": owner.apiKey },
+    send: SLOW_PROMPT,
+    timeoutMs: SLOW_MS,
+  });
+  // Two SSE runs, the socket and the socket's run.
+  await waitFor(() => first.standing.runningFor(owner.accountId) >= 4, "the runs under way");
+  const revokedAt = performance.now();
+  await revokeKey(second.accounts, owner.accountId, owner.keyId);
+  const unauthorized = "missing or invalid API key (send it in the X-API-Key header) (unauthorized)";
+  expect(parseSse(await (await revoked).text()).at(-1)).toEqual({ type: "error", content: unauthorized });
+  const run = await socket;
+  expect(performance.now() - revokedAt).toBeLessThan(PROMPTLY_MS);
+  expect(run.messages.at(-1)).toEqual({ type: "error", content: unauthorized });
+  expect(run.closeReason).toBe("unauthorized");
+  // The spare key's run is still registered: it was not made with the revoked key.
+  expect(first.standing.runningFor(owner.accountId)).toBe(1);
+  stop.abort();
+  await kept;
 });

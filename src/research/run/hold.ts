@@ -42,7 +42,7 @@ export interface LoadGauge {
  * 403 it ends with, and the returned function unregisters it.
  */
 export interface StandingWatcher {
-  track(accountId: string, stop: (refusal: ServiceError) => void): () => void;
+  track(accountId: string, stop: (refusal: ServiceError) => void, keyId?: string | null): () => void;
 }
 
 /**
@@ -74,6 +74,8 @@ export interface RunDeps {
  */
 export interface RunCall {
   account: string;
+  /** The key the call was made with (null for a dashboard session): revoking it stops the run. */
+  key?: string | null;
   requestId: string;
   signal: AbortSignal;
   admitted?: (slot: Pick<RunSlot, "waitedMs" | "ahead">) => void;
@@ -103,6 +105,7 @@ export function runOf(call: Call, options: { signal: AbortSignal; work?: RunWork
   call.mustBeBillable("start a research run");
   return {
     account: call.caller.accountId,
+    key: call.caller.keyId,
     origin: call.origin,
     requestId: call.requestId,
     admitted: (slot) => call.waited(slot),
@@ -213,7 +216,7 @@ async function hold(deps: RunDeps, call: RunCall, subject: RunSubject, work: Run
   // A suspension or ban of the caller's account, on any instance, stops the run with the 403 (waiting or running).
   const refused = new AbortController();
   const signal = AbortSignal.any([call.signal, deadline, refused.signal]);
-  const unwatch = deps.standing?.track(call.account, (refusal) => refused.abort(refusal));
+  const unwatch = deps.standing?.track(call.account, (refusal) => refused.abort(refusal), call.key);
   const leave = deps.load.enter();
   let slot: RunSlot | undefined;
   let ended: Usage | undefined;
