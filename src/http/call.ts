@@ -42,8 +42,7 @@ export class Call {
   readonly requestId: string;
   readonly route: string;
   readonly billable: boolean;
-  /** The id every record of this call carries: written twice, it is one row and one debit. */
-  readonly eventId = newId("use");
+  private id: string | undefined;
   private target: CallTarget = {};
   private charged = false;
   private stream: ((usage: Usage) => Promise<void>) | undefined;
@@ -56,6 +55,12 @@ export class Call {
     this.requestId = init.requestId;
     this.route = init.route;
     this.billable = init.billable;
+  }
+
+  /** The id every record of this call carries: written twice, it is one row and one debit. Made when first asked. */
+  get eventId(): string {
+    this.id ??= newId("use");
+    return this.id;
   }
 
   /** What the call runs (an endpoint version, a published endpoint): on its record whatever the outcome. */

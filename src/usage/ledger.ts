@@ -1,40 +1,22 @@
 /**
- * Writing usage: records and the debits they carry, in one transaction. A
- * record whose event id is already in the table is a call written before (a
- * batch retried after its commit was lost, a call committed and then
- * recorded again): it inserts nothing and debits nothing, so usage written
- * twice moves money once.
+ * Writing usage: records and the debits they carry, all or nothing. A batch
+ * (a group of calls committed together, or a flush) is one statement
+ * (queries.ts writeUsage), so one round trip; a flush larger than a batch is
+ * one transaction of several. A record whose event id is already in the
+ * table is a call written before (a batch retried after its commit was
+ * lost, a call committed and then recorded by its failure): it inserts
+ * nothing and debits nothing, so usage written twice moves money once.
  */
 import type { Database } from "../../db/client.ts";
-import { debitBalance } from "../accounts/queries.ts";
-import { insertUsageRecords, type UsageRecordRow } from "./queries.ts";
+import { writeUsage, type UsageWrite } from "./queries.ts";
 
-/** A usage record to write, with what it debits from a Pro balance. */
-export interface LedgerEntry {
-  row: UsageRecordRow;
-  debitMicros: number;
-}
-
-/** Writes the entries, `batchSize` rows a statement, and debits what the rows inserted carry; returns the accounts debited. */
-export async function writeLedger(db: Database, entries: LedgerEntry[], batchSize: number): Promise<string[]> {
-  if (entries.length === 0) return [];
+/** Writes the records, `batchSize` a statement; returns the accounts debited. */
+export async function writeLedger(db: Database, rows: UsageWrite[], batchSize: number): Promise<string[]> {
+  if (rows.length <= batchSize) return writeUsage(db, rows);
   return db.transaction(async (transaction) => {
     const tx = transaction as unknown as Database;
-    const debits = new Map<string, number>();
-    for (let i = 0; i < entries.length; i += batchSize) {
-      const batch = entries.slice(i, i + batchSize);
-      const inserted = await insertUsageRecords(
-        tx,
-        batch.map((entry) => entry.row),
-      );
-      for (const entry of batch) {
-        // A row without an event id (written by hand, or by an older caller) always inserts.
-        const written = entry.row.event_id === null || inserted.has(entry.row.event_id);
-        if (written && entry.debitMicros > 0) debits.set(entry.row.account_id, (debits.get(entry.row.account_id) ?? 0) + entry.debitMicros);
-      }
-    }
-    const at = new Date();
-    for (const [accountId, micros] of debits) await debitBalance(tx, accountId, micros, at);
-    return [...debits.keys()];
+    const debited = new Set<string>();
+    for (let i = 0; i < rows.length; i += batchSize) for (const id of await writeUsage(tx, rows.slice(i, i + batchSize))) debited.add(id);
+    return [...debited];
   });
 }

@@ -75,32 +75,52 @@ export interface UsageRecordRow {
   api_id: number | null;
   earnings_micros: number;
   request_id: string;
-  event_id: string | null;
   created_at: Date;
 }
 
+/** A usage record to write, and what it debits from a Pro balance when it is written. */
+export interface UsageWrite extends UsageRecordRow {
+  event_id: string;
+  debit_micros: number;
+}
+
 /**
- * Writes a batch of usage records in one statement with one parameter: the
- * rows as JSON, unpacked by jsonb_to_recordset. Building a multi-row VALUES
- * through the query builder cost more CPU than the rest of a call's hot path
- * together (12 parameters per row, each escaped and typed in JavaScript);
- * JSON.stringify is native, and both drivers send one text parameter alike.
- * A row whose event id is already written is skipped; the event ids of the
- * rows inserted come back.
+ * Writes a batch of usage records and their debits in ONE statement, so it
+ * is atomic without a transaction and costs one round trip: the rows go as
+ * one JSON parameter, unpacked by jsonb_to_recordset (building a multi-row
+ * VALUES through the query builder cost more CPU than the rest of a call's
+ * hot path together; JSON.stringify is native, and both drivers send one
+ * text parameter alike). A row whose event id is already written (or twice
+ * in the batch) inserts nothing and debits nothing. Returns the accounts
+ * whose balance it debited.
  */
-export async function insertUsageRecords(db: Database, rows: UsageRecordRow[]): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
-  const inserted = await db.execute(sql`
-    insert into usage_records (account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
-      api_id, earnings_micros, request_id, event_id, created_at)
-    select account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
-      api_id, earnings_micros, request_id, event_id, created_at
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(account_id text, api_key_id text, route text, status smallint,
-      tokens integer, cost_micros bigint, publisher_account_id text, published_id text, api_id integer, earnings_micros bigint,
-      request_id text, event_id text, created_at timestamptz)
-    on conflict (event_id) do nothing
-    returning event_id`);
-  return new Set(rowsOf(inserted).flatMap((row) => (typeof row.event_id === "string" ? [row.event_id] : [])));
+export async function writeUsage(db: Database, rows: UsageWrite[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const debited = await db.execute(sql`
+    with input as (
+      select distinct on (event_id) *
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(account_id text, api_key_id text, route text, status smallint,
+        tokens integer, cost_micros bigint, publisher_account_id text, published_id text, api_id integer, earnings_micros bigint,
+        request_id text, event_id text, created_at timestamptz, debit_micros bigint)
+    ), inserted as (
+      insert into usage_records (account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
+        api_id, earnings_micros, request_id, event_id, created_at)
+      select account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
+        api_id, earnings_micros, request_id, event_id, created_at
+      from input
+      on conflict (event_id) do nothing
+      returning event_id
+    ), debits as (
+      select input.account_id, sum(input.debit_micros) as micros
+      from input join inserted on inserted.event_id = input.event_id
+      where input.debit_micros > 0
+      group by input.account_id
+    )
+    update accounts set balance_micros = greatest(accounts.balance_micros - debits.micros, 0), updated_at = now()
+    from debits
+    where accounts.id = debits.account_id
+    returning accounts.id`);
+  return rowsOf(debited).map((row) => String(row.id));
 }
 
 /** The rows of an execute() result: postgres.js answers an array, PGlite an object with `rows`. */

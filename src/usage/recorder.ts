@@ -7,7 +7,7 @@
  * publisher PUBLISHER_SHARE of that cost as earnings.
  *
  * A record that moves money (a billable call that succeeded) is committed in
- * the call's own path, before its answer is sent, in one transaction with its
+ * the call's own path, before its answer is sent, in one statement with its
  * debit: research calls take seconds, so one insert is cheap, and a process
  * killed a millisecond after the answer has lost nothing (a record held in
  * memory until a flush would be lost with it). Every other record moves no
@@ -20,7 +20,9 @@ import type { Database } from "../../db/client.ts";
 import { usageUnavailable, type UsageEvent, type UsageSink } from "../call-usage.ts";
 import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";
-import { writeLedger, type LedgerEntry } from "./ledger.ts";
+import { newId } from "../ids.ts";
+import { writeLedger } from "./ledger.ts";
+import type { UsageWrite } from "./queries.ts";
 
 export interface Pricing {
   perMillionTokens: number;
@@ -52,13 +54,13 @@ export function priceOf(event: UsageEvent, pricing: Pricing): { costMicros: numb
 
 /** A billable call's record waiting to be committed, and its call waiting on it. */
 interface Commit {
-  entry: LedgerEntry;
+  entry: UsageWrite;
   resolve(): void;
   reject(error: unknown): void;
 }
 
 export class UsageRecorder implements UsageSink {
-  private pending: LedgerEntry[] = [];
+  private pending: UsageWrite[] = [];
   private flushing: Promise<void> | undefined;
   private committing: Commit[] = [];
   /** The loop that commits waiting records, while it runs. */
@@ -145,7 +147,7 @@ export class UsageRecorder implements UsageSink {
         } catch (error) {
           this.failedAt = performance.now();
           this.log.error("billable calls' usage not written; their answers are withheld", {
-            request_ids: group.map((commit) => commit.entry.row.request_id),
+            request_ids: group.map((commit) => commit.entry.request_id),
             error,
           });
           for (const commit of group) commit.reject(usageUnavailable());
@@ -157,30 +159,29 @@ export class UsageRecorder implements UsageSink {
     }
   }
 
-  private async write(entries: LedgerEntry[]): Promise<void> {
+  private async write(entries: UsageWrite[]): Promise<void> {
     const debited = await writeLedger(this.db, entries, this.options.batchSize);
     for (const accountId of debited) this.options.debited?.(accountId);
   }
 
-  private entryOf(event: UsageEvent): LedgerEntry {
+  private entryOf(event: UsageEvent): UsageWrite {
     const price = priceOf(event, this.pricing);
     return {
-      row: {
-        account_id: event.caller.accountId,
-        api_key_id: event.caller.keyId,
-        route: event.route,
-        status: event.status,
-        tokens: event.tokens,
-        cost_micros: price.costMicros,
-        publisher_account_id: event.publisher?.accountId ?? null,
-        published_id: event.publisher?.publishedId ?? null,
-        api_id: event.apiId ?? null,
-        earnings_micros: price.earningsMicros,
-        request_id: event.requestId,
-        event_id: event.eventId ?? null,
-        created_at: event.at,
-      },
-      debitMicros: price.debitMicros,
+      account_id: event.caller.accountId,
+      api_key_id: event.caller.keyId,
+      route: event.route,
+      status: event.status,
+      tokens: event.tokens,
+      cost_micros: price.costMicros,
+      publisher_account_id: event.publisher?.accountId ?? null,
+      published_id: event.publisher?.publishedId ?? null,
+      api_id: event.apiId ?? null,
+      earnings_micros: price.earningsMicros,
+      request_id: event.requestId,
+      // A record made without a call (a script, a test) is its own event.
+      event_id: event.eventId ?? newId("use"),
+      created_at: event.at,
+      debit_micros: price.debitMicros,
     };
   }
 }

@@ -1,7 +1,7 @@
 /**
- * A usage flush is one transaction: when the database refuses a debit, the
- * rows written before it in the same flush are rolled back, and the retry
- * writes each row and each debit exactly once. The fault is real: a trigger
+ * A usage write is all or nothing: when the database refuses a debit, the
+ * rows written with it are not written either, and the retry writes each
+ * row and each debit exactly once. The fault is real: a trigger
  * that refuses the first balance update.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -103,16 +103,16 @@ test("records arriving faster than a batch is written go out in later batches, e
   expect(overlapped).toBe(false);
 });
 
-test("billable calls committed at once share transactions, each written and debited once, and a repeated event writes nothing", async () => {
+test("billable calls committed at once share statements, each written and debited once, and a repeated event writes nothing", async () => {
   const db = database.handle.db;
   const { account, key } = await createAccount({ db, clock: new ManualClock() }, { name: "committer", creditDollars: 100 });
-  let transactions = 0;
+  let statements = 0;
   const counted = new Proxy(db, {
     get(target, name, receiver) {
-      if (name !== "transaction") return Reflect.get(target, name, receiver);
-      return (run: (tx: unknown) => Promise<unknown>) => {
-        transactions++;
-        return target.transaction(run as never);
+      if (name !== "execute") return Reflect.get(target, name, receiver);
+      return (query: unknown) => {
+        statements++;
+        return target.execute(query as never);
       };
     },
   });
@@ -146,7 +146,7 @@ test("billable calls committed at once share transactions, each written and debi
   const rows = await db.select({ id: usageRecords.eventId }).from(usageRecords).where(sql`${usageRecords.accountId} = ${account.id}`);
   expect(rows.length).toBe(50);
   // The first commit goes alone; the 49 that arrived while it was written go together, then the repeat.
-  expect(transactions).toBeLessThanOrEqual(3);
+  expect(statements).toBeLessThanOrEqual(3);
   const [after] = await db.select({ balance: accounts.balanceMicros }).from(accounts).where(sql`${accounts.id} = ${account.id}`);
   expect(after!.balance).toBe(100_000_000 - 50_000_000);
 });
