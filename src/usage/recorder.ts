@@ -36,6 +36,8 @@ export interface RecorderOptions {
   maxPending: number;
   /** After a failed write, how long billable calls are refused before the next one tries again. */
   failureBackoffMs: number;
+  /** Billable calls' statements written at once; records arriving while all are busy wait and go together. */
+  commitsInFlight: number;
   /** Told of each account whose balance a write debited: cached copies of it are stale from then on. */
   debited?: (accountId: string) => void;
 }
@@ -63,8 +65,8 @@ export class UsageRecorder implements UsageSink {
   private pending: UsageWrite[] = [];
   private flushing: Promise<void> | undefined;
   private committing: Commit[] = [];
-  /** The loop that commits waiting records, while it runs. */
-  private committer: Promise<void> | undefined;
+  /** The group commits in flight. */
+  private readonly commits = new Set<Promise<void>>();
   /** When the last write failed (performance.now()), or undefined while writes succeed. */
   private failedAt: number | undefined;
   private readonly options: RecorderOptions;
@@ -76,7 +78,7 @@ export class UsageRecorder implements UsageSink {
     private readonly pricing: Pricing,
     options: Partial<RecorderOptions> = {},
   ) {
-    this.options = { flushIntervalMs: 1_000, batchSize: 500, maxPending: 200_000, failureBackoffMs: 2_000, ...options };
+    this.options = { flushIntervalMs: 1_000, batchSize: 500, maxPending: 200_000, failureBackoffMs: 2_000, commitsInFlight: 4, ...options };
     this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs);
     this.timer.unref?.();
   }
@@ -89,15 +91,15 @@ export class UsageRecorder implements UsageSink {
   }
 
   /**
-   * Group commit: the first record goes at once, in a transaction of its
-   * own; those that arrive while it is written go together in the next. A
-   * busy instance commits many calls per transaction, and no call waits for
-   * a timer.
+   * Group commit: a record goes at once while fewer than `commitsInFlight`
+   * statements are being written; those that arrive while all are busy go
+   * together in the next. A busy instance commits many calls per statement,
+   * and no call waits for a timer.
    */
   commit(event: UsageEvent): Promise<void> {
     const entry = this.entryOf(event);
     const committed = new Promise<void>((resolve, reject) => this.committing.push({ entry, resolve, reject }));
-    this.committer ??= this.commitWaiting();
+    this.pump();
     return committed;
   }
 
@@ -132,30 +134,34 @@ export class UsageRecorder implements UsageSink {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.committer;
+    while (this.commits.size > 0) await Promise.all(this.commits);
     await this.flush();
   }
 
-  private async commitWaiting(): Promise<void> {
+  /** Starts group commits while statements may be added and records wait: called on every commit and every group's end. */
+  private pump(): void {
+    while (this.commits.size < this.options.commitsInFlight && this.committing.length > 0) {
+      const group = this.committing.splice(0, this.options.batchSize);
+      const committed = this.commitGroup(group).finally(() => {
+        this.commits.delete(committed);
+        this.pump();
+      });
+      this.commits.add(committed);
+    }
+  }
+
+  private async commitGroup(group: Commit[]): Promise<void> {
     try {
-      while (this.committing.length > 0) {
-        const group = this.committing.splice(0, this.options.batchSize);
-        try {
-          await this.write(group.map((commit) => commit.entry));
-          this.failedAt = undefined;
-          for (const commit of group) commit.resolve();
-        } catch (error) {
-          this.failedAt = performance.now();
-          this.log.error("billable calls' usage not written; their answers are withheld", {
-            request_ids: group.map((commit) => commit.entry.request_id),
-            error,
-          });
-          for (const commit of group) commit.reject(usageUnavailable());
-        }
-      }
-    } finally {
-      // In the same step that finds nothing waiting (no await between): a record pushed after it starts a new loop.
-      this.committer = undefined;
+      await this.write(group.map((commit) => commit.entry));
+      this.failedAt = undefined;
+      for (const commit of group) commit.resolve();
+    } catch (error) {
+      this.failedAt = performance.now();
+      this.log.error("billable calls' usage not written; their answers are withheld", {
+        request_ids: group.map((commit) => commit.entry.request_id),
+        error,
+      });
+      for (const commit of group) commit.reject(usageUnavailable());
     }
   }
 

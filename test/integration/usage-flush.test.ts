@@ -120,7 +120,8 @@ test("billable calls committed at once share statements, each written and debite
     counted,
     createLogger({ level: "silent" }),
     { perMillionTokens: 1_000_000, publisherShare: 0 },
-    { flushIntervalMs: 60_000, batchSize: 500 },
+    // One statement at a time, so the grouping is what the count shows.
+    { flushIntervalMs: 60_000, batchSize: 500, commitsInFlight: 1 },
   );
   const caller = {
     accountId: account.id,
