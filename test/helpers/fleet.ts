@@ -12,6 +12,8 @@
  * itself die first, by this process's exit.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { count, inArray } from "drizzle-orm";
+import { usageRecords } from "../../db/schema.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../../src/accounts/service.ts";
@@ -66,6 +68,8 @@ export interface Fleet {
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** The instance that answered a response that came through the balancer. */
   instanceOf(response: Response): string | null;
+  /** How many usage rows each of these request ids has (ids without one are absent). */
+  usageRows(requestIds: string[]): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
 
@@ -134,6 +138,21 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     },
     cli: (args) => runCli(args, env),
     instanceOf: (response) => response.headers.get(INSTANCE_HEADER),
+    async usageRows(requestIds) {
+      const rows: { requestId: string | null; rows: number }[] = [];
+      // In slices: one statement's parameters are bounded.
+      for (let i = 0; i < requestIds.length; i += 5_000) {
+        const ids = requestIds.slice(i, i + 5_000);
+        rows.push(
+          ...(await database.handle.db
+            .select({ requestId: usageRecords.requestId, rows: count() })
+            .from(usageRecords)
+            .where(inArray(usageRecords.requestId, ids))
+            .groupBy(usageRecords.requestId)),
+        );
+      }
+      return new Map(rows.map((r) => [r.requestId!, Number(r.rows)]));
+    },
     close,
   };
 }
