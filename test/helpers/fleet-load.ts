@@ -20,7 +20,7 @@ export interface CallRecord {
   /** Milliseconds after the load started. */
   startedAt: number;
   ms: number;
-  /** The HTTP status (a stream's opening); 0 when no answer came at all. */
+  /** The HTTP status (a stream's opening: 200, or 101 for a WebSocket); 0 when no answer came at all. */
   status: number;
   /** Answered in full, as asked. */
   complete: boolean;
@@ -45,6 +45,8 @@ export interface Load {
   /** Milliseconds since the load started: the clock of CallRecord.startedAt. */
   now(): number;
   records: CallRecord[];
+  /** Resolves with the next call to end that matches (the moment it ends: a kill can follow an answer at once). */
+  next(match: (record: CallRecord) => boolean): Promise<CallRecord>;
   /** Stops starting calls and waits for those under way; resolves with every record. */
   stop(): Promise<CallRecord[]>;
 }
@@ -55,6 +57,7 @@ export function startLoad(url: string, apiKey: string, shape: LoadShape): Load {
   const origin = performance.now();
   const now = () => performance.now() - origin;
   const records: CallRecord[] = [];
+  const waiters = new Set<{ match: (record: CallRecord) => boolean; resolve: (record: CallRecord) => void }>();
   const pending = new Set<Promise<void>>();
   let stopped = false;
   let sequence = 0;
@@ -73,7 +76,13 @@ export function startLoad(url: string, apiKey: string, shape: LoadShape): Load {
     } catch (error) {
       outcome = { status: 0, complete: false, instance: null, problem: (error as Error).message };
     }
-    records.push({ kind, requestId, startedAt, ms: now() - startedAt, billable, ...outcome });
+    const record: CallRecord = { kind, requestId, startedAt, ms: now() - startedAt, billable, ...outcome };
+    records.push(record);
+    for (const waiter of waiters)
+      if (waiter.match(record)) {
+        waiters.delete(waiter);
+        waiter.resolve(record);
+      }
   };
   const track = (work: Promise<void>) => {
     pending.add(work);
@@ -91,8 +100,8 @@ export function startLoad(url: string, apiKey: string, shape: LoadShape): Load {
       });
       const instance = response.headers.get(INSTANCE_HEADER);
       if (response.status !== 200) return { status: response.status, complete: false, instance, problem: await refusal(response) };
-      const body = (await response.json()) as { response?: unknown };
-      return { status: 200, complete: typeof body.response === "string", instance };
+      const body = (await response.json().catch((error: Error) => ({ cut: error.message }))) as { response?: unknown; cut?: string };
+      return { status: 200, complete: typeof body.response === "string", instance, problem: body.cut && `cut: ${body.cut}` };
     });
 
   const cheap = () =>
@@ -114,8 +123,14 @@ export function startLoad(url: string, apiKey: string, shape: LoadShape): Load {
       });
       const instance = response.headers.get(INSTANCE_HEADER);
       if (response.status !== 200) return { status: response.status, complete: false, instance, problem: await refusal(response) };
-      // A stream cut short throws here, or ends without its answer.
-      const messages = sseMessages(await response.text());
+      // A stream cut short throws here (its connection reset), or ends without its answer.
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        return { status: 200, complete: false, instance, problem: `cut: ${(error as Error).message}` };
+      }
+      const messages = sseMessages(text);
       const error = messages.find((m) => m.type === "error");
       const whole = !error && messages[0]?.type === "context" && messages.some((m) => m.type === "response");
       return {
@@ -136,8 +151,8 @@ export function startLoad(url: string, apiKey: string, shape: LoadShape): Load {
       const error = run.messages.find((m) => m.type === "error");
       const whole = !error && run.closeCode === 1000 && run.closeReason === "done" && run.messages[0]?.type === "context";
       return {
-        // A refused upgrade never opens: the socket closes abnormally (1006) without a message.
-        status: run.messages.length ? 200 : 0,
+        // A refused upgrade never opens (its status is not to be had from a WebSocket client): 0.
+        status: run.opened ? 101 : 0,
         complete: whole,
         instance: null,
         problem: whole
@@ -160,6 +175,7 @@ export function startLoad(url: string, apiKey: string, shape: LoadShape): Load {
   return {
     now,
     records,
+    next: (match) => new Promise((resolve) => waiters.add({ match, resolve })),
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
@@ -170,7 +186,14 @@ export function startLoad(url: string, apiKey: string, shape: LoadShape): Load {
   };
 }
 
-/** Calls that were not answered in full, by kind, with what went wrong. */
+/** Calls that were not answered in full: refused, failed, or cut short. */
 export function failures(records: CallRecord[]): CallRecord[] {
   return records.filter((r) => !r.complete);
+}
+
+export const isStream = (record: CallRecord) => record.kind === "websocket" || record.kind === "sse";
+
+/** Streams that opened and then ended before their run did (a stream refused at its opening is a failure, not a cut). */
+export function streamsCut(records: CallRecord[]): CallRecord[] {
+  return records.filter((r) => isStream(r) && r.status !== 0 && r.status < 300 && !r.complete);
 }

@@ -52,7 +52,8 @@ function configuration(port: number, statsPort: number, servers: { name: string;
 
 defaults
   mode http
-  timeout connect 1s
+  # Loopback connects at once; a retry after a refused connection waits this long first (HAProxy's turn-around).
+  timeout connect 250ms
   timeout client 150s
   timeout server 150s
   timeout tunnel 150s
