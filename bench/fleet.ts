@@ -72,9 +72,7 @@ interface Phase {
 }
 
 const world = startSearchWorld({ spawned: true });
-const slow = (request: { params: unknown }) => (JSON.stringify(request.params).toLowerCase().includes("bridge") ? STREAM_PROVIDER_MS : 0);
-world.searxng.setLatency(slow);
-world.brave.setLatency(slow);
+world.slowOver("bridge", STREAM_PROVIDER_MS);
 let fleet: Fleet | undefined;
 
 try {

@@ -6,22 +6,12 @@
 import { afterAll, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startFleet, type Fleet } from "../helpers/fleet.ts";
-import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+import { fleetOnDemand } from "../helpers/fleet.ts";
 
-let world: SearchWorld | undefined;
-let fleet: Fleet | undefined;
-
+const onDemand = fleetOnDemand();
 /** Started by the first test that runs (none while the tests below are todo). */
-async function theFleet(): Promise<Fleet> {
-  world ??= startSearchWorld({ spawned: true });
-  fleet ??= await startFleet({ env: world.env() });
-  return fleet;
-}
-afterAll(async () => {
-  await fleet?.close();
-  world?.stop();
-});
+const theFleet = async () => (await onDemand.get()).fleet;
+afterAll(() => onDemand.stop());
 
 const textOf = (result: Record<string, unknown>) =>
   ((result.content ?? []) as { type: string; text?: string }[])

@@ -26,9 +26,7 @@ let fleet: Fleet;
 
 beforeAll(async () => {
   world = startSearchWorld({ spawned: true });
-  const slow = (request: { params: unknown }) => (JSON.stringify(request.params).toLowerCase().includes("bridge") ? STREAM_PROVIDER_MS : 0);
-  world.searxng.setLatency(slow);
-  world.brave.setLatency(slow);
+  world.slowOver("bridge", STREAM_PROVIDER_MS);
   fleet = await startFleet({ env: world.env({ PROVIDER_TIMEOUT_MS: "5000" }) });
 });
 afterAll(async () => {

@@ -8,22 +8,12 @@
 import { afterAll, expect, test } from "bun:test";
 import { eq, inArray, sum } from "drizzle-orm";
 import { accounts, usageRecords } from "../../db/schema.ts";
-import { startFleet, type Fleet } from "../helpers/fleet.ts";
-import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+import { fleetOnDemand } from "../helpers/fleet.ts";
 
-let world: SearchWorld | undefined;
-let fleet: Fleet | undefined;
-
+const onDemand = fleetOnDemand();
 /** Started by the first test that runs (none while the tests below are todo). */
-async function theFleet(): Promise<Fleet> {
-  world ??= startSearchWorld({ spawned: true });
-  fleet ??= await startFleet({ env: world.env() });
-  return fleet;
-}
-afterAll(async () => {
-  await fleet?.close();
-  world?.stop();
-});
+const theFleet = async () => (await onDemand.get()).fleet;
+afterAll(() => onDemand.stop());
 
 // Today usage waits in each instance's memory until its next flush: a kill right after the answers loses some
 // (the issue measured 29 rows for 30 answers; run with --todo, this lost rows in each of two runs).

@@ -23,6 +23,7 @@ import { freshDatabase, type TestDatabase } from "./database.ts";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./env.ts";
 import { INSTANCE_HEADER, startBalancer, UNROUTED_WITHIN_MS, type Balancer } from "./haproxy.ts";
 import { runCli, startServer, type ServerProcess } from "./process.ts";
+import { startSearchWorld, type SearchWorld } from "./search-world.ts";
 import { clearPrefix, uniquePrefix } from "./redis.ts";
 import { freePort } from "./redis-server.ts";
 
@@ -199,4 +200,35 @@ function fleetInstance(name: string, port: number, env: Record<string, string>, 
     },
   };
   return instance;
+}
+
+/**
+ * A fleet searching a loopback web, started by the first test that asks for
+ * it: a file whose tests are all still todo starts nothing. stop() (in
+ * afterAll) ends whatever was started.
+ */
+export function fleetOnDemand(options: FleetOptions = {}): {
+  get(): Promise<{ fleet: Fleet; world: SearchWorld }>;
+  stop(): Promise<void>;
+} {
+  let started: Promise<{ fleet: Fleet; world: SearchWorld }> | undefined;
+  return {
+    get() {
+      started ??= (async () => {
+        const world = startSearchWorld({ spawned: true });
+        try {
+          return { fleet: await startFleet({ ...options, env: world.env(options.env) }), world };
+        } catch (error) {
+          world.stop();
+          throw error;
+        }
+      })();
+      return started;
+    },
+    async stop() {
+      const running = await started?.catch(() => undefined);
+      await running?.fleet.close();
+      running?.world.stop();
+    },
+  };
 }

@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { captureOutput } from "./process.ts";
 import { freePort } from "./redis-server.ts";
 
 export const haproxyBinary = Bun.which("haproxy") ?? (existsSync("/usr/sbin/haproxy") ? "/usr/sbin/haproxy" : undefined);
@@ -84,11 +85,6 @@ listen stats
 `;
 }
 
-async function collect(stream: ReadableStream<Uint8Array>, sink: string[]): Promise<void> {
-  const decoder = new TextDecoder();
-  for await (const chunk of stream) sink.push(decoder.decode(chunk, { stream: true }));
-}
-
 export async function startBalancer(servers: { name: string; port: number }[]): Promise<Balancer> {
   if (!haproxyBinary) throw new Error("haproxy is not installed (Debian: apt-get install -y haproxy; .ci/run installs it)");
   const [port, statsPort] = [await freePort(), await freePort()];
@@ -101,10 +97,7 @@ export async function startBalancer(servers: { name: string; port: number }[]): 
     stdout: "pipe",
     stderr: "pipe",
   });
-  const chunks: string[] = [];
-  void collect(child.stdout, chunks);
-  void collect(child.stderr, chunks);
-  const output = () => chunks.join("");
+  const output = captureOutput(child);
 
   const backends = async (): Promise<Backend[]> => {
     const csv = await (await fetch(`http://127.0.0.1:${statsPort}/;csv`)).text();

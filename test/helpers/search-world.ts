@@ -23,6 +23,8 @@ export interface SearchWorld {
   url(host: (typeof HOSTS)[number], path: string): string;
   /** Settings for an app searching this world (extra ones override). */
   env(extra?: Record<string, string>): Record<string, string>;
+  /** Both providers take `ms` over any question with `word` in it (a run held open), and answer the rest at once. */
+  slowOver(word: string, ms: number): void;
   stop(): void;
 }
 
@@ -104,6 +106,11 @@ export function startSearchWorld(options: { spawned?: boolean } = {}): SearchWor
       HEDGE_AFTER_MS: "500",
       ...extra,
     }),
+    slowOver(word, ms) {
+      const slow = (request: { params: unknown }) => (JSON.stringify(request.params).toLowerCase().includes(word) ? ms : 0);
+      searxng.setLatency(slow);
+      brave.setLatency(slow);
+    },
     stop() {
       site.stop();
       searxng.stop();
