@@ -52,8 +52,14 @@ const database = await openDatabase(
     : { kind: "pglite", dataDir: config.dataDir, role: "server" },
 ).catch((error: unknown) => {
   if (error instanceof EmbeddedDatabaseBusy) {
+    // Most likely a second instance, started to make a fleet: say why this database cannot have one, and what can.
     fail(
-      `cannot start: ${error.message}. Only one process can use the embedded database; stop the other one, or set DATABASE_URL to use Postgres.`,
+      [
+        `cannot start: ${error.message}.`,
+        "The embedded database (PGlite) belongs to one process: two processes writing its folder would corrupt it, so a",
+        "second server cannot share it. Stop the other process, or, to run several instances, set DATABASE_URL to a",
+        "Postgres they all use (and REDIS_URL to a Redis): see docs/operate/deploying.md.",
+      ].join("\n"),
     );
   }
   throw error;

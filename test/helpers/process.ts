@@ -19,6 +19,14 @@ async function collect(stream: ReadableStream<Uint8Array>, sink: string[]): Prom
   for await (const chunk of stream) sink.push(decoder.decode(chunk, { stream: true }));
 }
 
+/** Collects what a child process prints (stdout and stderr, as it comes): the returned function reads it so far. */
+export function captureOutput(child: Subprocess<"ignore", "pipe", "pipe">): () => string {
+  const chunks: string[] = [];
+  void collect(child.stdout, chunks);
+  void collect(child.stderr, chunks);
+  return () => chunks.join("");
+}
+
 export async function startServer(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
   const child = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: root,
@@ -27,10 +35,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 30_00
     stdout: "pipe",
     stderr: "pipe",
   });
-  const chunks: string[] = [];
-  void collect(child.stdout, chunks);
-  void collect(child.stderr, chunks);
-  const output = () => chunks.join("");
+  const output = captureOutput(child);
   const deadline = Date.now() + timeoutMs;
   let url: string | undefined;
   while (!url) {

@@ -3,7 +3,9 @@
  * several host names (resolved to 127.0.0.1 by a fake resolver and allowed
  * through FETCH_ALLOW_HOSTS), and two search providers speaking SearXNG's and
  * Brave's wire formats, scripted to return those pages for the questions
- * the tests ask.
+ * the tests ask. The fake resolver answers in this process only: for servers
+ * run as processes of their own (the fleet), `{ spawned: true }` puts every
+ * page under 127.0.0.1, which any resolver knows.
  */
 import { StaticResolver } from "../../src/contents/egress/resolver.ts";
 import { startBravePeer, type BravePeer } from "./peers/brave.ts";
@@ -21,6 +23,8 @@ export interface SearchWorld {
   url(host: (typeof HOSTS)[number], path: string): string;
   /** Settings for an app searching this world (extra ones override). */
   env(extra?: Record<string, string>): Record<string, string>;
+  /** Both providers take `ms` over any question with `word` in it (a run held open), and answer the rest at once. */
+  slowOver(word: string, ms: number): void;
   stop(): void;
 }
 
@@ -67,10 +71,11 @@ const PAGES: { host: (typeof HOSTS)[number]; path: string; title: string; paragr
   },
 ];
 
-export function startSearchWorld(): SearchWorld {
+export function startSearchWorld(options: { spawned?: boolean } = {}): SearchWorld {
   const site = startPageSite();
   for (const page of PAGES) site.put(page.path, article(page.title, page.paragraphs, { site: page.host }));
-  const url = (host: string, path: string) => `http://${host}:${site.port}${path}`;
+  // Each page has a path of its own, so one address serves them all when names cannot be resolved.
+  const url = (host: string, path: string) => `http://${options.spawned ? "127.0.0.1" : host}:${site.port}${path}`;
   const answer = (ask: PeerAsk): PeerHit[] => {
     const words = ask.query.toLowerCase();
     return PAGES.filter((p) => p.topics.some((t) => words.includes(t))).map((p) => ({
@@ -96,11 +101,16 @@ export function startSearchWorld(): SearchWorld {
       SEARXNG_URL: searxng.url,
       BRAVE_URL: brave.url,
       BRAVE_API_KEY: "brave-test-token",
-      FETCH_ALLOW_HOSTS: HOSTS.map((h) => `${h}:${site.port}`).join(","),
+      FETCH_ALLOW_HOSTS: options.spawned ? `127.0.0.1:${site.port}` : HOSTS.map((h) => `${h}:${site.port}`).join(","),
       PROVIDER_TIMEOUT_MS: "2000",
       HEDGE_AFTER_MS: "500",
       ...extra,
     }),
+    slowOver(word, ms) {
+      const slow = (request: { params: unknown }) => (JSON.stringify(request.params).toLowerCase().includes(word) ? ms : 0);
+      searxng.setLatency(slow);
+      brave.setLatency(slow);
+    },
     stop() {
       site.stop();
       searxng.stop();

@@ -6,6 +6,8 @@ export interface SocketRun {
   /** The close frame's reason: the run's code ("done" when it finished). */
   closeReason?: string;
   protocol: string;
+  /** The upgrade succeeded: false for a refused one (which closes as 1006 without a message). */
+  opened?: boolean;
 }
 
 export function openSocket(
@@ -14,12 +16,13 @@ export function openSocket(
 ): Promise<SocketRun> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers: options.headers, protocols: options.protocols } as unknown as string[]);
-    const run: SocketRun = { messages: [], raw: [], closeCode: 0, protocol: "" };
+    const run: SocketRun = { messages: [], raw: [], closeCode: 0, protocol: "", opened: false };
     const timer = setTimeout(
       () => reject(new Error(`socket still open after ${options.timeoutMs ?? 15_000} ms: ${JSON.stringify(run.raw)}`)),
       options.timeoutMs ?? 15_000,
     );
     socket.onopen = () => {
+      run.opened = true;
       run.protocol = socket.protocol;
       if (options.send !== null) socket.send(options.send ?? JSON.stringify({ prompt: "test" }));
     };
