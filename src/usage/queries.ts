@@ -115,9 +115,12 @@ export async function writeUsage(db: Database, rows: UsageWrite[]): Promise<stri
       from input join inserted on inserted.event_id = input.event_id
       where input.debit_micros > 0
       group by input.account_id
+    ), locked as (
+      -- Balances are locked in one order (by id): two writes debiting the same accounts cannot deadlock.
+      select accounts.id from accounts where accounts.id in (select account_id from debits) order by accounts.id for update
     )
     update accounts set balance_micros = greatest(accounts.balance_micros - debits.micros, 0), updated_at = now()
-    from debits
+    from debits join locked on locked.id = debits.account_id
     where accounts.id = debits.account_id
     returning accounts.id`);
   return rowsOf(debited).map((row) => String(row.id));

@@ -151,8 +151,11 @@ export class UsageRecorder implements UsageSink {
   }
 
   private async commitGroup(group: Commit[]): Promise<void> {
+    const entries = group.map((commit) => commit.entry);
     try {
-      await this.write(group.map((commit) => commit.entry));
+      // Tried twice before the calls are failed: a write is idempotent by event id, and one lost to a passing fault (a
+      // dropped connection, a serialisation failure) should not cost answers.
+      await this.write(entries).catch(() => this.write(entries));
       this.failedAt = undefined;
       for (const commit of group) commit.resolve();
     } catch (error) {

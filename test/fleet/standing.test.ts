@@ -160,9 +160,9 @@ test("an account suspended by the CLI: its SSE search on one instance and its We
   expect(run.closeReason).toBe("account_suspended");
 });
 
-// Today a revoked key's running searches run on to their end (only a change of the account's standing stops
-// them: src/accounts/standing-watch.ts); the issue asks that they end with the 401's words too.
-test.todo("a key revoked through one instance: its SSE and WebSocket searches running on the others end with the 401's words", async () => {
+// Before the standing watch tracked keys, a revoked key's running searches ran on to their end (only a change of the
+// account's standing stopped them).
+test("a key revoked through one instance: its SSE and WebSocket searches running on the others end with the 401's words", async () => {
   const owner = await fleet.account({ name: "revoked streams", limit: 100_000 });
   const spare = await spareKey(owner, "streaming");
   const streaming = { ...owner, keyId: spare.id, apiKey: spare.apiKey };

@@ -15,9 +15,9 @@ const onDemand = fleetOnDemand();
 const theFleet = async () => (await onDemand.get()).fleet;
 afterAll(() => onDemand.stop());
 
-// Today usage waits in each instance's memory until its next flush: a kill right after the answers loses some
-// (the issue measured 29 rows for 30 answers; run with --todo, this lost rows in each of two runs).
-test.todo("30 searches answered, all three instances SIGKILLed as the last answer arrives, one started again: 30 usage rows and 30 debits", async () => {
+// Before usage was committed in the call's own path it waited in each instance's memory until the next flush: a kill
+// right after the answers lost some (the issue measured 29 rows for 30 answers; this test lost rows in each of two runs).
+test("30 searches answered, all three instances SIGKILLed as the last answer arrives, one started again: 30 usage rows and 30 debits", async () => {
   const f = await theFleet();
   // Pro (a balance), so every search is charged and debited.
   const owner = await f.account({ name: "durable", credit: 10 });
