@@ -13,7 +13,7 @@ import { KeyCache } from "./accounts/key-cache.ts";
 import { StandingWatch } from "./accounts/standing-watch.ts";
 import { BackgroundWrites } from "./background.ts";
 import { bootstrapFirstAccount } from "./accounts/service.ts";
-import { McpSessions } from "./mcp/sessions.ts";
+import { createMcpSessions } from "./mcp/wiring.ts";
 import { buildApp } from "./app.ts";
 import { systemClock } from "./clock.ts";
 import { systemResolver } from "./contents/egress/resolver.ts";
@@ -74,7 +74,7 @@ const extractor = new ExtractionPool(config.extraction, log);
 const background = new BackgroundWrites();
 // The detector's own verbs (throttle, suspend) reach this process's running calls through `standing` at once.
 const abuse = createAbuseDetector(config, { accounts: { db: database.db, clock, keyCache, standing }, log, background });
-const mcpSessions = new McpSessions(() => clock.now());
+const mcpSessions = await createMcpSessions(config, { database, clock, log });
 const app = buildApp(
   { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse, mcpSessions },
   config,
@@ -135,6 +135,7 @@ async function shutdown(signal: string): Promise<void> {
   await unfollowAccounts();
   await limiter.close();
   await abuse.close();
+  await mcpSessions.close();
   await database.close();
   log.info("stopped");
   process.exit(0);
