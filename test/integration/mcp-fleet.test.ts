@@ -71,7 +71,7 @@ async function everyMethod(app: TestApp, session: string) {
 }
 
 describe(`a session on any instance (${backendName})`, () => {
-  test("initialised through A, listed and called through B, deleted through C: then a 404 with the JSON-RPC error on every instance", async () => {
+  test("initialised through A, listed and called through B, deleted through C: then, like an unknown id, a 404 with the JSON-RPC error on every instance", async () => {
     let via = a;
     const mcp = await connect(apiKey, () => via);
     const session = mcp.transport!.sessionId!;
@@ -90,20 +90,12 @@ describe(`a session on any instance (${backendName})`, () => {
     // Ended everywhere: A's stream of it ends too.
     await waitFor(() => a.mcpSessions.listening(accountId) === 0, "the notification stream on A to end");
     for (const app of fleet)
-      expect(await everyMethod(app, session)).toEqual([
-        [404, -32001],
-        [404, -32001],
-        [404, -32001],
-      ]);
-  });
-
-  test("an unknown session id is a 404 with the JSON-RPC error on every instance", async () => {
-    for (const app of fleet)
-      expect(await everyMethod(app, "00000000-0000-4000-8000-000000000000")).toEqual([
-        [404, -32001],
-        [404, -32001],
-        [404, -32001],
-      ]);
+      for (const id of [session, "00000000-0000-4000-8000-000000000000"])
+        expect(await everyMethod(app, id)).toEqual([
+          [404, -32001],
+          [404, -32001],
+          [404, -32001],
+        ]);
   });
 
   test("a session is reached only with a key of its account, on any instance", async () => {

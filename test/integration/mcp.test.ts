@@ -370,21 +370,18 @@ describe("params of the wrong types", () => {
     session = await openSession(app, apiKey, "hostile");
   });
 
-  test.each(WRONG_PARAMS)("%s: -32602 invalid params", async (_, message) => {
-    const response = await mcpPost(app, apiKey, session, { id: 70, ...message });
-    expect(response.status).toBe(200);
-    const { events, reader } = await readEvents(response, (e) => e.data.includes('"id":70'));
-    await reader.cancel();
-    const answer = JSON.parse(events.find((e) => e.data.includes('"id":70'))!.data);
-    expect(answer.error.code).toBe(-32602);
-    expect(answer.error.message).toMatch(/params/i);
-  });
-
-  test("the session is still usable after them", async () => {
-    const response = await mcpPost(app, apiKey, session, { id: 71, method: "tools/list" });
-    const { events, reader } = await readEvents(response, (e) => e.data.includes('"id":71'));
-    await reader.cancel();
-    expect(JSON.parse(events.find((e) => e.data.includes('"id":71'))!.data).result.tools.length).toBeGreaterThanOrEqual(2);
+  test.each(WRONG_PARAMS)("%s: -32602 invalid params, and the session goes on", async (_, message) => {
+    const answer = async (id: number, sent: Record<string, unknown>) => {
+      const response = await mcpPost(app, apiKey, session, { id, ...sent });
+      expect(response.status).toBe(200);
+      const { events, reader } = await readEvents(response, (e) => e.data.includes(`"id":${id}`));
+      await reader.cancel();
+      return JSON.parse(events.find((e) => e.data.includes(`"id":${id}`))!.data);
+    };
+    const refused = await answer(70, message);
+    expect(refused.error.code).toBe(-32602);
+    expect(refused.error.message).toMatch(/params/i);
+    expect((await answer(71, { method: "tools/list" })).result.tools.length).toBeGreaterThanOrEqual(2);
   });
 });
 
