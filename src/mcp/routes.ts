@@ -1,8 +1,9 @@
 /**
  * /mcp: the Model Context Protocol's Streamable HTTP transport. An initialize
- * opens a session (Mcp-Session-Id), whose GET stream carries
- * notifications/tools/list_changed when the account's tools change (see
- * sessions.ts). The key comes with every request, as X-API-Key or as
+ * opens a session (Mcp-Session-Id) that every instance of the fleet serves
+ * (sessions.ts): its GET stream carries notifications/tools/list_changed
+ * when the account's tools change, wherever the change was made. The key
+ * comes with every request, as X-API-Key or as
  * `Authorization: Bearer <key>` (what MCP clients send); a session is only
  * ever reached with a key of the account that opened it. Listing tools and
  * initialising spend nothing; each tool call spends one call of the caller's
@@ -15,6 +16,7 @@ import { clientAddress, type ClientAddressSettings, type PeerSource } from "../h
 import { unauthorized } from "../errors.ts";
 import type { McpDeps } from "./server.ts";
 import type { McpSessions } from "./sessions.ts";
+import { transportError } from "./session-stream.ts";
 
 // The SDK (and zod with it) takes a few hundred milliseconds to load: a process that never serves /mcp never pays.
 let sdk: Promise<typeof import("./runtime.ts")> | null = null;
@@ -29,8 +31,7 @@ function mcpKey(request: Request): string | null {
 const SESSION_ID = /^[0-9a-f-]{36}$/;
 
 /** What the protocol answers, on every instance, for a session that is not (or no longer) live: the client initialises again. */
-const sessionGone = () =>
-  Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "session not found; initialize again" }, id: null }, { status: 404 });
+const sessionGone = () => transportError(404, "session not found; initialize again", -32001);
 
 interface McpRequest {
   request: Request;

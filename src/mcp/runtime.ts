@@ -20,6 +20,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
 import { mcpServer, type McpDeps } from "./server.ts";
 import type { McpSessions, SessionRuntime } from "./sessions.ts";
 import { sessionInit, type SessionRecord } from "./session-store.ts";
+import { transportError } from "./session-stream.ts";
 
 /** Never leaves the process: the URL of the initialize an instance gives its own transport. */
 const INTERNAL = "http://mcp.internal/mcp";
@@ -97,18 +98,15 @@ export async function rejoin(record: SessionRecord, deps: McpDeps, sessions: Mcp
 /** The SDK's checks of a GET before it streams, in its words. */
 export function streamRefusal(request: Request): Response | null {
   if (!request.headers.get("accept")?.includes("text/event-stream"))
-    return refusal(406, "Not Acceptable: Client must accept text/event-stream");
+    return transportError(406, "Not Acceptable: Client must accept text/event-stream");
   const version = request.headers.get("mcp-protocol-version");
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
-    return refusal(
+    return transportError(
       400,
       `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
     );
   return null;
 }
-
-const refusal = (status: number, message: string) =>
-  Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status });
 
 function runtimeOf(
   accountId: string,

@@ -23,6 +23,11 @@ export const KEEP_ALIVE_MS = 15_000;
 const KEEP_ALIVE = ": keepalive\n\n";
 const OPENED = ": stream open\n\n";
 
+/** A refusal in the transport's words: the SDK's JSON-RPC error with a null id (code -32000 unless said). */
+export function transportError(status: number, message: string, code = -32000): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
 export const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",

@@ -21,7 +21,7 @@ import { throttledWarn, type Logger } from "../log.ts";
 import { eventIdNumber, SessionEventLog } from "./event-log.ts";
 import type { SessionNotice, SessionNotices } from "./session-notices.ts";
 import { SESSION_LIMITS, type McpSessionStore, type SessionInit, type SessionLimits, type SessionRecord } from "./session-store.ts";
-import { KEEP_ALIVE_MS, NOTIFICATION_STREAM, SessionStream } from "./session-stream.ts";
+import { KEEP_ALIVE_MS, NOTIFICATION_STREAM, SessionStream, transportError } from "./session-stream.ts";
 
 /** This instance's server and transport for a session. */
 export interface SessionRuntime {
@@ -31,10 +31,6 @@ export interface SessionRuntime {
 }
 
 const LIST_CHANGED: JSONRPCMessage = { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
-
-/** The transport's words for a GET it cannot serve, as the SDK says them. */
-const refusal = (status: number, message: string) =>
-  Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status });
 
 export class McpSessions {
   private readonly runtimes = new Map<string, SessionRuntime & { lastUsed: number }>();
@@ -114,9 +110,10 @@ export class McpSessions {
    * event the log no longer holds is a 400; a second notification stream
    * of the session here is a 409.
    */
-  stream(record: SessionRecord, lastEventId: string | null): Promise<Response> | Response {
+  async stream(record: SessionRecord, lastEventId: string | null): Promise<Response> {
     if (lastEventId === null) {
-      if (this.local(record.id).some((s) => s.notifications)) return refusal(409, "Conflict: Only one SSE stream is allowed per session");
+      if (this.local(record.id).some((s) => s.notifications))
+        return transportError(409, "Conflict: Only one SSE stream is allowed per session");
       return this.follow(record, NOTIFICATION_STREAM, record.lastEvent);
     }
     return this.resume(record, lastEventId);
@@ -153,7 +150,7 @@ export class McpSessions {
     const from = eventIdNumber(lastEventId);
     const events = from === null ? null : await this.store.eventsFrom(record.id, from, this.now());
     const at = events?.[0];
-    if (!at || at.id !== from) return refusal(400, "Invalid event ID format");
+    if (!at || at.id !== from) return transportError(400, "Invalid event ID format");
     // A reconnect replaces the stream it resumes, should this instance still hold it.
     for (const stream of this.local(record.id)) if (stream.streamId === at.streamId) stream.end();
     return this.follow(record, at.streamId, at.id);
