@@ -18,7 +18,8 @@ export class RedisNotices implements SessionNotices {
   private readonly publisher: RespConnection;
   private readonly channel: string;
   private subscriber: RedisClient | undefined;
-  private closed = false;
+  /** Set when the listener stops hearing: the subscriber is not made again. */
+  private stopped = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -33,7 +34,11 @@ export class RedisNotices implements SessionNotices {
   /** Resolves once subscribed, or once the first attempt failed (said in the log; it is tried again). One listener. */
   async listen(listener: NoticeListener): Promise<() => Promise<void>> {
     await this.subscribe(listener, 0);
-    return () => this.close();
+    return async () => {
+      this.stopped = true;
+      clearTimeout(this.retry);
+      this.subscriber?.close();
+    };
   }
 
   async publish(notice: SessionNotice): Promise<void> {
@@ -41,9 +46,6 @@ export class RedisNotices implements SessionNotices {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.retry);
-    this.subscriber?.close();
     this.publisher.close();
   }
 
@@ -52,7 +54,7 @@ export class RedisNotices implements SessionNotices {
     const client = new RedisClient(this.url, { autoReconnect: false, connectionTimeout: 2_000 });
     this.subscriber = client;
     client.onclose = () => {
-      if (this.closed || this.subscriber !== client) return;
+      if (this.stopped || this.subscriber !== client) return;
       this.log.warn("MCP session notices: the Redis subscription was lost; subscribing again");
       this.again(listener, 1);
     };
@@ -68,11 +70,12 @@ export class RedisNotices implements SessionNotices {
       this.again(listener, attempt + 1);
       return;
     }
-    if (attempt > 0) listener.reconnected();
+    if (this.stopped) client.close();
+    else if (attempt > 0) listener.reconnected();
   }
 
   private again(listener: NoticeListener, attempt: number): void {
-    if (this.closed) return;
+    if (this.stopped) return;
     clearTimeout(this.retry);
     this.retry = setTimeout(() => void this.subscribe(listener, attempt), RETRY_MS[Math.min(attempt - 1, RETRY_MS.length - 1)]);
   }

@@ -33,15 +33,17 @@ local now, idle, per_account, total = tonumber(ARGV[5]), tonumber(ARGV[6]), tonu
 redis.call('ZREMRANGEBYSCORE', all, '-inf', '(' .. (now - idle))
 redis.call('ZREMRANGEBYSCORE', account, '-inf', '(' .. (now - idle))
 local closed = {}
-local function drop(victim)
+-- Out of the set it was found in whatever else is known of it, so each loop ends.
+local function drop(victim, set)
   local of = redis.call('HGET', prefix .. 's:' .. victim, 'account')
   redis.call('DEL', prefix .. 's:' .. victim, prefix .. 'e:' .. victim)
+  redis.call('ZREM', set, victim)
   redis.call('ZREM', all, victim)
   if of then redis.call('ZREM', prefix .. 'a:' .. of, victim) end
   closed[#closed + 1] = victim
 end
-while redis.call('ZCARD', account) >= per_account do drop(redis.call('ZRANGE', account, 0, 0)[1]) end
-while redis.call('ZCARD', all) >= total do drop(redis.call('ZRANGE', all, 0, 0)[1]) end
+while redis.call('ZCARD', account) >= per_account do drop(redis.call('ZRANGE', account, 0, 0)[1], account) end
+while redis.call('ZCARD', all) >= total do drop(redis.call('ZRANGE', all, 0, 0)[1], all) end
 redis.call('HSET', session, 'account', owner, 'init', init, 'seen', now, 'seq', 0, 'bytes', 0)
 redis.call('PEXPIRE', session, idle)
 redis.call('ZADD', account, now, id)
