@@ -36,6 +36,7 @@ export async function initialize(
 ): Promise<Response> {
   const id = crypto.randomUUID();
   const server = mcpServer(deps, accountId);
+  let opened = false;
   let failure: { error: unknown } | undefined;
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
@@ -46,6 +47,7 @@ export async function initialize(
       const message = (Array.isArray(body) ? body[0] : body) as { params: Record<string, unknown> };
       try {
         await sessions.open(sid, accountId, sessionInit(message.params), runtimeOf(accountId, server, transport));
+        opened = true;
       } catch (error) {
         failure = { error };
         throw error;
@@ -55,11 +57,10 @@ export async function initialize(
   });
   await server.connect(transport);
   const response = await transport.handleRequest(request, options);
+  // No session was made (not an initialize, or refused): nothing will use this server again.
+  if (!opened) await server.close();
   // The transport answers a failed callback as a parse error; the store's failure is ours, a 500.
-  if (failure) {
-    await server.close();
-    throw failure.error;
-  }
+  if (failure) throw failure.error;
   return response;
 }
 
