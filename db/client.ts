@@ -179,8 +179,17 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
 
 /** A unique index refused the write (SQLSTATE 23505), from either driver, however Drizzle wraps it. */
 export function isUniqueViolation(error: unknown): boolean {
+  return hasSqlState(error, "23505");
+}
+
+/** A foreign key refused the write (SQLSTATE 23503): the row it points at is gone. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return hasSqlState(error, "23503");
+}
+
+function hasSqlState(error: unknown, state: string): boolean {
   for (let current: unknown = error, depth = 0; current && depth < 4; depth++) {
-    if ((current as { code?: unknown }).code === "23505") return true;
+    if ((current as { code?: unknown }).code === state) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

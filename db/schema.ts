@@ -366,3 +366,37 @@ export const serviceSecrets = pgTable("service_secrets", {
   value: text("value").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * MCP sessions (src/mcp/) when the fleet has no Redis: any instance serves any of them. Ephemeral: a session
+ * idle past its bound is deleted by the next one opened, its log with it.
+ */
+export const mcpSessions = pgTable(
+  "mcp_sessions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** The client's initialize params (JSON text): another instance initialises its server for the session with them. */
+    init: text("init").notNull(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index("mcp_sessions_account_idx").on(table.accountId, table.lastSeenAt), index("mcp_sessions_seen_idx").on(table.lastSeenAt)],
+);
+
+/** What a session's streams sent, for Last-Event-ID; each session keeps its newest within a count and a size. */
+export const mcpSessionEvents = pgTable(
+  "mcp_session_events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => mcpSessions.id, { onDelete: "cascade" }),
+    streamId: text("stream_id").notNull(),
+    /** The JSON-RPC message as sent (text, not jsonb: its keys keep their order). */
+    message: text("message").notNull(),
+  },
+  (table) => [index("mcp_session_events_session_idx").on(table.sessionId, table.id)],
+);

@@ -27,7 +27,7 @@ import { engineDeps } from "./research/wiring.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import type { Dispatch } from "./mcp/server.ts";
-import { McpSessions } from "./mcp/sessions.ts";
+import type { McpSessions } from "./mcp/sessions.ts";
 import { searchRoutes } from "./search/routes.ts";
 import { searchSocket } from "./search/ws.ts";
 import type { Config } from "./config.ts";
@@ -67,8 +67,8 @@ export interface AppDeps {
   background: BackgroundWrites;
   /** Limit-evasion detection: hears every research call of a Free account. Absent: nothing is counted. */
   abuse?: AbuseDetector;
-  /** The MCP sessions this process holds (shutdown closes them). Absent: the app makes its own. */
-  mcpSessions?: McpSessions;
+  /** The MCP sessions, on the store the fleet shares (mcp/wiring.ts); shutdown lets go of what this process holds. */
+  mcpSessions: McpSessions;
 }
 
 export type AppConfig = Pick<
@@ -141,9 +141,16 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
   const docs = openapiDocs(config.publicBaseUrl);
   const changes = new EndpointChanges(deps.log);
   const endpoints = { db: deps.database.db, clock: deps.clock, llm: runs.engine.llm, log: deps.log, changes };
-  const mcpSessions = deps.mcpSessions ?? new McpSessions(() => deps.clock.now());
-  // A change to what an account's MCP tools are reaches its open sessions.
-  changes.subscribe((change) => mcpSessions.toolsChanged(change.accountId));
+  const mcpSessions = deps.mcpSessions;
+  // A change to what an account's MCP tools are reaches its open sessions, on whichever instance their streams are.
+  changes.subscribe(
+    (change) =>
+      void mcpSessions
+        .toolsChanged(change.accountId)
+        .catch((error: unknown) =>
+          deps.log.warn("MCP sessions were not told their tools changed", { account_id: change.accountId, error }),
+        ),
+  );
   // The MCP face calls the app's own routes; the app is composed below.
   let handle: Dispatch = () => Promise.reject(new Error("the app is not composed yet"));
   const app = new Elysia({
@@ -183,7 +190,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
           schemas: docs.document,
         },
         mcpSessions,
-        () => deps.clock.now(),
+        config.clientAddress,
       ),
     )
     .use(

@@ -14,7 +14,7 @@ import { KeyCache } from "./accounts/key-cache.ts";
 import { StandingWatch } from "./accounts/standing-watch.ts";
 import { BackgroundWrites } from "./background.ts";
 import { bootstrapFirstAccount } from "./accounts/service.ts";
-import { McpSessions } from "./mcp/sessions.ts";
+import { createMcpSessions } from "./mcp/wiring.ts";
 import { buildApp } from "./app.ts";
 import { systemClock } from "./clock.ts";
 import { systemResolver } from "./contents/egress/resolver.ts";
@@ -82,7 +82,7 @@ const extractor = new ExtractionPool(config.extraction, log);
 const background = new BackgroundWrites();
 // The detector's own verbs (throttle, suspend) reach this process's running calls through `standing` at once.
 const abuse = createAbuseDetector(config, { accounts: { db: database.db, clock, keyCache, standing }, log, background });
-const mcpSessions = new McpSessions(() => clock.now());
+const mcpSessions = await createMcpSessions(config, { database, clock, log });
 const app = buildApp(
   { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse, mcpSessions },
   config,
@@ -135,7 +135,8 @@ async function shutdown(signal: string): Promise<void> {
   // Stop accepting: a connection refused is one the balancer retries elsewhere. Idle connections close now, busy
   // ones when their response is done; a straggler on one hears 503 draining (ops/drain.ts).
   const stopped = server.stop(false);
-  // An MCP session's notification stream never ends by itself: closing the sessions ends them (clients reconnect elsewhere).
+  // An MCP notification stream never ends by itself: this process's streams and servers are released (the sessions stay
+  // in the shared store, and their clients reconnect to another instance).
   mcpSessions.closeAll();
   // The calls and streams already running finish, within the deadline; what outlives it is cut.
   const until = performance.now() + config.shutdownTimeoutMs;
@@ -151,6 +152,7 @@ async function shutdown(signal: string): Promise<void> {
   await unfollowAccounts();
   await limiter.close();
   await abuse.close();
+  await mcpSessions.close();
   await database.close();
   log.info("stopped");
   process.exit(0);

@@ -90,7 +90,7 @@ export function authenticated(deps: AuthDeps) {
     const call = new Call({
       caller,
       // Read now, not when a route needs it: after a WebSocket upgrade Bun no longer knows the socket's peer.
-      address: clientAddress(request, server, addressSettings),
+      address: meta.clientAddress !== undefined ? meta.clientAddress : clientAddress(request, server, addressSettings),
       requestId: meta.id,
       route: `${request.method} ${route}`,
       billable,

@@ -27,6 +27,11 @@ export interface RequestMeta {
   rawBody?: { value: unknown };
   /** Set when the call's research run waited for a slot: how long, and how many runs were waiting ahead of it. */
   queued?: { waitedMs: number; ahead: number };
+  /**
+   * Set by the MCP face before it calls a route in-process: the address of the client of its /mcp request, which
+   * auth.ts takes in place of this request's own (it has no socket, and its headers are the face's).
+   */
+  clientAddress?: string | null;
   /** Set by the MCP face before it calls a research route: hears the run start and each of its events, for progress. */
   hear?: (event: { type: "started" | "context" | "response"; content?: unknown }) => void;
 }

@@ -34,6 +34,40 @@ export interface McpDeps {
   schemas: ToolSchemas;
 }
 
+/** The SDK's request schemas as this file uses them (zod objects; no zod of our own is imported). */
+interface RequestSchema {
+  pick(mask: { method: true }): { loose(): RequestSchema };
+  safeParse(
+    data: unknown,
+  ): { success: true; data: unknown } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+}
+
+/**
+ * A Server that answers a request whose params have the wrong types (a
+ * tool name that is not a string, no params, arguments that are not an
+ * object, an initialize without its client) with -32602 invalid params, as
+ * JSON-RPC prescribes. The SDK parses a request with its method's schema
+ * before the handler runs and reports a failure as -32603 internal error;
+ * here every handler, the SDK's own initialize and ping included, is
+ * registered with a schema that reads the method alone and passes the rest
+ * through, and the method's schema is applied inside, where a failure is
+ * the caller's.
+ */
+class StrictParamsServer extends Server {
+  override setRequestHandler(...[schema, handler]: Parameters<Server["setRequestHandler"]>): void {
+    const strict = schema as unknown as RequestSchema;
+    const lax = strict.pick({ method: true }).loose() as unknown as typeof schema;
+    super.setRequestHandler(lax, (request, extra) => {
+      const parsed = strict.safeParse(request);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "params"}: ${issue.message}`);
+        throw new McpError(ErrorCode.InvalidParams, `invalid params: ${issues.join("; ")}`);
+      }
+      return handler(parsed.data as Parameters<typeof handler>[0], extra);
+    });
+  }
+}
+
 /** JSON-RPC's implementation-defined server errors; -32001 is the SDK's timeout. */
 const REFUSED = -32002;
 /** Statuses that refuse the caller, not the call. */
@@ -46,7 +80,7 @@ const INTERNAL = "http://mcp.internal";
  * (as authInfo): a tool call is made with the key that made it.
  */
 export function mcpServer(deps: McpDeps, accountId: string): Server {
-  const server = new Server(
+  const server = new StrictParamsServer(
     { name: "agentic-search", title: "Agentic search", version: deps.version },
     {
       // Releases, deletions and subscriptions are announced to the session (sessions.ts).
@@ -79,6 +113,8 @@ export function mcpServer(deps: McpDeps, accountId: string): Server {
       body: JSON.stringify(request.params.arguments ?? {}),
       signal: extra.signal,
     });
+    // The route sees the client's address as an HTTP caller's would be seen, for abuse detection: this request has no socket.
+    requestMeta(call).clientAddress = (extra.authInfo?.extra?.clientAddress as string | null | undefined) ?? null;
     const token = request.params._meta?.progressToken;
     if (token !== undefined && tool.name === "search") requestMeta(call).hear = progressOf(token, extra.sendNotification);
     const response = await deps.dispatch(call);

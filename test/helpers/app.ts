@@ -12,7 +12,12 @@ import { StandingWatch } from "../../src/accounts/standing-watch.ts";
 import { createAccount } from "../../src/accounts/service.ts";
 import type { AccountsContext } from "../../src/accounts/context.ts";
 import { buildApp } from "../../src/app.ts";
+import { MemorySessionStore } from "../../src/mcp/memory-session-store.ts";
+import { MemoryNotices } from "../../src/mcp/session-notices.ts";
 import { McpSessions } from "../../src/mcp/sessions.ts";
+import { createMcpSessions } from "../../src/mcp/wiring.ts";
+import type { DatabaseHandle } from "../../db/client.ts";
+import type { Logger } from "../../src/log.ts";
 import { BackgroundWrites } from "../../src/background.ts";
 import { systemClock, type Clock } from "../../src/clock.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
@@ -65,7 +70,11 @@ export interface TestApp {
   clock: Clock;
   limiter: RateLimiter;
   abuse: AbuseDetector | undefined;
-  /** The MCP sessions the app holds: a test waits for a client's notification stream before changing its tools. */
+  /**
+   * The MCP sessions, on the test's backends as the app's wiring picks them (Redis with TEST_REDIS_URL, else
+   * Postgres with TEST_DATABASE_URL, else memory): apps started on one database (and one key prefix) share them as
+   * the instances of a fleet do. A test waits for a client's notification stream here before changing its tools.
+   */
   mcpSessions: McpSessions;
   usage: UsageRecorder;
   load: InFlightGauge;
@@ -113,7 +122,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
         { accounts: { db: database.handle.db, clock, keyCache, standing }, log, background },
       )
     : undefined;
-  const mcpSessions = new McpSessions(() => clock.now());
+  const mcpSessions = await testMcpSessions(database.handle, { config, redis: choice === "redis", clock, log });
   const app = buildApp(
     {
       database: database.handle,
@@ -161,7 +170,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
       return { accountId: created.account.id, keyId: created.key.id, apiKey: created.secret };
     },
     async stop() {
-      mcpSessions.closeAll();
+      await mcpSessions.close();
       await app.stop(true);
       await unfollow();
       await pageReads.drain();
@@ -173,6 +182,25 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
       if (choice === "redis") await clearPrefix(keyPrefix);
     },
   };
+}
+
+/** On the embedded database, one memory store per database: apps in this process on one database share it. */
+const memorySessions = new WeakMap<DatabaseHandle, { store: MemorySessionStore; notices: MemoryNotices }>();
+
+async function testMcpSessions(
+  database: DatabaseHandle,
+  { config, redis, clock, log }: { config: Config; redis: boolean; clock: Clock; log: Logger },
+): Promise<McpSessions> {
+  if (redis || database.kind === "postgres")
+    return createMcpSessions(
+      { rateLimit: { ...config.rateLimit, redisUrl: redis ? TEST_REDIS_URL : undefined } },
+      { database, clock, log },
+    );
+  let shared = memorySessions.get(database);
+  if (!shared) memorySessions.set(database, (shared = { store: new MemorySessionStore(), notices: new MemoryNotices() }));
+  const sessions = new McpSessions(shared.store, shared.notices, () => clock.now(), log);
+  await sessions.start();
+  return sessions;
 }
 
 /** Sends `count` requests with at most `concurrency` in flight; returns the statuses in order. */

@@ -11,6 +11,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq, inArray } from "drizzle-orm";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { openDatabase } from "../../db/client.ts";
 import { migrateDatabase } from "../../db/migrate.ts";
 import { abuseFlags, accountAudit, accounts, serviceSecrets } from "../../db/schema.ts";
@@ -284,6 +286,48 @@ describe(`ABUSE_ACTION=suspend (${backendName})`, () => {
     expect(await search(app, paid, "What is the weather?", RING_ADDRESS)).toBe(200);
     const audit = await app.db.select().from(accountAudit).where(eq(accountAudit.accountId, ring[0]!.accountId));
     expect(audit.map((a) => [a.action, a.actor])).toEqual([["suspend", "abuse-detector"]]);
+  });
+});
+
+/** A client of /mcp for `account`, its requests sent from `address` through the proxy (X-Forwarded-For). */
+async function mcpClient(app: TestApp, account: TestAccount, address: string): Promise<Client> {
+  const headers = { authorization: `Bearer ${account.apiKey}`, "x-forwarded-for": `${address}, 10.0.0.1` };
+  const mcp = new Client({ name: "abuse-test", version: "1.0.0" });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers } }));
+  return mcp;
+}
+
+describe(`calls through MCP are counted with the client's address, as HTTP calls are (${backendName})`, () => {
+  /** Eleven searches through MCP tools/call by ten Free accounts from `address`, each with its own questions. */
+  async function ringThroughMcp(app: TestApp, address: string): Promise<void> {
+    const ring = await freeAccounts(app, 10);
+    const clients = await Promise.all(ring.map((account) => mcpClient(app, account, address)));
+    try {
+      for (let i = 0; i < 11; i++) {
+        const result = await clients[i % 10]!.callTool({ name: "search", arguments: { prompt: `Tell me about ${TICKERS[i]} (${i})` } });
+        expect(result.isError).toBeFalsy();
+      }
+    } finally {
+      for (const mcp of clients) await mcp.close();
+    }
+  }
+
+  test("behind a trusted proxy (TRUST_PROXY): an address flag on the forwarded address's keyed hash", async () => {
+    const { app } = await world();
+    await ringThroughMcp(app, RING_ADDRESS);
+    const flags = await flagsOf(app);
+    const byAddress = flags.filter((f) => f.kind === "address");
+    expect(byAddress.map((f) => [f.windowSeconds, f.calls, f.accounts.length])).toEqual([[60, 11, 10]]);
+    expect(byAddress[0]!.subject).toBe((await keyedHash(app)).of("address", RING_ADDRESS));
+  });
+
+  test("without TRUST_PROXY the forwarded address is not believed: the socket's is counted", async () => {
+    const { app } = await world({ TRUST_PROXY: "false" });
+    await ringThroughMcp(app, RING_ADDRESS);
+    const flags = await flagsOf(app);
+    const byAddress = flags.filter((f) => f.kind === "address");
+    expect(byAddress.map((f) => f.calls)).toEqual([11]);
+    expect(byAddress[0]!.subject).toBe((await keyedHash(app)).of("address", "127.0.0.1"));
   });
 });
 

@@ -9,6 +9,7 @@ import { McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { client, landmarkEndpoint } from "../helpers/endpoints.ts";
+import { mcpHeaders, mcpPost, openSession, readEvents } from "../helpers/mcp.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -19,6 +20,7 @@ let apiKey: string;
 let stub: string;
 let otherStub: string;
 const open: Client[] = [];
+const INIT_PARAMS = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "mcp-test", version: "1.0.0" } };
 
 beforeAll(async () => {
   world = startSearchWorld();
@@ -297,61 +299,12 @@ describe("sessions", () => {
 });
 
 describe("a dropped stream", () => {
-  /** Reads SSE events off a response until `until` accepts one; the reader is left for the caller to cancel. */
-  async function readEvents(response: Response, until: (e: { id?: string; data: string }) => boolean) {
-    const reader = response.body!.getReader();
-    const events: { id?: string; data: string }[] = [];
-    let buffer = "";
-    while (!events.some(until)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += new TextDecoder().decode(value);
-      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const id = /^id: (.*)$/m.exec(block)?.[1];
-        const data = [...block.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join("\n");
-        events.push({ ...(id ? { id } : {}), data });
-      }
-    }
-    return { events, reader };
-  }
-
   test("a search whose stream drops is resumed with Last-Event-ID, and the answer arrives on the new stream", async () => {
-    const headers = {
-      authorization: `Bearer ${apiKey}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-11-25",
-    };
-    const init = await app.fetch("/mcp", {
-      method: "POST",
-      headers,
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "resume-test", version: "1.0.0" } },
-      }),
-    });
-    const session = init.headers.get("mcp-session-id")!;
-    await readEvents(init, (e) => e.data.includes('"id":1')).then(({ reader }) => reader.cancel());
-    const inSession = { ...headers, "mcp-session-id": session };
-    await app.fetch("/mcp", {
-      method: "POST",
-      headers: inSession,
-      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-    });
-
-    const call = await app.fetch("/mcp", {
-      method: "POST",
-      headers: inSession,
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 2,
-        method: "tools/call",
-        params: { name: "search", arguments: { prompt: "When will construction of the river bridge begin?" } },
-      }),
+    const session = await openSession(app, apiKey, "resume-test");
+    const call = await mcpPost(app, apiKey, session, {
+      id: 2,
+      method: "tools/call",
+      params: { name: "search", arguments: { prompt: "When will construction of the river bridge begin?" } },
     });
     // The first event primes the cursor; the connection drops before the answer.
     const primed = await readEvents(call, (e) => e.id !== undefined);
@@ -360,7 +313,7 @@ describe("a dropped stream", () => {
 
     const resumed = await app.fetch("/mcp", {
       method: "GET",
-      headers: { ...inSession, accept: "text/event-stream", "last-event-id": cursor },
+      headers: { ...mcpHeaders(apiKey, session), accept: "text/event-stream", "last-event-id": cursor },
     });
     expect(resumed.status).toBe(200);
     const { events, reader } = await readEvents(resumed, (e) => e.data.includes('"id":2'));
@@ -368,6 +321,67 @@ describe("a dropped stream", () => {
     const answer = JSON.parse(events.find((e) => e.data.includes('"id":2'))!.data);
     expect(answer.result.content[0].text).toMatch(/\[1\]/);
     expect(answer.result.structuredContent.context.length).toBeGreaterThan(0);
+  });
+});
+
+describe("streams open at once", () => {
+  test("a GET stream's headers reach the client within a second, not with the first keep-alive 15 s later", async () => {
+    const session = await openSession(app, apiKey, "listener");
+    const started = performance.now();
+    const stream = await fetch(`${app.url}/mcp`, {
+      headers: { ...mcpHeaders(apiKey, session), accept: "text/event-stream" },
+      signal: AbortSignal.timeout(3_000),
+    });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toBe("text/event-stream");
+    await stream.body!.cancel();
+  });
+});
+
+/**
+ * Params of the wrong types, in a session: each is -32602 invalid params, as JSON-RPC prescribes (they were -32603
+ * internal error). An initialize in a session that has one is a repeated initialize.
+ */
+const WRONG_PARAMS: [string, Record<string, unknown>][] = [
+  ["a tool name that is a number", { method: "tools/call", params: { name: 42, arguments: {} } }],
+  ["a tool name that is null", { method: "tools/call", params: { name: null } }],
+  ["a tool name that is an object", { method: "tools/call", params: { name: {}, arguments: {} } }],
+  ["no tool name", { method: "tools/call", params: { arguments: {} } }],
+  ["a tools/call without params", { method: "tools/call" }],
+  ["arguments that are a string", { method: "tools/call", params: { name: "search", arguments: "When?" } }],
+  ["arguments that are a list", { method: "tools/call", params: { name: "search", arguments: [1] } }],
+  ["arguments that are a number", { method: "tools/call", params: { name: "search", arguments: 5 } }],
+  ["arguments that are null", { method: "tools/call", params: { name: "search", arguments: null } }],
+  ["a repeated initialize without params", { method: "initialize" }],
+  ["a repeated initialize whose protocol version is a number", { method: "initialize", params: { ...INIT_PARAMS, protocolVersion: 1 } }],
+  ["a repeated initialize whose capabilities are a string", { method: "initialize", params: { ...INIT_PARAMS, capabilities: "all" } }],
+  ["a repeated initialize without its client", { method: "initialize", params: { ...INIT_PARAMS, clientInfo: undefined } }],
+  [
+    "a repeated initialize whose client's name is a number",
+    { method: "initialize", params: { ...INIT_PARAMS, clientInfo: { name: 1, version: "1" } } },
+  ],
+  ["a tools/list whose cursor is a number", { method: "tools/list", params: { cursor: 5 } }],
+];
+
+describe("params of the wrong types", () => {
+  let session: string;
+  beforeAll(async () => {
+    session = await openSession(app, apiKey, "hostile");
+  });
+
+  test.each(WRONG_PARAMS)("%s: -32602 invalid params, and the session goes on", async (_, message) => {
+    const answer = async (id: number, sent: Record<string, unknown>) => {
+      const response = await mcpPost(app, apiKey, session, { id, ...sent });
+      expect(response.status).toBe(200);
+      const { events, reader } = await readEvents(response, (e) => e.data.includes(`"id":${id}`));
+      await reader.cancel();
+      return JSON.parse(events.find((e) => e.data.includes(`"id":${id}`))!.data);
+    };
+    const refused = await answer(70, message);
+    expect(refused.error.code).toBe(-32602);
+    expect(refused.error.message).toMatch(/params/i);
+    expect((await answer(71, { method: "tools/list" })).result.tools.length).toBeGreaterThanOrEqual(2);
   });
 });
 
