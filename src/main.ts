@@ -1,7 +1,9 @@
 /**
  * The process: parse the environment, open and migrate the database, create
  * the first account on an empty one, wire the limiter, listen, and on
- * SIGTERM drain in-flight requests (bounded) before closing the pools.
+ * SIGTERM drain in-flight requests (bounded) before closing the pools. With
+ * WEB_CONCURRENCY above 1 it supervises that many such processes instead
+ * (src/ops/supervisor.ts), each of which runs all of this.
  */
 import "./production-mode.ts"; // first: before any library reads NODE_ENV
 import { openDatabase } from "../db/client.ts";
@@ -28,6 +30,7 @@ import { InFlightGauge } from "./limits/peak-load.ts";
 import { createRateLimiter } from "./limits/wiring.ts";
 import { createLogger, flushLogs } from "./log.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
+import { drainWhenSupervisorGoes, superviseWorkers } from "./ops/supervisor.ts";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -42,7 +45,18 @@ try {
   throw error;
 }
 
-const log = createLogger({ level: config.logLevel });
+const log = createLogger({ level: config.logLevel, origin: config.web.worker ? { worker: config.web.worker } : undefined });
+// Several server processes (WEB_CONCURRENCY): this one supervises them, or is one of them and goes on below.
+if (config.web.concurrency > 1) {
+  if (config.web.worker === undefined)
+    await superviseWorkers({
+      config,
+      log,
+      environment: process.env,
+      command: [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    });
+  drainWhenSupervisorGoes();
+}
 const clock = systemClock;
 
 const database = await openDatabase(
@@ -82,7 +96,8 @@ const app = buildApp(
     draining: () => draining,
   },
 );
-app.listen({ port: config.port, hostname: config.host });
+// reusePort (Elysia's default, said here because workers rely on it): WEB_CONCURRENCY processes share the port.
+app.listen({ port: config.port, hostname: config.host, reusePort: true });
 const server = app.server!;
 const localUrl = localBaseUrl(config.host, server.port!);
 log.info("listening", { url: localUrl, database: database.description, rate_limit_store: limiter.status().store });
