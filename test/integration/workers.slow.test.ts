@@ -246,6 +246,26 @@ describe(`SIGTERM to the supervisor${needingServices}`, () => {
   });
 });
 
+describe(`SIGKILL to the supervisor${needingServices}`, () => {
+  test.skipIf(!services)("its workers see it gone, drain and exit: none serves on, unsupervised", async () => {
+    const server = await startWorkers();
+    const workers = [pidOf(server, 1), pidOf(server, 2)];
+    server.child.kill("SIGKILL");
+    await server.child.exited;
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 400 && workers.some(alive); i++) await Bun.sleep(50);
+    expect(workers.filter(alive)).toEqual([]);
+    await expect(call(`${server.url}/healthz`)).rejects.toThrow();
+  });
+});
+
 /** Runs the entry with `env` until it exits (or `timeoutMs` passes, when it is killed): its code and output. */
 async function runEntry(env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; output: string }> {
   const child = Bun.spawn([process.execPath, "src/main.ts"], {
