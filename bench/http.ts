@@ -11,7 +11,8 @@
  * The app on Postgres + Redis runs twice: one server process, and
  * WEB_CONCURRENCY workers on one port under their supervisor (BENCH_WORKERS,
  * default the number of CPUs, at least 2), and a second table puts their
- * req/s side by side. wrk takes a core of its own (-t1) on the same machine:
+ * req/s side by side, with the server's CPU time per request (all its
+ * processes, from /proc). wrk takes a core of its own (-t1) on the same machine:
  * with 2 cores the workers share the one wrk leaves them (and Postgres and
  * Redis theirs), so the ratio shows what more processes give where the load
  * generator competes for the cores, a floor of what they give on a machine
@@ -43,6 +44,7 @@ import { parseArgs } from "node:util";
 import { root, runCli } from "../test/helpers/process.ts";
 import { printTable, writeResults, type Row } from "./lib/report.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk.ts";
+import { cpuSeconds } from "./lib/cpu.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -83,6 +85,8 @@ interface Backend {
   enterpriseKey: string;
   freeKey: string;
   logPath: string;
+  /** Its server processes: the one, or the supervisor and its workers. */
+  pids: number[];
   counters?: () => Promise<{ redis: number; postgres: number }>;
 }
 
@@ -140,7 +144,10 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
     if (child.exitCode !== null || i > 600) throw new Error(`${name} server did not start: ${readFileSync(logPath, "utf8").slice(-2000)}`);
     await Bun.sleep(50);
   }
-  return { name, url, enterpriseKey, freeKey, logPath };
+  const workerPids = [...readFileSync(logPath, "utf8").matchAll(/"msg":"worker started","worker":\d+,"pid":(\d+)/g)].map((m) =>
+    Number(m[1]),
+  );
+  return { name, url, enterpriseKey, freeKey, logPath, pids: [child.pid, ...workerPids] };
 }
 
 async function postgresBackend(appRoot: string, label: string, workers: number): Promise<Backend> {
@@ -230,6 +237,8 @@ function workersSideBySide(rows: Row[]): Row[] {
         "1 process req/s": single.req_s!,
         [`${WORKERS} workers req/s`]: several.req_s!,
         ratio: Number(several.req_s) / Number(single.req_s),
+        "1 process cpu_us/req": single.cpu_us_per_req!,
+        [`${WORKERS} workers cpu_us/req`]: several.cpu_us_per_req!,
         "1 process p99_ms": single.p99_ms!,
         [`${WORKERS} workers p99_ms`]: several.p99_ms!,
       },
@@ -266,19 +275,30 @@ try {
   }
 
   const options = { seconds: SECONDS, connections: CONNECTIONS, threads: 1 };
-  const results = new Map<string, { backend: string; target: string; runs: WrkResult[]; redis: number; postgres: number }>();
+  const results = new Map<string, { backend: string; target: string; runs: WrkResult[]; redis: number; postgres: number; cpu: number }>();
   const rawTarget: WrkTarget = { method: "GET", url: `http://127.0.0.1:${rawPort}/` };
   const rawRuns: WrkResult[] = [];
+  let rawCpu = 0;
+  /** The server's CPU seconds (all its processes) while `run` runs: what a request costs, whatever else shares the cores. */
+  const onCpu = async <T>(pids: number[], run: () => Promise<T>): Promise<[T, number]> => {
+    const used = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const before = used();
+    const result = await run();
+    return [result, used() - before];
+  };
   for (let round = 0; round < ROUNDS; round++) {
-    rawRuns.push(await runWrk(wrk, rawTarget, options));
+    const [rawRun, rawUsed] = await onCpu([raw.pid], () => runWrk(wrk, rawTarget, options));
+    rawRuns.push(rawRun);
+    rawCpu += rawUsed;
     for (const backend of backends) {
       for (const [name, entry] of Object.entries(targets(backend))) {
         const before = await backend.counters?.();
-        const run = await runWrk(wrk, entry.target, options);
+        const [run, used] = await onCpu(backend.pids, () => runWrk(wrk, entry.target, options));
         const after = await backend.counters?.();
         const id = `${backend.name} ${name}`;
-        const slot = results.get(id) ?? { backend: backend.name, target: name, runs: [], redis: 0, postgres: 0 };
+        const slot = results.get(id) ?? { backend: backend.name, target: name, runs: [], redis: 0, postgres: 0, cpu: 0 };
         slot.runs.push(run);
+        slot.cpu += used;
         if (before && after) {
           slot.redis += after.redis - before.redis;
           slot.postgres += after.postgres - before.postgres;
@@ -299,6 +319,7 @@ try {
       p50_ms: median(rawRuns.map((r) => r.p50Ms)),
       p99_ms: median(rawRuns.map((r) => r.p99Ms)),
       vs_raw: 1,
+      cpu_us_per_req: (rawCpu * 1e6) / rawRuns.reduce((s, r) => s + r.requests, 0),
       redis_per_req: "-",
       pg_per_req: "-",
       errors: rawRuns.reduce((s, r) => s + r.socketErrors, 0),
@@ -315,6 +336,7 @@ try {
       p50_ms: median(slot.runs.map((r) => r.p50Ms)),
       p99_ms: median(slot.runs.map((r) => r.p99Ms)),
       vs_raw: perSecond / rawPerSecond,
+      cpu_us_per_req: (slot.cpu * 1e6) / requests,
       redis_per_req: counted ? slot.redis / requests : "-",
       pg_per_req: counted ? slot.postgres / requests : "-",
       errors: slot.runs.reduce((s, r) => s + r.socketErrors, 0),
@@ -326,8 +348,11 @@ try {
     printTable(`One server process and WEB_CONCURRENCY=${WORKERS} on Postgres + Redis, measured in the same rounds`, byWorkers);
     console.log(
       `\nOn ${availableParallelism()} CPUs, with wrk (-t1) on one of them and Postgres and Redis on the same machine: ` +
-        `the ratio is what ${WORKERS} processes gain where the load generator competes for the cores; ` +
-        "where the load comes from the network (a Fly machine) each process has a core of its own.",
+        `req/s and their ratio are what ${WORKERS} processes gain where the load generator (and anything else running) ` +
+        "competes for the cores: a floor of what they give where the load comes from the network (a Fly machine). " +
+        "cpu_us/req counts the server's processes only (the supervisor's copying of the workers' log lines included); " +
+        "it rises where processes outnumber free cores (switching between them, fewer requests per wake-up), " +
+        `so here it is an upper bound, and ${WORKERS} × 1,000,000 / cpu_us a cautious estimate of req/s with a core per worker.`,
     );
   }
   const logLines = backends.map((b) => ({ backend: b.name, bytes: Bun.file(b.logPath).size }));
