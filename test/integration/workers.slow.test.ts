@@ -13,7 +13,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { migrationsFolder } from "../../db/migrate.ts";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../helpers/env.ts";
-import { root, runCli, type ServerProcess, startServer, waitForOutput } from "../helpers/process.ts";
+import { runCli, type ServerProcess, spawnServer, startServer, waitForOutput } from "../helpers/process.ts";
 import { clearPrefix, uniquePrefix } from "../helpers/redis.ts";
 
 const services = Boolean(TEST_DATABASE_URL && TEST_REDIS_URL);
@@ -268,13 +268,7 @@ describe(`SIGKILL to the supervisor${needingServices}`, () => {
 
 /** Runs the entry with `env` until it exits (or `timeoutMs` passes, when it is killed): its code and output. */
 async function runEntry(env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; output: string }> {
-  const child = Bun.spawn([process.execPath, "src/main.ts"], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", PORT: "0", ...env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const child = spawnServer(env);
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
   await child.exited;
