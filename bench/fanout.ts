@@ -17,7 +17,7 @@
  * `context` message; and the server's CPU time per request (from /proc, so
  * the peers' work is not counted).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBravePeer } from "../test/helpers/peers/brave.ts";
@@ -25,6 +25,7 @@ import type { PeerRequest } from "../test/helpers/peers/provider-peer.ts";
 import { startSearxngPeer } from "../test/helpers/peers/searxng.ts";
 import { startTavilyPeer } from "../test/helpers/peers/tavily.ts";
 import { runCli, startServer, type ServerProcess } from "../test/helpers/process.ts";
+import { cpuSeconds } from "./lib/cpu.ts";
 import { lognormal, seededRandom } from "./lib/latency.ts";
 import { printTable, summarize, writeResults, type Row } from "./lib/report.ts";
 
@@ -114,11 +115,6 @@ function idealMs(id: string, hedging: boolean, pipelined: boolean): number {
   const slowestPage = Math.max(0, ...d.pages);
   const slowestCall = Math.max(0, ...calls);
   return pipelined ? Math.max(slowestCall, Math.min(...calls) + slowestPage) : slowestCall + slowestPage;
-}
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
 }
 
 async function startApp(hedging: boolean, early: boolean): Promise<{ server: ServerProcess; key: string; dir: string }> {

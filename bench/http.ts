@@ -8,6 +8,16 @@
  * p50, p99, the ratio to raw Bun in the same run, and, on Postgres + Redis,
  * Redis round trips and Postgres statements per request.
  *
+ * The app on Postgres + Redis runs twice: one server process, and
+ * WEB_CONCURRENCY workers on one port under their supervisor (BENCH_WORKERS,
+ * default the number of CPUs, at least 2), and a second table puts their
+ * req/s side by side, with the server's CPU time per request (all its
+ * processes, from /proc). wrk takes a core of its own (-t1) on the same machine:
+ * with 2 cores the workers share the one wrk leaves them (and Postgres and
+ * Redis theirs), so the ratio shows what more processes give where the load
+ * generator competes for the cores, a floor of what they give on a machine
+ * whose load comes from the network.
+ *
  * Redis is a private redis-server started for the run and Postgres a fresh
  * database, so their counters hold this bench's traffic only. Redis's
  * commandstats also counts the commands a Lua script runs inside the server;
@@ -16,13 +26,14 @@
  * transaction is one) from pg_stat_database, after the stats are flushed.
  *
  * BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (64),
- * BENCH_BACKENDS (postgres,embedded), BENCH_DATABASE_URL (the server to
- * create the database on, default the local one). `--base DIR` also runs
- * another checkout's app (an earlier commit, with node_modules) in the same
- * interleaved rounds, as the "(base)" rows.
+ * BENCH_BACKENDS (postgres,workers,embedded), BENCH_WORKERS, BENCH_DATABASE_URL
+ * (the server to create the database on, default the local one). `--base DIR`
+ * also runs another checkout's app (an earlier commit, with node_modules) in
+ * the same interleaved rounds, as the "(base)" rows (one process: an earlier
+ * checkout has no workers).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
@@ -33,11 +44,13 @@ import { parseArgs } from "node:util";
 import { root, runCli } from "../test/helpers/process.ts";
 import { printTable, writeResults, type Row } from "./lib/report.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk.ts";
+import { cpuSeconds } from "./lib/cpu.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,embedded").split(",").map((b) => b.trim());
+const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,workers,embedded").split(",").map((b) => b.trim());
+const WORKERS = Number(process.env.BENCH_WORKERS ?? Math.max(2, availableParallelism()));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const { values: cli } = parseArgs({ options: { base: { type: "string" } } });
 const ROOTS: { root: string; label: string }[] = [{ root, label: "" }, ...(cli.base ? [{ root: cli.base, label: " (base)" }] : [])];
@@ -72,6 +85,8 @@ interface Backend {
   enterpriseKey: string;
   freeKey: string;
   logPath: string;
+  /** Its server processes: the one, or the supervisor and its workers. */
+  pids: number[];
   counters?: () => Promise<{ redis: number; postgres: number }>;
 }
 
@@ -86,7 +101,7 @@ function scriptedCommands(appRoot: string): Set<string> {
   return names;
 }
 
-async function startApp(name: string, appRoot: string, env: Record<string, string>): Promise<Omit<Backend, "counters">> {
+async function startApp(name: string, appRoot: string, env: Record<string, string>, workers = 1): Promise<Omit<Backend, "counters">> {
   const cliEnv = { ...env, FETCH_ALLOW_HOSTS: `127.0.0.1:${page.port}`, LOG_LEVEL: "warn" };
   const cli = async (args: string[]) => {
     const result = await runCli(args, cliEnv, appRoot);
@@ -111,6 +126,8 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
       NODE_ENV: "production",
       HOST: "127.0.0.1",
       PORT: String(port),
+      // Said even for one: with Postgres and Redis the default is one process per CPU.
+      WEB_CONCURRENCY: String(workers),
       ...env,
     },
     stdin: "ignore",
@@ -120,18 +137,22 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
   children.push(child);
   cleanups.push(() => rmSync(logDir, { recursive: true, force: true }));
   const url = `http://127.0.0.1:${port}`;
+  const listening = () => readFileSync(logPath, "utf8").match(/"msg":"listening"/g)?.length ?? 0;
   for (let i = 0; ; i++) {
     const ready = await fetch(`${url}/readyz`).catch(() => null);
-    if (ready?.ok) break;
+    if (ready?.ok && listening() >= workers) break;
     if (child.exitCode !== null || i > 600) throw new Error(`${name} server did not start: ${readFileSync(logPath, "utf8").slice(-2000)}`);
     await Bun.sleep(50);
   }
-  return { name, url, enterpriseKey, freeKey, logPath };
+  const workerPids = [...readFileSync(logPath, "utf8").matchAll(/"msg":"worker started","worker":\d+,"pid":(\d+)/g)].map((m) =>
+    Number(m[1]),
+  );
+  return { name, url, enterpriseKey, freeKey, logPath, pids: [child.pid, ...workerPids] };
 }
 
-async function postgresBackend(appRoot: string, label: string): Promise<Backend> {
+async function postgresBackend(appRoot: string, label: string, workers: number): Promise<Backend> {
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  const database = `bench_http_${process.pid}_${label ? "base" : "this"}`;
+  const database = `bench_http_${process.pid}_${label ? "base" : "this"}_${workers}`;
   await admin.unsafe(`create database ${database}`);
   cleanups.push(async () => {
     await admin.unsafe(`drop database if exists ${database} with (force)`);
@@ -142,7 +163,8 @@ async function postgresBackend(appRoot: string, label: string): Promise<Backend>
   cleanups.push(() => redisServer.kill());
   const databaseUrl = new URL(ADMIN_URL);
   databaseUrl.pathname = `/${database}`;
-  const app = await startApp(`postgres${label}`, appRoot, { DATABASE_URL: databaseUrl.toString(), REDIS_URL: redisServer.url });
+  const name = workers > 1 ? `postgres ×${workers}${label}` : `postgres${label}`;
+  const app = await startApp(name, appRoot, { DATABASE_URL: databaseUrl.toString(), REDIS_URL: redisServer.url }, workers);
   const redis = new RedisClient(redisServer.url);
   cleanups.push(() => redis.close());
   const scripted = scriptedCommands(appRoot);
@@ -203,6 +225,27 @@ function targets(backend: Backend): Record<string, { target: WrkTarget; status: 
   };
 }
 
+/** For each target, one process's req/s and p99 next to the workers' (this checkout's rows only). */
+function workersSideBySide(rows: Row[]): Row[] {
+  const one = rows.filter((r) => r.backend === "postgres");
+  return one.flatMap((single) => {
+    const several = rows.find((r) => r.backend === `postgres ×${WORKERS}` && r.target === single.target);
+    if (!several) return [];
+    return [
+      {
+        target: single.target!,
+        "1 process req/s": single.req_s!,
+        [`${WORKERS} workers req/s`]: several.req_s!,
+        ratio: Number(several.req_s) / Number(single.req_s),
+        "1 process cpu_us/req": single.cpu_us_per_req!,
+        [`${WORKERS} workers cpu_us/req`]: several.cpu_us_per_req!,
+        "1 process p99_ms": single.p99_ms!,
+        [`${WORKERS} workers p99_ms`]: several.p99_ms!,
+      },
+    ];
+  });
+}
+
 /** Well formed (shape and checksum pass), so it costs the lookup a real key costs: the expensive kind of bad key. */
 const unknownKey = (await generateApiKey()).secret;
 
@@ -215,8 +258,12 @@ async function statusOf({ target }: { target: WrkTarget }): Promise<number> {
 try {
   const backends: Backend[] = [];
   for (const name of BACKENDS)
-    for (const { root: appRoot, label } of ROOTS)
-      backends.push(name === "postgres" ? await postgresBackend(appRoot, label) : await embeddedBackend(appRoot, label));
+    for (const { root: appRoot, label } of ROOTS) {
+      if (name === "workers" && label) continue; // an earlier checkout runs one process whatever WEB_CONCURRENCY says
+      if (name === "postgres") backends.push(await postgresBackend(appRoot, label, 1));
+      else if (name === "workers") backends.push(await postgresBackend(appRoot, label, WORKERS));
+      else backends.push(await embeddedBackend(appRoot, label));
+    }
 
   // The free key's bucket (10/min) is emptied first: from then on its calls are the 429 being measured.
   for (const backend of backends) for (let i = 0; i < 12; i++) await statusOf(targets(backend)["GET /v1/account (429)"]!);
@@ -228,19 +275,30 @@ try {
   }
 
   const options = { seconds: SECONDS, connections: CONNECTIONS, threads: 1 };
-  const results = new Map<string, { backend: string; target: string; runs: WrkResult[]; redis: number; postgres: number }>();
+  const results = new Map<string, { backend: string; target: string; runs: WrkResult[]; redis: number; postgres: number; cpu: number }>();
   const rawTarget: WrkTarget = { method: "GET", url: `http://127.0.0.1:${rawPort}/` };
   const rawRuns: WrkResult[] = [];
+  let rawCpu = 0;
+  /** The server's CPU seconds (all its processes) while `run` runs: what a request costs, whatever else shares the cores. */
+  const onCpu = async <T>(pids: number[], run: () => Promise<T>): Promise<[T, number]> => {
+    const used = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const before = used();
+    const result = await run();
+    return [result, used() - before];
+  };
   for (let round = 0; round < ROUNDS; round++) {
-    rawRuns.push(await runWrk(wrk, rawTarget, options));
+    const [rawRun, rawUsed] = await onCpu([raw.pid], () => runWrk(wrk, rawTarget, options));
+    rawRuns.push(rawRun);
+    rawCpu += rawUsed;
     for (const backend of backends) {
       for (const [name, entry] of Object.entries(targets(backend))) {
         const before = await backend.counters?.();
-        const run = await runWrk(wrk, entry.target, options);
+        const [run, used] = await onCpu(backend.pids, () => runWrk(wrk, entry.target, options));
         const after = await backend.counters?.();
         const id = `${backend.name} ${name}`;
-        const slot = results.get(id) ?? { backend: backend.name, target: name, runs: [], redis: 0, postgres: 0 };
+        const slot = results.get(id) ?? { backend: backend.name, target: name, runs: [], redis: 0, postgres: 0, cpu: 0 };
         slot.runs.push(run);
+        slot.cpu += used;
         if (before && after) {
           slot.redis += after.redis - before.redis;
           slot.postgres += after.postgres - before.postgres;
@@ -261,6 +319,7 @@ try {
       p50_ms: median(rawRuns.map((r) => r.p50Ms)),
       p99_ms: median(rawRuns.map((r) => r.p99Ms)),
       vs_raw: 1,
+      cpu_us_per_req: (rawCpu * 1e6) / rawRuns.reduce((s, r) => s + r.requests, 0),
       redis_per_req: "-",
       pg_per_req: "-",
       errors: rawRuns.reduce((s, r) => s + r.socketErrors, 0),
@@ -277,15 +336,30 @@ try {
       p50_ms: median(slot.runs.map((r) => r.p50Ms)),
       p99_ms: median(slot.runs.map((r) => r.p99Ms)),
       vs_raw: perSecond / rawPerSecond,
+      cpu_us_per_req: (slot.cpu * 1e6) / requests,
       redis_per_req: counted ? slot.redis / requests : "-",
       pg_per_req: counted ? slot.postgres / requests : "-",
       errors: slot.runs.reduce((s, r) => s + r.socketErrors, 0),
     });
   }
   printTable(`HTTP hot path: wrk -t1 -c${CONNECTIONS}, ${SECONDS} s per target, median of ${ROUNDS} interleaved rounds`, rows);
+  const byWorkers = workersSideBySide(rows);
+  if (byWorkers.length) {
+    printTable(`One server process and WEB_CONCURRENCY=${WORKERS} on Postgres + Redis, measured in the same rounds`, byWorkers);
+    console.log(
+      `\nOn ${availableParallelism()} CPUs, with wrk (-t1) on one of them and Postgres and Redis on the same machine: ` +
+        `req/s and their ratio are what ${WORKERS} processes gain where the load generator (and anything else running) ` +
+        "competes for the cores: a floor of what they give where the load comes from the network (a Fly machine). " +
+        "cpu_us/req counts the server's processes only (the supervisor's copying of the workers' log lines included); " +
+        "it rises where processes outnumber free cores (switching between them, fewer requests per wake-up), " +
+        `so here it is an upper bound, and ${WORKERS} × 1,000,000 / cpu_us a cautious estimate of req/s with a core per worker.`,
+    );
+  }
   const logLines = backends.map((b) => ({ backend: b.name, bytes: Bun.file(b.logPath).size }));
   console.log(`\naccess log written: ${logLines.map((l) => `${l.backend} ${(l.bytes / 1e6).toFixed(1)} MB`).join(", ")}`);
-  console.log(`wrote ${writeResults("http", { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, rows })}`);
+  console.log(
+    `wrote ${writeResults("http", { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, workers: WORKERS, cpus: availableParallelism(), rows, byWorkers })}`,
+  );
 } finally {
   for (const child of children) child.kill("SIGTERM");
   await Promise.all(children.map((c) => c.exited));

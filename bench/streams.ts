@@ -237,6 +237,8 @@ async function startInstance(face: Face): Promise<Instance> {
     FETCH_MAX_PER_HOST: "64",
     WS_MAX_SOCKETS_PER_KEY: String(Math.max(20, STREAMS)),
     LOG_LEVEL: "info",
+    // One server process, whose RSS and queue are measured (with Postgres and Redis the default is one per CPU).
+    WEB_CONCURRENCY: "1",
   };
   for (const name of PASSED_THROUGH) if (process.env[name]) env[name] = process.env[name]!;
   // The CLI migrates the fresh database; an Enterprise limit of a million a minute refuses nothing here.

@@ -63,6 +63,39 @@ describe("the environment", () => {
     ]);
   });
 
+  test("server processes (WEB_CONCURRENCY): the CPUs with Postgres and a shared limiter, else 1; each counts its share of the machine", () => {
+    const GB = 1024 ** 3;
+    const fleet = { DATABASE_URL: "postgres://u:p@db:5432/x", REDIS_URL: "redis://r:6379" };
+    const host = { cpus: 4, memoryBytes: 16 * GB };
+    expect(loadConfig({}, host).web).toEqual({ concurrency: 1, worker: undefined });
+    expect(loadConfig({ DATABASE_URL: fleet.DATABASE_URL }, host).web.concurrency).toBe(1);
+    expect(loadConfig({ REDIS_URL: fleet.REDIS_URL }, host).web.concurrency).toBe(1);
+    expect(loadConfig(fleet, host).web.concurrency).toBe(4);
+    const upstash = { DATABASE_URL: fleet.DATABASE_URL, UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" };
+    expect(loadConfig(upstash, host).web.concurrency).toBe(4);
+    expect(loadConfig({ ...fleet, WEB_CONCURRENCY: "1" }, host).web.concurrency).toBe(1);
+    expect(loadConfig({ ...fleet, WEB_CONCURRENCY: "2", WEB_WORKER: "2" }, host).web).toEqual({ concurrency: 2, worker: 2 });
+    // Four processes on four CPUs run, together, the runs and extraction threads one process would.
+    expect(loadConfig(fleet, host).runs.concurrency).toBe(8);
+    expect(loadConfig({ ...fleet, WEB_CONCURRENCY: "1" }, host).runs.concurrency).toBe(32);
+    expect(loadConfig(fleet, host).extraction.workers).toBe(1);
+    expect(loadConfig({ ...fleet, EXTRACT_WORKERS: "3" }, host).extraction.workers).toBe(3);
+  });
+
+  test("several processes without Postgres or a shared limiter are refused, saying why", () => {
+    expect(problems({ WEB_CONCURRENCY: "2", REDIS_URL: "redis://r:6379" })).toEqual([
+      expect.stringMatching(/^WEB_CONCURRENCY=2 needs DATABASE_URL: the embedded database \(PGlite in DATA_DIR\) belongs to one process/),
+    ]);
+    expect(problems({ WEB_CONCURRENCY: "3", DATABASE_URL: "postgres://db/x" })).toEqual([
+      expect.stringMatching(
+        /^WEB_CONCURRENCY=3 needs REDIS_URL \(or UPSTASH_REDIS_REST_URL\): .* each process would admit the whole limit/,
+      ),
+    ]);
+    expect(problems({ WEB_CONCURRENCY: "0" })[0]).toStartWith("WEB_CONCURRENCY must be an integer >= 1");
+    const fleet = { DATABASE_URL: "postgres://db/x", REDIS_URL: "redis://r:6379", WEB_CONCURRENCY: "2" };
+    expect(problems({ ...fleet, WEB_WORKER: "3" })[0]).toStartWith("WEB_WORKER is set only by the supervisor");
+  });
+
   test("Upstash needs both its URL and token, and excludes REDIS_URL", () => {
     expect(problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })[0]).toContain("set together");
     expect(

@@ -22,8 +22,15 @@ const RUN_MEMORY_BYTES = 16 * 1024 * 1024;
 /** The default number of runs at once: so many per CPU, fewer where half the memory holds fewer. */
 export function defaultRunConcurrency(host: { cpus: number; memoryBytes: number }, withModel: boolean): number {
   const perCpu = withModel ? RUNS_PER_CPU.model : RUNS_PER_CPU.extractive;
-  return Math.max(1, Math.min(perCpu * host.cpus, Math.floor(host.memoryBytes / 2 / RUN_MEMORY_BYTES)));
+  return Math.max(1, Math.floor(Math.min(perCpu * host.cpus, host.memoryBytes / 2 / RUN_MEMORY_BYTES)));
 }
+
+/**
+ * Set by the supervisor (src/ops/supervisor.ts) in each server process it
+ * starts: that process's worker number, from 1. Not a setting: an operator
+ * sets WEB_CONCURRENCY.
+ */
+export const WEB_WORKER_ENV = "WEB_WORKER";
 
 /** This machine, as the run queue's default sees it: its CPUs, and a container's memory limit if there is one (Bun and Node report it). */
 const thisHost = () => ({ cpus: availableParallelism(), memoryBytes: process.constrainedMemory?.() || totalmem() });
@@ -39,6 +46,15 @@ const LogLevel = Type.Union([
 export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: "TCP port to listen on (0 picks a free one)." }),
   HOST: Type.String({ minLength: 1, default: "0.0.0.0", description: "Address to bind. Use 127.0.0.1 to keep the API off the network." }),
+  WEB_CONCURRENCY: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 256,
+      documentedDefault: "the number of CPUs with Postgres and Redis, else 1",
+      description:
+        "Server processes on this machine, sharing its port (Linux's SO_REUSEPORT), under one supervisor that restarts a crashed one and passes SIGTERM's drain to all; each is an instance of its own, as between machines. Absent: the number of CPUs when DATABASE_URL and a shared rate-limit store (REDIS_URL or Upstash) are set, else 1. More than 1 needs both: the embedded database belongs to one process, and an in-memory limiter would let each process admit the whole limit. Defaults taken from the machine's size (RUN_CONCURRENCY, EXTRACT_WORKERS) are divided among the processes.",
+    }),
+  ),
   PUBLIC_BASE_URL: Type.Optional(
     Type.String({
       pattern: "^https?://[^\\s/?#]+(/[^\\s?#]*)?$",
@@ -60,7 +76,7 @@ export const EnvSchema = Type.Object({
     minimum: 1,
     maximum: 200,
     default: 10,
-    description: "Largest number of Postgres connections per instance.",
+    description: "Largest number of Postgres connections per instance (per process with WEB_CONCURRENCY above 1).",
   }),
   REDIS_URL: Type.Optional(
     Type.String({
@@ -172,7 +188,8 @@ export const EnvSchema = Type.Object({
     default: Math.max(1, navigator.hardwareConcurrency || 1),
     // The reference page is the same on every machine: it names the default rather than this one's value.
     documentedDefault: "the number of CPUs",
-    description: "Worker threads extracting pages (default: the number of CPUs).",
+    description:
+      "Worker threads extracting pages (default: the number of CPUs, divided among the processes when WEB_CONCURRENCY is above 1).",
   }),
   EXTRACT_TIMEOUT_MS: Type.Integer({
     minimum: 100,
@@ -266,7 +283,7 @@ export const EnvSchema = Type.Object({
       minimum: 1,
       maximum: 10_000,
       description:
-        "Research runs (searches, streams and endpoint calls) executing at once per instance; more wait their turn, fairly between accounts. Absent: 8 per CPU (32 with a language model, whose runs mostly wait for it), fewer when half the memory (a container's limit, if any) holds fewer at 16 MB a run.",
+        "Research runs (searches, streams and endpoint calls) executing at once per instance (per process with WEB_CONCURRENCY above 1); more wait their turn, fairly between accounts. Absent: 8 per CPU (32 with a language model, whose runs mostly wait for it), fewer when half the memory (a container's limit, if any) holds fewer at 16 MB a run; each process counts its share of the CPUs and memory.",
     }),
   ),
   RUN_QUEUE_MAX: Type.Integer({
@@ -380,6 +397,8 @@ export type LogLevelName = Static<typeof LogLevel>;
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** Server processes on this machine (WEB_CONCURRENCY), and this process's number when it is one of them (src/ops/supervisor.ts). */
+  readonly web: { readonly concurrency: number; readonly worker: number | undefined };
   readonly publicBaseUrl: string | undefined;
   readonly dataDir: string;
   readonly database: { readonly url: string | undefined; readonly poolMax: number };
@@ -570,11 +589,32 @@ export function loadConfig(
   }
   const abuseWindows = [...new Set(env.ABUSE_WINDOWS_SECONDS.split(",").map((w) => Number(w.trim())))].sort((a, b) => a - b);
   if (abuseWindows.some((w) => w < 10 || w > 86_400)) problems.push("ABUSE_WINDOWS_SECONDS: each window is 10 to 86400 seconds");
+  // Several processes are a fleet of their own: they need what a fleet shares. Asked for without it, the start is
+  // refused (the operator meant several); by default, one process runs instead, as before WEB_CONCURRENCY existed.
+  const sharedLimiter = Boolean(env.REDIS_URL || env.UPSTASH_REDIS_REST_URL);
+  const concurrency = env.WEB_CONCURRENCY ?? (env.DATABASE_URL && sharedLimiter ? Math.min(256, Math.max(1, host.cpus)) : 1);
+  if (concurrency > 1 && !env.DATABASE_URL)
+    problems.push(
+      `WEB_CONCURRENCY=${concurrency} needs DATABASE_URL: the embedded database (PGlite in DATA_DIR) belongs to one process; set DATABASE_URL to a Postgres, or WEB_CONCURRENCY=1`,
+    );
+  if (concurrency > 1 && !sharedLimiter)
+    problems.push(
+      `WEB_CONCURRENCY=${concurrency} needs REDIS_URL (or UPSTASH_REDIS_REST_URL): with the in-memory rate limiter each process would admit the whole limit; set one, or WEB_CONCURRENCY=1`,
+    );
+  const workerText = environment[WEB_WORKER_ENV]?.trim();
+  const worker = workerText ? Number(workerText) : undefined;
+  if (worker !== undefined && !(Number.isInteger(worker) && worker >= 1 && worker <= concurrency))
+    problems.push(
+      `${WEB_WORKER_ENV} is set only by the supervisor of WEB_CONCURRENCY processes (got ${JSON.stringify(workerText)}); unset it`,
+    );
+  // Each process of several counts its share of the machine, so together they size themselves as one did.
+  const share = { cpus: host.cpus / concurrency, memoryBytes: host.memoryBytes / concurrency };
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
     port: env.PORT,
     host: env.HOST,
+    web: { concurrency, worker },
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     dataDir: env.DATA_DIR,
     database: { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX },
@@ -608,7 +648,11 @@ export function loadConfig(
       userAgent: env.FETCH_USER_AGENT,
     },
     contentsMaxAgeSeconds: env.CONTENTS_MAX_AGE_SECONDS,
-    extraction: { workers: env.EXTRACT_WORKERS, timeoutMs: env.EXTRACT_TIMEOUT_MS, idleMs: env.EXTRACT_IDLE_MS },
+    extraction: {
+      workers: concurrency > 1 && !environment.EXTRACT_WORKERS?.trim() ? Math.max(1, Math.round(share.cpus)) : env.EXTRACT_WORKERS,
+      timeoutMs: env.EXTRACT_TIMEOUT_MS,
+      idleMs: env.EXTRACT_IDLE_MS,
+    },
     pricing: { perMillionTokens: env.PRICE_PER_MILLION_TOKENS, publisherShare: env.PUBLISHER_SHARE },
     clientAddress: { trustProxy: env.TRUST_PROXY, header: env.CLIENT_IP_HEADER?.toLowerCase() },
     abuse: {
@@ -646,7 +690,7 @@ export function loadConfig(
       imageMaxBytes: env.IMAGE_MAX_BYTES,
       maxSocketsPerKey: env.WS_MAX_SOCKETS_PER_KEY,
     },
-    runs: { concurrency: env.RUN_CONCURRENCY ?? defaultRunConcurrency(host, llmProvider !== "none"), queueMax: env.RUN_QUEUE_MAX },
+    runs: { concurrency: env.RUN_CONCURRENCY ?? defaultRunConcurrency(share, llmProvider !== "none"), queueMax: env.RUN_QUEUE_MAX },
     llm:
       llmProvider === "none"
         ? null

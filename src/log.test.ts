@@ -42,3 +42,12 @@ test("throttledWarn logs a repeating failure once per interval, then says how ma
   expect(lines.length).toBe(3);
   expect(JSON.parse(lines.at(-1)!)).toMatchObject({ level: "warn", msg: "stamp failed", skipped: 5 });
 });
+
+test("a worker's number is written last on every line, its children's too", () => {
+  const lines: string[] = [];
+  const log = createLogger({ level: "info", sink: (l) => lines.push(l), origin: { worker: 2 } });
+  log.info("listening", { url: "http://127.0.0.1:3000" });
+  log.child({ request_id: "req_1" }).warn("slow", { ms: 5 });
+  expect(lines[0]).toMatch(/^\{"time":"[^"]+","level":"info","msg":"listening","url":"http:\/\/127\.0\.0\.1:3000","worker":2\}$/);
+  expect(JSON.parse(lines[1]!)).toEqual({ time: expect.any(String), level: "warn", msg: "slow", request_id: "req_1", ms: 5, worker: 2 });
+});

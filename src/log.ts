@@ -105,25 +105,32 @@ function member(key: string, value: unknown): string {
   return `,${JSON.stringify(key)}:${JSON.stringify(text)}`;
 }
 
-export function createLogger(options: { level: LogLevelName; sink?: LogSink; base?: LogFields }): Logger {
+/**
+ * `origin`: which process wrote the line (a worker's number, src/ops/supervisor.ts), written last on every line, so
+ * a reader matching a line's leading fields (`"msg":"listening","url":...`) reads it alike with or without it.
+ */
+export function createLogger(options: { level: LogLevelName; sink?: LogSink; base?: LogFields; origin?: LogFields }): Logger {
   const threshold = RANK[options.level];
   const sink = options.sink ?? stdoutSink;
   const base = options.base ?? {};
   // Built by hand, field by field, rather than merged into an object and stringified: one line per request at info.
   const baseMembers = Object.entries(base).map(([key, value]) => [key, member(key, value)] as const);
+  const originText = Object.entries(options.origin ?? {})
+    .map(([key, value]) => member(key, value))
+    .join("");
   const write = (level: Exclude<LogLevelName, "silent">, msg: string, fields?: LogFields) => {
     if (RANK[level] < threshold) return;
     let line = `{"time":"${timestamp()}","level":"${level}","msg":${JSON.stringify(redact(msg))}`;
     for (const [key, text] of baseMembers) if (!fields || !(key in fields)) line += text;
     if (fields) for (const key in fields) line += member(key, fields[key]);
-    sink(`${line}}`);
+    sink(`${line}${originText}}`);
   };
   return {
     debug: (msg, fields) => write("debug", msg, fields),
     info: (msg, fields) => write("info", msg, fields),
     warn: (msg, fields) => write("warn", msg, fields),
     error: (msg, fields) => write("error", msg, fields),
-    child: (fields) => createLogger({ level: options.level, sink, base: { ...base, ...fields } }),
+    child: (fields) => createLogger({ level: options.level, sink, base: { ...base, ...fields }, origin: options.origin }),
   };
 }
 

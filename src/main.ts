@@ -3,6 +3,8 @@
  * the first account on an empty one, wire the limiter, listen, and on
  * SIGTERM report not ready while still serving (DRAIN_GRACE_MS), then stop
  * accepting and drain in-flight requests (bounded) before closing the pools.
+ * With WEB_CONCURRENCY above 1 it supervises that many such processes
+ * instead (src/ops/supervisor.ts), each of which runs all of this.
  */
 import "./production-mode.ts"; // first: before any library reads NODE_ENV
 import { openDatabase } from "../db/client.ts";
@@ -29,6 +31,7 @@ import { InFlightGauge } from "./limits/peak-load.ts";
 import { createRateLimiter } from "./limits/wiring.ts";
 import { createLogger, flushLogs } from "./log.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
+import { drainWhenSupervisorGoes, superviseWorkers } from "./ops/supervisor.ts";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -43,7 +46,18 @@ try {
   throw error;
 }
 
-const log = createLogger({ level: config.logLevel });
+const log = createLogger({ level: config.logLevel, origin: config.web.worker ? { worker: config.web.worker } : undefined });
+// Several server processes (WEB_CONCURRENCY): this one supervises them, or is one of them and goes on below.
+if (config.web.concurrency > 1) {
+  if (config.web.worker === undefined)
+    await superviseWorkers({
+      config,
+      log,
+      environment: process.env,
+      command: [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    });
+  drainWhenSupervisorGoes();
+}
 const clock = systemClock;
 
 const database = await openDatabase(
@@ -91,7 +105,8 @@ const app = buildApp(
     refusing: () => phase === "refusing",
   },
 );
-app.listen({ port: config.port, hostname: config.host });
+// reusePort (Elysia's default, said here because workers rely on it): WEB_CONCURRENCY processes share the port.
+app.listen({ port: config.port, hostname: config.host, reusePort: true });
 const server = app.server!;
 const localUrl = localBaseUrl(config.host, server.port!);
 log.info("listening", { url: localUrl, database: database.description, rate_limit_store: limiter.status().store });

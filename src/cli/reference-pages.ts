@@ -75,7 +75,8 @@ and passes them in; nothing else reads the environment. \`npm run cli -- config\
 - Some settings go together: \`UPSTASH_REDIS_REST_URL\` and \`UPSTASH_REDIS_REST_TOKEN\` are set both or neither, and not
   with \`REDIS_URL\`; each provider in \`SEARCH_PROVIDERS\` other than \`local\` and \`wikipedia\` needs its URL or key
   (\`SEARXNG_URL\`, \`BRAVE_API_KEY\`, \`TAVILY_API_KEY\`, \`EXA_API_KEY\`); a language model needs \`LLM_MODEL\`, and
-  \`LLM_PROVIDER=anthropic\` needs \`ANTHROPIC_API_KEY\`.
+  \`LLM_PROVIDER=anthropic\` needs \`ANTHROPIC_API_KEY\`; \`WEB_CONCURRENCY\` above 1 needs \`DATABASE_URL\` and \`REDIS_URL\` (or
+  Upstash).
 - \`HTTP_PROXY\`, \`HTTPS_PROXY\` and \`ALL_PROXY\` (in either case) must not be set: page fetching connects to the
   addresses it has checked, and a proxy would resolve names itself.
 

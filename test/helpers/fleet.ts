@@ -98,8 +98,10 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     EXTRACT_WORKERS: "1",
     DATABASE_POOL_MAX: "4",
     SHUTDOWN_TIMEOUT_MS: "10000",
-    // The drain grace (issue 25, item 3) must outlast the balancer's two failed checks; ignored by code without it.
+    // The drain grace must outlast the balancer's two failed checks.
     DRAIN_GRACE_MS: String(UNROUTED_WITHIN_MS + 1_000),
+    // One server process an instance, so a test stops, kills and counts instances (several per machine: workers.slow.test.ts).
+    WEB_CONCURRENCY: "1",
     ...options.env,
   };
   const names = "abcdefghij".slice(0, size).split("");

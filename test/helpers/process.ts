@@ -27,14 +27,19 @@ export function captureOutput(child: Subprocess<"ignore", "pipe", "pipe">): () =
   return () => chunks.join("");
 }
 
-export async function startServer(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
-  const child = Bun.spawn([process.execPath, "src/main.ts"], {
+/** The server's entry as an operator starts it, on loopback and a free port unless `env` says otherwise. */
+export function spawnServer(env: Record<string, string>): Subprocess<"ignore", "pipe", "pipe"> {
+  return Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", PORT: "0", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
+}
+
+export async function startServer(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
+  const child = spawnServer(env);
   const output = captureOutput(child);
   const deadline = Date.now() + timeoutMs;
   let url: string | undefined;
