@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { fleetOnDemand } from "../helpers/fleet.ts";
 
 const onDemand = fleetOnDemand();
-/** Started by the first test that runs (none while the tests below are todo). */
+/** Started by the first test that runs. */
 const theFleet = async () => (await onDemand.get()).fleet;
 afterAll(() => onDemand.stop());
 
@@ -19,8 +19,9 @@ const textOf = (result: Record<string, unknown>) =>
     .map((c) => c.text)
     .join("\n");
 
-// Today a session lives in the memory of the instance that opened it: the next request, on another instance, is a 404.
-test.todo("a session initialised through the balancer lists its tools, searches and is deleted, each request on the next instance", async () => {
+// Before sessions were shared state, a session lived in the memory of the instance that opened it: the next request, on
+// another instance, was a 404.
+test("a session initialised through the balancer lists its tools, searches and is deleted, each request on the next instance", async () => {
   const f = await theFleet();
   const { apiKey } = await f.account({ name: "agent", limit: 100_000 });
   const transport = new StreamableHTTPClientTransport(new URL(`${f.url}/mcp`), {

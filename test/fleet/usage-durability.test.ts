@@ -11,7 +11,7 @@ import { accounts, usageRecords } from "../../db/schema.ts";
 import { fleetOnDemand } from "../helpers/fleet.ts";
 
 const onDemand = fleetOnDemand();
-/** Started by the first test that runs (none while the tests below are todo). */
+/** Started by the first test that runs. */
 const theFleet = async () => (await onDemand.get()).fleet;
 afterAll(() => onDemand.stop());
 
