@@ -1,12 +1,14 @@
 /**
  * npm run bench:http
  *
- * The hot path under load: raw Bun.serve (the ceiling) and the app, on
- * Postgres + Redis and on the embedded defaults (PGlite + in-memory limiter),
- * each a process of its own, driven by wrk (-t1 -c64) in interleaved rounds
- * so the machine's drift hits every target alike. For each target: req/s,
- * p50, p99, the ratio to raw Bun in the same run, and, on Postgres + Redis,
- * Redis round trips and Postgres statements per request.
+ * The hot path under load: raw Bun.serve (the ceiling), the floor (the same
+ * Elysia with the same schemas, an auth derive over a Map and a cheap access
+ * log: lib/floor-app.ts) and the app, on Postgres + Redis and on the
+ * embedded defaults (PGlite + in-memory limiter), each a process of its own,
+ * driven by wrk (-t1 -c64) in interleaved rounds so the machine's drift hits
+ * every target alike. For each target: req/s, p50, p99, the ratios to raw Bun
+ * and to the floor in the same run, and, on Postgres + Redis, Redis round
+ * trips and Postgres statements per request.
  *
  * The app on Postgres + Redis runs twice: one server process, and
  * WEB_CONCURRENCY workers on one port under their supervisor (BENCH_WORKERS,
@@ -78,6 +80,22 @@ const rawPort = await (async () => {
   const { value } = await raw.stdout.getReader().read();
   return Number(new TextDecoder().decode(value).trim());
 })();
+
+// ---- the floor: the same Elysia with the same schemas and a cheap access log, no database (lib/floor-app.ts)
+const floorKeys = { enterprise: (await generateApiKey()).secret, free: (await generateApiKey()).secret };
+const floorLog = join(mkdtempSync(join(tmpdir(), "bench-http-floor-")), "floor.log");
+const floorChild = Bun.spawn([process.execPath, fileURLToPath(new URL("./lib/floor-app.ts", import.meta.url))], {
+  env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", FLOOR_ENTERPRISE_KEY: floorKeys.enterprise, FLOOR_FREE_KEY: floorKeys.free },
+  stdout: Bun.file(floorLog),
+  stderr: "inherit",
+});
+children.push(floorChild);
+let floorPort = 0;
+for (let i = 0; !floorPort; i++) {
+  floorPort = Number(readFileSync(floorLog, "utf8").split("\n")[0]) || 0;
+  if (i > 200) throw new Error("the floor app did not start");
+  if (!floorPort) await Bun.sleep(25);
+}
 
 interface Backend {
   name: string;
@@ -192,10 +210,20 @@ async function embeddedBackend(appRoot: string, label: string): Promise<Backend>
   return startApp(`embedded${label}`, appRoot, { DATA_DIR: dataDir });
 }
 
+/** The floor serves every target but the page read, which needs the service's page cache. */
+const FLOOR: Backend = {
+  name: "floor",
+  url: `http://127.0.0.1:${floorPort}`,
+  enterpriseKey: floorKeys.enterprise,
+  freeKey: floorKeys.free,
+  logPath: floorLog,
+  pids: [floorChild.pid],
+};
+
 function targets(backend: Backend): Record<string, { target: WrkTarget; status: number }> {
   const key = { "x-api-key": backend.enterpriseKey };
   const json = { ...key, "content-type": "application/json" };
-  return {
+  const all: Record<string, { target: WrkTarget; status: number }> = {
     "GET /healthz": { target: { method: "GET", url: `${backend.url}/healthz` }, status: 200 },
     "POST /v1/search {} (422)": { target: { method: "POST", url: `${backend.url}/v1/search`, headers: json, body: "{}" }, status: 422 },
     "GET /v1/account": { target: { method: "GET", url: `${backend.url}/v1/account`, headers: key }, status: 200 },
@@ -223,6 +251,8 @@ function targets(backend: Backend): Record<string, { target: WrkTarget; status: 
       status: 401,
     },
   };
+  if (backend === FLOOR) delete all["POST /v1/contents (cached)"];
+  return all;
 }
 
 /** For each target, one process's req/s and p99 next to the workers' (this checkout's rows only). */
@@ -265,6 +295,7 @@ try {
       else backends.push(await embeddedBackend(appRoot, label));
     }
 
+  backends.unshift(FLOOR);
   // The free key's bucket (10/min) is emptied first: from then on its calls are the 429 being measured.
   for (const backend of backends) for (let i = 0; i < 12; i++) await statusOf(targets(backend)["GET /v1/account (429)"]!);
   for (const backend of backends) {
@@ -319,16 +350,21 @@ try {
       p50_ms: median(rawRuns.map((r) => r.p50Ms)),
       p99_ms: median(rawRuns.map((r) => r.p99Ms)),
       vs_raw: 1,
+      vs_floor: "-",
       cpu_us_per_req: (rawCpu * 1e6) / rawRuns.reduce((s, r) => s + r.requests, 0),
       redis_per_req: "-",
       pg_per_req: "-",
       errors: rawRuns.reduce((s, r) => s + r.socketErrors, 0),
     },
   ];
+  const floorPerSecond = new Map<string, number>();
+  for (const slot of results.values())
+    if (slot.backend === FLOOR.name) floorPerSecond.set(slot.target, median(slot.runs.map((r) => r.perSecond)));
   for (const slot of results.values()) {
     const requests = slot.runs.reduce((s, r) => s + r.requests, 0);
     const perSecond = median(slot.runs.map((r) => r.perSecond));
     const counted = slot.backend.startsWith("postgres");
+    const floor = floorPerSecond.get(slot.target);
     rows.push({
       backend: slot.backend,
       target: slot.target,
@@ -336,6 +372,7 @@ try {
       p50_ms: median(slot.runs.map((r) => r.p50Ms)),
       p99_ms: median(slot.runs.map((r) => r.p99Ms)),
       vs_raw: perSecond / rawPerSecond,
+      vs_floor: floor ? perSecond / floor : "-",
       cpu_us_per_req: (slot.cpu * 1e6) / requests,
       redis_per_req: counted ? slot.redis / requests : "-",
       pg_per_req: counted ? slot.postgres / requests : "-",
