@@ -96,18 +96,18 @@ export interface UsageWrite extends UsageRecordRow {
  */
 export async function writeUsage(db: Database, rows: UsageWrite[]): Promise<string[]> {
   if (rows.length === 0) return [];
+  // Most batches move no money (failed calls, calls that are not billable): a plain insert, without the debits' joins.
+  if (!rows.some((row) => row.debit_micros > 0)) {
+    await db.execute(
+      sql`insert into usage_records (${COLUMNS}) select ${COLUMNS} from ${recordset(rows)} on conflict (event_id) do nothing`,
+    );
+    return [];
+  }
   const debited = await db.execute(sql`
     with input as (
-      select distinct on (event_id) *
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(account_id text, api_key_id text, route text, status smallint,
-        tokens integer, cost_micros bigint, publisher_account_id text, published_id text, api_id integer, earnings_micros bigint,
-        request_id text, event_id text, created_at timestamptz, debit_micros bigint)
+      select distinct on (event_id) * from ${recordset(rows)}
     ), inserted as (
-      insert into usage_records (account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
-        api_id, earnings_micros, request_id, event_id, created_at)
-      select account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id,
-        api_id, earnings_micros, request_id, event_id, created_at
-      from input
+      insert into usage_records (${COLUMNS}) select ${COLUMNS} from input
       on conflict (event_id) do nothing
       returning event_id
     ), debits as (
@@ -125,6 +125,16 @@ export async function writeUsage(db: Database, rows: UsageWrite[]): Promise<stri
     returning accounts.id`);
   return rowsOf(debited).map((row) => String(row.id));
 }
+
+/** The columns a usage record is written with, in one order for the insert and its select. */
+const COLUMNS = sql.raw(
+  "account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id, api_id, earnings_micros, request_id, event_id, created_at",
+);
+
+/** The rows as one JSON parameter, unpacked into a relation `r` (with each row's debit beside its columns). */
+const recordset = (rows: UsageWrite[]) => sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(account_id text, api_key_id text,
+  route text, status smallint, tokens integer, cost_micros bigint, publisher_account_id text, published_id text, api_id integer,
+  earnings_micros bigint, request_id text, event_id text, created_at timestamptz, debit_micros bigint)`;
 
 /** The rows of an execute() result: postgres.js answers an array, PGlite an object with `rows`. */
 function rowsOf(result: unknown): Record<string, unknown>[] {
