@@ -209,6 +209,13 @@ export const EnvSchema = Type.Object({
     default: 86_400,
     description: "How long a fetched page is reused when a call does not say (max_age_seconds).",
   }),
+  CONTENTS_MEMORY_CACHE_MB: Type.Integer({
+    minimum: 0,
+    maximum: 4_096,
+    default: 32,
+    description:
+      "Memory for the hot pages: the pages this process read or served last, kept in front of the page cache's table so a hit costs no database statement (least recently used out first; one page at most an eighth of it). 0 turns it off.",
+  }),
   SEARCH_PROVIDERS: Type.String({
     pattern: "^\\s*(local|searxng|brave|tavily|exa|wikipedia)(\\s*,\\s*(local|searxng|brave|tavily|exa|wikipedia))*\\s*$",
     default: "local,wikipedia",
@@ -430,6 +437,8 @@ export interface Config {
     readonly userAgent: string;
   };
   readonly contentsMaxAgeSeconds: number;
+  /** Bytes of hot pages held in memory (CONTENTS_MEMORY_CACHE_MB). */
+  readonly hotPagesBytes: number;
   readonly extraction: { readonly workers: number; readonly timeoutMs: number; readonly idleMs: number };
   readonly pricing: { readonly perMillionTokens: number; readonly publisherShare: number };
   /** Where a call comes from (http/client-address.ts): sign-in limits and abuse detection read it. */
@@ -648,6 +657,7 @@ export function loadConfig(
       userAgent: env.FETCH_USER_AGENT,
     },
     contentsMaxAgeSeconds: env.CONTENTS_MAX_AGE_SECONDS,
+    hotPagesBytes: env.CONTENTS_MEMORY_CACHE_MB * 1024 * 1024,
     extraction: {
       workers: concurrency > 1 && !environment.EXTRACT_WORKERS?.trim() ? Math.max(1, Math.round(share.cpus)) : env.EXTRACT_WORKERS,
       timeoutMs: env.EXTRACT_TIMEOUT_MS,

@@ -23,6 +23,7 @@ import { systemResolver } from "./contents/egress/resolver.ts";
 import { SafeFetch } from "./contents/egress/safe-fetch.ts";
 import { ExtractionPool } from "./contents/extraction-pool.ts";
 import { PageReads } from "./contents/page-reads.ts";
+import { HotPages } from "./contents/hot-pages.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { KEY_ENV } from "./accounts/keys.ts";
 import { localBaseUrl } from "./http/base-url.ts";
@@ -91,7 +92,7 @@ const usage = new UsageRecorder(database.db, log, config.pricing, {
 /** Shutdown's phase: serving, then not ready but serving (the grace), then refusing new calls while the running ones finish. */
 let phase: "serving" | "grace" | "refusing" = "serving";
 const fetcher = new SafeFetch(config.fetch, { resolver: systemResolver, log });
-const pageReads = new PageReads();
+const pageReads = new PageReads(new HotPages({ maxBytes: config.hotPagesBytes }));
 const extractor = new ExtractionPool(config.extraction, log);
 const background = new BackgroundWrites();
 // The detector's own verbs (throttle, suspend) reach this process's running calls through `standing` at once.

@@ -1,8 +1,10 @@
 /**
  * The page reads of one app in progress: fetches in flight (shared by
  * concurrent readers of a URL) and pages read but not yet stored (served to
- * a reader of the same URL meanwhile). Shutdown waits for the stores.
+ * a reader of the same URL meanwhile), and the hot pages held in memory
+ * (hot-pages.ts). Shutdown waits for the stores.
  */
+import { HotPages } from "./hot-pages.ts";
 import type { PageRow } from "./queries.ts";
 
 export interface SharedRead {
@@ -13,6 +15,9 @@ export interface SharedRead {
 }
 
 export class PageReads {
+  /** main.ts passes the configured size; the default suits a test or a CLI run. */
+  constructor(readonly hot: HotPages = new HotPages({ maxBytes: 8 * 1024 * 1024 })) {}
+
   readonly inflight = new Map<string, Promise<SharedRead>>();
   readonly storing = new Map<string, PageRow>();
   private readonly writes = new Set<Promise<void>>();

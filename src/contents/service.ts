@@ -14,6 +14,7 @@ import type { Logger } from "../log.ts";
 import { countTokens, countWords } from "../tokens.ts";
 import type { SafeFetch } from "./egress/safe-fetch.ts";
 import type { Extractor } from "./extraction-pool.ts";
+import type { HotPage } from "./hot-pages.ts";
 import type { PageReads, SharedRead } from "./page-reads.ts";
 import { splitPassages } from "./passages.ts";
 import * as q from "./queries.ts";
@@ -32,6 +33,8 @@ export interface PageRead<P = q.PageRow> {
   page: P;
   /** True when the stored copy was served (fresh, or revalidated with a 304). */
   cached: boolean;
+  /** Set when the page came from the hot pages in memory: where its views' counts are kept. */
+  hot?: HotPage;
 }
 
 /** Types worth downloading; the extractor sniffs the bytes of these and decides. */
@@ -57,12 +60,12 @@ export function readableType(mediaType: string): boolean {
  * cache write (on the embedded database writes queue one at a time).
  */
 export function readPage(ctx: ContentsContext, input: ReadInput): Promise<PageRead> {
-  return readThrough(ctx, input, q.findPage);
+  return readThrough(ctx, input, q.findPage, (row) => ctx.reads.hot.hold(row));
 }
 
 /** readPage for research: a page served from the cache comes without what a search never uses (q.PageText). */
 export function readPageText(ctx: ContentsContext, input: ReadInput): Promise<PageRead<q.PageText>> {
-  return readThrough(ctx, input, q.findPageText);
+  return readThrough(ctx, input, q.findPageText, () => {});
 }
 
 interface ReadInput {
@@ -72,17 +75,27 @@ interface ReadInput {
   waitForStore?: boolean;
 }
 
+/** `hold` hears a fresh row `find` read: the hot pages hold whole rows only. */
 async function readThrough<P extends q.PageText>(
   ctx: ContentsContext,
   input: ReadInput,
   find: (db: Database, url: string) => Promise<P | null>,
+  hold: (row: P) => void,
 ): Promise<PageRead<P | q.PageRow>> {
   const key = input.url.toString();
   const maxAge = input.maxAgeSeconds ?? ctx.defaultMaxAgeSeconds;
   const pending = ctx.reads.storing.get(key);
   if (pending && maxAge > 0) return { page: pending, cached: true };
+  const since = ctx.clock.now() - maxAge * 1000;
+  if (maxAge > 0) {
+    const hot = ctx.reads.hot.fresh(key, since);
+    if (hot) return { page: hot.row, cached: true, hot };
+  }
   const existing = await find(ctx.db, key);
-  if (existing && maxAge > 0 && ctx.clock.now() - existing.fetchedAt.getTime() <= maxAge * 1000) return { page: existing, cached: true };
+  if (existing && maxAge > 0 && existing.fetchedAt.getTime() >= since) {
+    hold(existing);
+    return { page: existing, cached: true };
+  }
 
   // One fetch per URL at a time; each caller still gives up on its own signal.
   const flightKey = `${key}\u0000${maxAge > 0 ? "revalidate" : "fresh"}`;
@@ -104,6 +117,7 @@ async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageText |
   const now = new Date(ctx.clock.now());
   if (fetched.notModified && stale) {
     const page = await q.revalidatePage(ctx.db, stale.id, now, fetched.etag, fetched.lastModified);
+    if (page) ctx.reads.hot.hold(page);
     // The stored row comes back whole; a row gone meanwhile is read again (the stale copy may be a PageText only).
     return page ? { page, cached: true, stored: Promise.resolve() } : fetchAndStore(ctx, url, null);
   }
@@ -132,6 +146,7 @@ async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageText |
     createdAt: now,
   };
   ctx.reads.storing.set(row.url, row);
+  ctx.reads.hot.hold(row);
   const stored = q
     .savePage(ctx.db, row, splitPassages(document.markdown))
     .then(

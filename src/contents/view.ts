@@ -3,8 +3,8 @@ import type { Static } from "@sinclair/typebox";
 import { countTokens, countWords } from "../tokens.ts";
 import { parseRequestedUrl } from "./egress/policy.ts";
 import type { ContentsRequest } from "./model.ts";
-import type { PageRow } from "./queries.ts";
-import { readPage, type ContentsContext } from "./service.ts";
+import { HotPages } from "./hot-pages.ts";
+import { readPage, type ContentsContext, type PageRead } from "./service.ts";
 
 type Format = "markdown" | "text" | "html";
 
@@ -15,8 +15,10 @@ function cut(text: string, max: number | null | undefined): { content: string; t
   return { content: text.slice(0, end), truncated: true };
 }
 
-function contentsView(page: PageRow, cached: boolean, format: Format, maxCharacters?: number | null) {
+function contentsView({ page, cached, hot }: PageRead, format: Format, maxCharacters?: number | null) {
   const { content, truncated } = cut(format === "html" ? page.html : format === "text" ? page.text : page.markdown, maxCharacters);
+  const count = () => ({ words: countWords(content), tokens: countTokens(content) });
+  const { words, tokens } = hot ? HotPages.counted(hot, `${format}:${truncated ? content.length : "all"}`, count) : count();
   return {
     url: page.url,
     final_url: page.finalUrl,
@@ -27,8 +29,8 @@ function contentsView(page: PageRow, cached: boolean, format: Format, maxCharact
     language: page.language,
     content_type: page.contentType,
     content,
-    word_count: countWords(content),
-    token_count: countTokens(content),
+    word_count: words,
+    token_count: tokens,
     links: page.links,
     fetched_at: page.fetchedAt.toISOString(),
     cached,
@@ -39,6 +41,6 @@ function contentsView(page: PageRow, cached: boolean, format: Format, maxCharact
 /** Reads the page (through the page cache and the SSRF guard) and shapes it. */
 export async function readContents(ctx: ContentsContext, body: Static<typeof ContentsRequest>, signal: AbortSignal) {
   const url = parseRequestedUrl(body.url, ["body", "url"]);
-  const { page, cached } = await readPage(ctx, { url, maxAgeSeconds: body.max_age_seconds ?? undefined, signal });
-  return contentsView(page, cached, body.format ?? "markdown", body.max_characters);
+  const read = await readPage(ctx, { url, maxAgeSeconds: body.max_age_seconds ?? undefined, signal });
+  return contentsView(read, body.format ?? "markdown", body.max_characters);
 }

@@ -29,6 +29,7 @@ import type { BucketStore } from "../../src/limits/store.ts";
 import { systemResolver, type Resolver } from "../../src/contents/egress/resolver.ts";
 import { SafeFetch } from "../../src/contents/egress/safe-fetch.ts";
 import { ExtractionPool } from "../../src/contents/extraction-pool.ts";
+import { HotPages } from "../../src/contents/hot-pages.ts";
 import { PageReads } from "../../src/contents/page-reads.ts";
 import { createLogger } from "../../src/log.ts";
 import { UsageRecorder, type RecorderOptions } from "../../src/usage/recorder.ts";
@@ -114,7 +115,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
   const background = new BackgroundWrites();
   const accounts: AccountsContext = { db: database.handle.db, clock, keyCache, standing, background };
   const fetcher = new SafeFetch(config.fetch, { resolver: options.resolver ?? systemResolver, log });
-  const pageReads = new PageReads();
+  const pageReads = new PageReads(new HotPages({ maxBytes: config.hotPagesBytes }));
   const extractor = new ExtractionPool({ ...config.extraction, workers: 1 }, log);
   const abuse = options.abuse
     ? createAbuseDetector(

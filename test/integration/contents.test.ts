@@ -4,6 +4,7 @@
  * and local index.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { ManualClock } from "../../src/clock.ts";
 import { LocalIndex } from "../../src/contents/local-index.ts";
 import { findPageText } from "../../src/contents/queries.ts";
@@ -252,6 +253,36 @@ describe("the page cache", () => {
     expect(again.content).toBe(first.content);
     expect(Date.parse(again.fetched_at)).toBeGreaterThan(Date.parse(first.fetched_at));
     expect(site.hits.get("/etag.html")).toBe(2);
+  });
+
+  test("a hot page is served from memory: the table is not read again while the held copy is fresh enough", async () => {
+    const url = `${site.url}/article.html?hot=1`;
+    const first = await jsonOf(contents({ url, format: "text" }));
+    expect(first.cached).toBe(false);
+    // Changed underneath in the table: a held copy does not read it.
+    await app.db.execute(sql`update pages set title = 'Changed underneath' where url = ${url}`);
+    const held = await jsonOf(contents({ url, format: "text" }));
+    expect({ cached: held.cached, title: held.title }).toEqual({ cached: true, title: first.title });
+    // Its counts are kept per view: the same view counts the same, a cut counts its cut.
+    expect({ words: held.word_count, tokens: held.token_count }).toEqual({ words: first.word_count, tokens: first.token_count });
+    const cut = await jsonOf(contents({ url, format: "text", max_characters: 40 }));
+    const cutAgain = await jsonOf(contents({ url, format: "text", max_characters: 40 }));
+    expect(cut.word_count).toBeLessThan(first.word_count);
+    expect(cutAgain.word_count).toBe(cut.word_count);
+    expect(cutAgain.token_count).toBe(cut.token_count);
+  });
+
+  test("a held copy too old for the call is looked up in the table, and a newer copy stored there (another instance's read) replaces it", async () => {
+    const url = `${site.url}/article.html?hot=2`;
+    const hits = site.hits.get("/article.html") ?? 0;
+    await jsonOf(contents({ url }));
+    clock.advance(10_000);
+    await app.db.execute(sql`update pages set title = 'Read again elsewhere', fetched_at = ${new Date(clock.now())} where url = ${url}`);
+    expect((await jsonOf(contents({ url }))).title).not.toBe("Read again elsewhere");
+    const newer = await jsonOf(contents({ url, max_age_seconds: 5 }));
+    expect({ cached: newer.cached, title: newer.title }).toEqual({ cached: true, title: "Read again elsewhere" });
+    expect((await jsonOf(contents({ url }))).title).toBe("Read again elsewhere");
+    expect(site.hits.get("/article.html")).toBe(hits + 1);
   });
 
   test("a search's lookup of a stored page brings what ranks and cites it, not its HTML, text or links", async () => {
