@@ -75,7 +75,8 @@ export interface UsageRecordRow {
   api_id: number | null;
   earnings_micros: number;
   request_id: string;
-  created_at: Date;
+  /** Milliseconds since the epoch: a Date in JSON.stringify costs six times what a number does (its toJSON). */
+  created_at: number;
 }
 
 /** A usage record to write, and what it debits from a Pro balance when it is written. */
@@ -99,7 +100,7 @@ export async function writeUsage(db: Database, rows: UsageWrite[]): Promise<stri
   // Most batches move no money (failed calls, calls that are not billable): a plain insert, without the debits' joins.
   if (!rows.some((row) => row.debit_micros > 0)) {
     await db.execute(
-      sql`insert into usage_records (${COLUMNS}) select ${COLUMNS} from ${recordset(rows)} on conflict (event_id) do nothing`,
+      sql`insert into usage_records (${COLUMNS}) select ${SELECTED} from ${recordset(rows)} on conflict (event_id) do nothing`,
     );
     return [];
   }
@@ -107,7 +108,7 @@ export async function writeUsage(db: Database, rows: UsageWrite[]): Promise<stri
     with input as (
       select distinct on (event_id) * from ${recordset(rows)}
     ), inserted as (
-      insert into usage_records (${COLUMNS}) select ${COLUMNS} from input
+      insert into usage_records (${COLUMNS}) select ${SELECTED} from input
       on conflict (event_id) do nothing
       returning event_id
     ), debits as (
@@ -126,15 +127,16 @@ export async function writeUsage(db: Database, rows: UsageWrite[]): Promise<stri
   return rowsOf(debited).map((row) => String(row.id));
 }
 
-/** The columns a usage record is written with, in one order for the insert and its select. */
-const COLUMNS = sql.raw(
-  "account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id, api_id, earnings_micros, request_id, event_id, created_at",
-);
+/** The columns a usage record is written with, and what the insert selects for them from the recordset, in one order. */
+const NAMES =
+  "account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id, api_id, earnings_micros, request_id, event_id";
+const COLUMNS = sql.raw(`${NAMES}, created_at`);
+const SELECTED = sql.raw(`${NAMES}, to_timestamp(created_at / 1000.0)`);
 
 /** The rows as one JSON parameter, unpacked into a relation `r` (with each row's debit beside its columns). */
 const recordset = (rows: UsageWrite[]) => sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(account_id text, api_key_id text,
   route text, status smallint, tokens integer, cost_micros bigint, publisher_account_id text, published_id text, api_id integer,
-  earnings_micros bigint, request_id text, event_id text, created_at timestamptz, debit_micros bigint)`;
+  earnings_micros bigint, request_id text, event_id text, created_at double precision, debit_micros bigint)`;
 
 /** The rows of an execute() result: postgres.js answers an array, PGlite an object with `rows`. */
 function rowsOf(result: unknown): Record<string, unknown>[] {

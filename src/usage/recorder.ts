@@ -189,7 +189,7 @@ export class UsageRecorder implements UsageSink {
       request_id: event.requestId,
       // A record made without a call (a script, a test) is its own event.
       event_id: event.eventId ?? newId("use"),
-      created_at: event.at,
+      created_at: event.at.getTime(),
       debit_micros: price.debitMicros,
     };
   }
