@@ -154,6 +154,9 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
   // The MCP face calls the app's own routes; the app is composed below.
   let handle: Dispatch = () => Promise.reject(new Error("the app is not composed yet"));
   const app = new Elysia({
+    // Responses are plain JSON values already: a response schema with Elysia's t.Integer (a Transform, for coercing
+    // query strings) would otherwise be walked by TypeBox's Encode on every response. They are still checked.
+    encodeSchema: false,
     serve: {
       // Our parser caps bodies with a JSON 413; Bun's own cap is the backstop just above it.
       maxRequestBodySize: config.maxBodyBytes + 64 * 1024,
