@@ -4,6 +4,7 @@
  * and logs. 10 characters of milliseconds, 16 of randomness (80 bits).
  */
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lowercase
+const CODES = Array.from(ALPHABET, (char) => char.charCodeAt(0));
 
 export type IdPrefix = "acct" | "key" | "req" | "page" | "ep" | "pub" | "pubv" | "sess" | "user" | "aud" | "link" | "abf" | "use";
 
@@ -19,16 +20,20 @@ function randomByte(): number {
   return pool[poolAt++]!;
 }
 
+const chars = new Array<number>(26);
+
+/**
+ * Built from its character codes in one piece: an id concatenated a character at a time is a rope, which every
+ * JSON.stringify of it (a log line, a batch of usage rows) flattens again: 2.3 µs a row of two ids against 0.7.
+ */
 export function newId(prefix: IdPrefix, now = Date.now()): string {
-  let time = "";
   let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32] + time;
+  for (let i = 9; i >= 0; i--) {
+    chars[i] = CODES[t % 32]!;
     t = Math.floor(t / 32);
   }
-  let random = "";
-  for (let i = 0; i < 16; i++) random += ALPHABET[randomByte() & 31];
-  return `${prefix}_${time}${random}`;
+  for (let i = 10; i < 26; i++) chars[i] = CODES[randomByte() & 31]!;
+  return `${prefix}_${String.fromCharCode.apply(null, chars)}`;
 }
 
 const ID_SHAPE = /^[a-z]{2,5}_[0-9a-hjkmnp-tv-z]{26}$/;
