@@ -98,11 +98,23 @@ function timestamp(): string {
   return stamp;
 }
 
+// A field's `,"key":` is written once per key: the keys are the code's own few names (a bound keeps a stray one cheap).
+const keyTexts = new Map<string, string>();
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = `,${JSON.stringify(key)}:`;
+    if (keyTexts.size < 1_000) keyTexts.set(key, text);
+  }
+  return text;
+}
+
 /** `,"key":value` for one field, cleaned (secrets redacted) the way clean() does; nothing for undefined. */
 function member(key: string, value: unknown): string {
   if (value === undefined) return "";
+  if (typeof value === "number") return keyText(key) + (Number.isFinite(value) ? String(value) : "null");
   const text = typeof value === "string" ? redact(value) : typeof value === "object" && value !== null ? clean(value) : value;
-  return `,${JSON.stringify(key)}:${JSON.stringify(text)}`;
+  return keyText(key) + JSON.stringify(text);
 }
 
 /**
