@@ -146,7 +146,7 @@ const memoryLimiter = new RateLimiter(
 );
 const [, pro, enterprise] = plans as [Plan, Plan, Plan];
 
-async function timeEach(fn: (i: number) => Promise<unknown>): Promise<number[]> {
+async function timeEach(fn: (i: number) => unknown): Promise<number[]> {
   for (let i = 0; i < 200; i++) await fn(i); // warm up
   const samples: number[] = [];
   for (let i = 0; i < SAMPLES; i++) {
@@ -158,7 +158,7 @@ async function timeEach(fn: (i: number) => Promise<unknown>): Promise<number[]> 
 }
 
 // Interleaved rounds so drift on a noisy machine hits every subject alike.
-const subjects: Record<string, (i: number) => Promise<unknown>> = {
+const subjects: Record<string, (i: number) => unknown> = {
   "redis PING (baseline)": () => redis.send("PING", []),
   "limiter check, redis store, pro": (i) => limiter.check(`key_cost_pro_${i % 64}`, pro),
   "limiter check, redis store, enterprise 5000/min": (i) => limiter.check(`key_cost_${i % 64}`, enterprise),

@@ -22,8 +22,8 @@ import { usageUnavailable, type UsageSink } from "../call-usage.ts";
 import type { Logger } from "../log.ts";
 
 export interface Authenticator {
-  /** The caller behind an API key, or the 401. */
-  byKey(key: string): Promise<Caller>;
+  /** The caller behind an API key, or the 401: at once when it needs no lookup. */
+  byKey(key: string): Caller | Promise<Caller>;
   /** The caller behind a dashboard session's cookie token whose CSRF token matches, or the 401. */
   bySession(token: string, csrf: string): Promise<Caller>;
 }
@@ -35,8 +35,8 @@ export interface AuthDeps {
   /** Whether a route (method and pattern) is documented billable: read from the routes' own OpenAPI details. */
   billable(method: string, route: string): boolean;
   log: Logger;
-  /** Spends one token of the bucket that pays for this call. */
-  admit(caller: Caller, path: string): Promise<RateDecision>;
+  /** Spends one token of the bucket that pays for this call: at once when it needs no round trip. */
+  admit(caller: Caller, path: string): RateDecision | Promise<RateDecision>;
   now(): number;
   publicBaseUrl: string | undefined;
   /** How the client's address is read (put on the request's meta for the routes that count it). Absent: the socket peer. */
@@ -76,12 +76,18 @@ function sessionCaller(deps: AuthDeps, request: Request): Promise<Caller> {
   return deps.authenticator.bySession(token, csrf);
 }
 
+/**
+ * When the key is cached and the bucket answers without a round trip (a lease with tokens, the in-memory store),
+ * the derive runs through without waiting: the steps answer at once and nothing is awaited but the derive itself
+ * (Elysia awaits a derive it cannot see is synchronous, so it stays async). A step that must wait is awaited.
+ */
 export function authenticated(deps: AuthDeps) {
   const addressSettings = deps.clientAddress ?? { trustProxy: false, header: undefined };
   return new Elysia().derive({ as: "scoped" }, async ({ request, set, path, route, server }) => {
     const meta = requestMeta(request);
     const key = presentedKey(request);
-    const caller = key !== null ? await deps.authenticator.byKey(key) : await sessionCaller(deps, request);
+    const asked = key !== null ? deps.authenticator.byKey(key) : sessionCaller(deps, request);
+    const caller = asked instanceof Promise ? await asked : asked;
     meta.caller = caller;
     const billable = deps.billable(request.method, route);
     // A call whose usage cannot be written is refused before it runs, never answered unbilled. Nothing records the
@@ -101,7 +107,8 @@ export function authenticated(deps: AuthDeps) {
     });
     // From here on the call is recorded, refused or not: the response's end finishes it (request-context.ts).
     meta.call = call;
-    const outcome = await deps.admit(caller, path);
+    const admitted = deps.admit(caller, path);
+    const outcome = admitted instanceof Promise ? await admitted : admitted;
     Object.assign(set.headers, rateLimitHeaders(outcome, deps.now()));
     if (!outcome.allowed) throw rateLimited(outcome);
     return { caller, call };

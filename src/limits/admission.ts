@@ -26,8 +26,11 @@ function allowance(settings: AdmissionSettings, caller: Caller, path: string): {
   return { bucket: `dashboard:${caller.accountId}`, plan: { ...plan, perMinute: Math.max(plan.perMinute, settings.dashboardPerMinute) } };
 }
 
-/** Takes one token for the call to `path`: the outcome says whether it may go on. */
-export function admission(limiter: RateLimiter, settings: AdmissionSettings): (caller: Caller, path: string) => Promise<LimitOutcome> {
+/** Takes one token for the call to `path`: the outcome says whether it may go on (at once when no round trip is needed). */
+export function admission(
+  limiter: RateLimiter,
+  settings: AdmissionSettings,
+): (caller: Caller, path: string) => LimitOutcome | Promise<LimitOutcome> {
   return (caller, path) => {
     const { bucket, plan } = allowance(settings, caller, path);
     return limiter.check(bucket, plan);

@@ -37,6 +37,22 @@ async function admittedOf(leases: Leases, checks: number, policy = enterprise): 
   return admitted;
 }
 
+describe("the hot path", () => {
+  test("a check the lease can answer is answered at once, without a promise; one that must ask the store waits", async () => {
+    const bucket = sharedBucket();
+    const leases = instance(bucket);
+    const kinds: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const decision = leases.take("k", enterprise);
+      kinds.push(decision instanceof Promise ? "asked" : "at once");
+      expect((await decision).allowed).toBe(true);
+    }
+    // Leases double as they run dry (1, 2, 4 tokens): only the checks that found the lease empty asked the store.
+    expect(kinds).toEqual(["asked", "asked", "at once", "asked", "at once", "at once", "at once", "asked"]);
+    expect(bucket.requests).toEqual([1, 2, 4, 8]);
+  });
+});
+
 describe("which buckets are leased", () => {
   test("from the Enterprise minimum (5,000 a minute) up; Free, Pro and the dashboard allowance are not", () => {
     expect(leased({ capacity: 5_000, refillPerSecond: 5_000 / 60 })).toBe(true);

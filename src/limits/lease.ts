@@ -101,11 +101,18 @@ export class Leases {
     private readonly clock: Clock,
   ) {}
 
-  /** One token for a leased bucket: from this process's lease when it has one, else from a new lease. Rejects when the store does. */
-  async take(key: string, policy: BucketPolicy): Promise<Decision> {
+  /**
+   * One token for a leased bucket: from this process's lease when it has one (answered at once, without a
+   * promise), else from a new lease. Rejects when the store does.
+   */
+  take(key: string, policy: BucketPolicy): Decision | Promise<Decision> {
     if (++this.takes % 1024 === 0) this.sweep(this.clock.now());
     let lease = this.keys.get(key);
     if (!lease) this.keys.set(key, (lease = noLease()));
+    return spend(lease, this.clock.now(), policy) ?? this.renewed(key, policy, lease);
+  }
+
+  private async renewed(key: string, policy: BucketPolicy, lease: KeyLease): Promise<Decision> {
     for (;;) {
       const now = this.clock.now();
       const decision = spend(lease, now, policy);

@@ -30,6 +30,15 @@ async function drain(limiter: RateLimiter, key: string, plan: Plan) {
   while ((await limiter.check(key, plan)).allowed);
 }
 
+describe("the hot path", () => {
+  test("the in-memory store decides at once, without a promise", () => {
+    const { limiter } = memoryLimiter();
+    const outcome = limiter.check("k", free);
+    expect(outcome).not.toBeInstanceOf(Promise);
+    expect((outcome as Awaited<typeof outcome>).allowed).toBe(true);
+  });
+});
+
 describe("plans", () => {
   test("a custom limit is Enterprise, a positive balance Pro, anything else Free", () => {
     expect(planFor({ balanceMicros: 0, customRateLimit: null })).toEqual({ name: "free", label: "Free (Starter)", perMinute: 10 });
@@ -107,7 +116,7 @@ describe("a store that does not answer", () => {
       { ...settings, failMode: "closed" },
       { clock, log: createLogger({ level: "silent" }), load: new InFlightGauge() },
     );
-    const error = await limiter.check("k", free).catch((e: unknown) => e);
+    const error = await Promise.resolve(limiter.check("k", free)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceError);
     expect((error as ServiceError).code).toBe("rate_limiter_unavailable");
   });

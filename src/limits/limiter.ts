@@ -78,8 +78,11 @@ export class RateLimiter {
     return { capacity: plan.perMinute, refillPerSecond: slowed ? perSecond * this.settings.peakFreeRefillFactor : perSecond };
   }
 
-  /** Takes one token from the key's bucket. Throws 503 only in closed mode during an outage. */
-  async check(keyId: string, plan: Plan): Promise<LimitOutcome> {
+  /**
+   * Takes one token from the key's bucket. Throws 503 only in closed mode during an outage. Answers at once (no
+   * promise) when no store round trip is needed: the in-memory store, a lease with tokens left, an outage.
+   */
+  check(keyId: string, plan: Plan): LimitOutcome | Promise<LimitOutcome> {
     // The limit is part of the key: a plan change starts a fresh bucket of the new size at once.
     const key = `${this.settings.keyPrefix}rl:${keyId}:${plan.perMinute}`;
     const policy = this.policyFor(plan);
@@ -92,19 +95,27 @@ export class RateLimiter {
       this.probe();
       return this.degraded(key, policy, plan);
     }
+    let decision: Decision | Promise<Decision>;
     try {
-      const decision =
-        this.leases && leased(policy)
-          ? await this.leases.take(key, policy)
-          : await withTimeout(this.store.take(key, policy), this.settings.timeoutMs);
-      return { ...decision, plan, degraded: false };
+      decision =
+        this.leases && leased(policy) ? this.leases.take(key, policy) : withTimeout(this.store.take(key, policy), this.settings.timeoutMs);
     } catch (error) {
-      if (!this.outage) {
-        this.outage = { since: this.deps.clock.now(), nextProbeAt: this.deps.clock.now() + PROBE_INTERVAL_MS };
-        this.deps.log.warn(`rate limit store unreachable; failing ${this.settings.failMode}`, { store: this.store.name, error });
-      }
-      return this.degraded(key, policy, plan);
+      return this.unreachable(error, key, policy, plan);
     }
+    if (!(decision instanceof Promise)) return { ...decision, plan, degraded: false };
+    return decision.then(
+      (decided) => ({ ...decided, plan, degraded: false }),
+      (error: unknown) => this.unreachable(error, key, policy, plan),
+    );
+  }
+
+  /** The store failed a check: an outage begins (said once), and the call is decided without it. */
+  private unreachable(error: unknown, key: string, policy: BucketPolicy, plan: Plan): LimitOutcome {
+    if (!this.outage) {
+      this.outage = { since: this.deps.clock.now(), nextProbeAt: this.deps.clock.now() + PROBE_INTERVAL_MS };
+      this.deps.log.warn(`rate limit store unreachable; failing ${this.settings.failMode}`, { store: this.store.name, error });
+    }
+    return this.degraded(key, policy, plan);
   }
 
   private probe(): void {
