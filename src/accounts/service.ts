@@ -178,7 +178,8 @@ async function lookupKey(ctx: AccountsContext, prefix: string): Promise<KeyLooku
 
 /**
  * The caller behind an X-API-Key value, or the 401 error. Last use is written at most once a minute. A key in the
- * cache is answered at once (no promise: the hot path's await costs more than the check), any other after a lookup.
+ * cache (or known not to exist) is answered at once, without a promise: on the hot path the awaits cost more than
+ * the checks. Any other is answered after a lookup.
  */
 export function authenticate(ctx: AccountsContext, presented: string | null | undefined): Caller | Promise<Caller> {
   if (!presented) throw unauthorized();
@@ -187,6 +188,8 @@ export function authenticate(ctx: AccountsContext, presented: string | null | un
   if (!parsed) throw unauthorized();
   const cached = ctx.keyCache?.get(parsed.prefix);
   if (cached) return callerOf(ctx, key, cached);
+  // A prefix recently looked up and not found: refused at once too (a flood of made-up keys is all refusals).
+  if (ctx.keyCache?.isUnknown(parsed.prefix)) throw unauthorized();
   return lookupKey(ctx, parsed.prefix).then((found) => callerOf(ctx, key, found));
 }
 
