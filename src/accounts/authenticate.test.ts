@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { ManualClock } from "../clock.ts";
-import { ServiceError } from "../errors.ts";
+import type { ServiceError } from "../errors.ts";
 import type { AccountsContext } from "./context.ts";
 import { KeyCache } from "./key-cache.ts";
 import { generateApiKey } from "./keys.ts";
