@@ -277,7 +277,9 @@ describe("the page cache", () => {
     const hits = site.hits.get("/article.html") ?? 0;
     await jsonOf(contents({ url }));
     clock.advance(10_000);
-    await app.db.execute(sql`update pages set title = 'Read again elsewhere', fetched_at = ${new Date(clock.now())} where url = ${url}`);
+    await app.db.execute(
+      sql`update pages set title = 'Read again elsewhere', fetched_at = ${new Date(clock.now()).toISOString()}::timestamptz where url = ${url}`,
+    );
     expect((await jsonOf(contents({ url }))).title).not.toBe("Read again elsewhere");
     const newer = await jsonOf(contents({ url, max_age_seconds: 5 }));
     expect({ cached: newer.cached, title: newer.title }).toEqual({ cached: true, title: "Read again elsewhere" });
