@@ -28,7 +28,7 @@ export class CallLatencies {
   }
 }
 
-export function medianOf(samples: readonly number[]): number | undefined {
+function medianOf(samples: readonly number[]): number | undefined {
   if (samples.length === 0) return undefined;
   const sorted = [...samples].sort((a, b) => a - b);
   const middle = sorted.length >> 1;

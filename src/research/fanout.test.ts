@@ -53,7 +53,21 @@ const settings = (quorum: Partial<FanoutSettings["quorum"]> = {}, extra: Partial
   ...extra,
 });
 
-/** One fan-out of one query to the three peers; returns what it found, how long it took, and the breakers it used. */
+/** Latencies where each named provider's recent calls took `ms`. */
+function history(entries: Record<string, number>): Map<string, CallLatencies> {
+  return new Map(
+    Object.entries(entries).map(([name, ms]) => {
+      const latencies = new CallLatencies();
+      for (let i = 0; i < 5; i++) latencies.record(ms);
+      return [name, latencies];
+    }),
+  );
+}
+
+/**
+ * One fan-out of one query to the three peers; returns what it found, how long it took, and the breakers it used.
+ * Tavily's recent calls took 40 ms unless said otherwise, so its grace is the floor of 100 ms.
+ */
 async function run(options: { settings?: FanoutSettings; need?: number; latencies?: Map<string, CallLatencies> } = {}) {
   const breakers = new Map(sources.map((s) => [s.name, new CircuitBreaker(new ManualClock(0))]));
   const started = performance.now();
@@ -63,7 +77,7 @@ async function run(options: { settings?: FanoutSettings; need?: number; latencie
     scopes: { whitelist: null, blacklist: null },
     settings: options.settings ?? settings(),
     breakers,
-    latencies: options.latencies ?? new Map(),
+    latencies: options.latencies ?? history({ tavily: 40 }),
     need: options.need ?? 6,
     signal: AbortSignal.timeout(30_000),
     log: createLogger({ level: "error", sink: () => {} }),
@@ -88,7 +102,7 @@ const answeredAll = (report: ProviderReport) => ({
 describe("a straggler is cut once the calls that answered hold what the run needs", () => {
   test("the straggler is cut after its grace, reported with its query, grace and reason, and the run goes on without it", async () => {
     const { ms, report, hits } = await run();
-    // No history for tavily: the grace is twice this run's answered median (milliseconds), so the floor of 100 ms.
+    // Twice tavily's median of 40 ms is below the floor of 100 ms.
     expect(ms).toBeGreaterThanOrEqual(100);
     expect(ms).toBeLessThan(1_500);
     const cut = report("tavily").cut;
@@ -112,23 +126,28 @@ describe("a straggler is cut once the calls that answered hold what the run need
   });
 
   test("the grace is the factor times the straggler's own provider's median on this instance, within the bounds", async () => {
-    const history = (ms: number) => {
-      const latencies = new CallLatencies();
-      for (let i = 0; i < 5; i++) latencies.record(ms);
-      return new Map([["tavily", latencies]]);
-    };
-    const scaled = await run({ latencies: history(300) });
+    // The providers that answered took milliseconds: only tavily's own history counts.
+    const scaled = await run({ latencies: history({ tavily: 300 }) });
     expect(scaled.report("tavily").cut[0]?.grace_ms).toBe(600);
     expect(scaled.ms).toBeGreaterThanOrEqual(600);
     expect(scaled.ms).toBeLessThan(2_000);
-    const capped = await run({ latencies: history(5_000), settings: settings({ graceMaxMs: 700 }) });
+    const capped = await run({ latencies: history({ tavily: 5_000 }), settings: settings({ graceMaxMs: 700 }) });
     expect(capped.report("tavily").cut[0]?.grace_ms).toBe(700);
     expect(capped.ms).toBeLessThan(2_000);
   });
 
-  test("a cut call's time goes into its provider's history, so a provider that became slower gets a longer grace", async () => {
-    const latencies = new Map<string, CallLatencies>();
+  test("a provider with no history on this instance gets the longest grace, not one drawn from faster providers", async () => {
+    const { report, ms } = await run({ latencies: new Map(), settings: settings({ graceMaxMs: 500 }) });
+    expect(report("tavily").cut[0]?.grace_ms).toBe(500);
+    expect(ms).toBeGreaterThanOrEqual(500);
+  });
+
+  test("each call's time goes into its provider's history, a cut one's as long as it waited, so a provider that became slower gets a longer grace", async () => {
+    const latencies = history({ tavily: 40 });
     await run({ latencies });
+    // Five calls of 40 ms and one cut after about 100: the median is still 40; the cut one counts for the next.
+    expect(latencies.get("tavily")!.median()).toBe(40);
+    for (let i = 0; i < 5; i++) await run({ latencies });
     expect(latencies.get("tavily")!.median()).toBeGreaterThanOrEqual(100);
     expect(latencies.get("searxng")!.median()).toBeLessThan(100);
   });

@@ -4,12 +4,14 @@
  * results (the pages the run will read) and at least `share` of the run's
  * calls are in (answered or failed). From then on each call still out gets a
  * grace, `graceFactor` times its provider's median call time on this
- * instance (bounded by `graceMinMs` and `graceMaxMs`), and is cut when the
- * grace ends: its requests are aborted and the run goes on without it.
+ * instance (bounded by `graceMinMs` and `graceMaxMs`; the longest for a
+ * provider not heard from yet, since a median borrowed from a faster one
+ * would cut it every time), and is cut when the grace ends: its requests
+ * are aborted and the run goes on without it.
  * Without the quorum (too few results in hand) the run waits as before, up
  * to each call's own timeout.
  */
-import { CallLatencies, medianOf } from "./call-latencies.ts";
+import { CallLatencies } from "./call-latencies.ts";
 import { canonicalUrl } from "./canonical-url.ts";
 import type { SearchHit } from "./sources/source.ts";
 
@@ -59,8 +61,6 @@ export interface QuorumOptions {
 export class Quorum {
   private readonly outstanding = new Set<Outstanding>();
   private readonly found = new Set<string>();
-  /** This run's answered calls, whose median stands in for a provider with no history yet. */
-  private readonly answeredMs: number[] = [];
   private settled = 0;
   private reached = false;
 
@@ -78,9 +78,7 @@ export class Quorum {
   answered(call: QuorumCall, hits: SearchHit[]): void {
     const waiting = call as Outstanding;
     if (!this.outstanding.has(waiting)) return;
-    const ms = performance.now() - waiting.startedAt;
-    this.latenciesOf(call.provider).record(ms);
-    this.answeredMs.push(ms);
+    this.latenciesOf(call.provider).record(performance.now() - waiting.startedAt);
     for (const hit of hits) {
       const key = canonicalUrl(hit.url);
       if (key) this.found.add(key);
@@ -115,8 +113,8 @@ export class Quorum {
 
   private startGrace(call: Outstanding): void {
     const { graceFactor, graceMinMs, graceMaxMs } = this.options.settings;
-    const median = this.latenciesOf(call.provider).median() ?? medianOf(this.answeredMs) ?? graceMinMs;
-    const graceMs = Math.round(Math.min(graceMaxMs, Math.max(graceMinMs, graceFactor * median)));
+    const median = this.latenciesOf(call.provider).median();
+    const graceMs = median === undefined ? graceMaxMs : Math.round(Math.min(graceMaxMs, Math.max(graceMinMs, graceFactor * median)));
     call.timer = setTimeout(() => {
       if (!this.outstanding.has(call)) return;
       const waitedMs = Math.round(performance.now() - call.startedAt);

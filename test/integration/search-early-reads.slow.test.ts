@@ -146,7 +146,8 @@ describe("with the quorum (the default), a slow provider is not waited for once 
   beforeAll(async () => {
     database = await freshDatabase();
     app = await startTestApp(database, {
-      env: world.env({ SEARCH_READ_PAGES: "2", SEARCH_HEDGING: "false", PROVIDER_TIMEOUT_MS: "5000" }),
+      // A provider not heard from yet gets the longest grace: here shorter than Brave's latency.
+      env: world.env({ SEARCH_READ_PAGES: "2", SEARCH_HEDGING: "false", SEARCH_GRACE_MAX_MS: "300", PROVIDER_TIMEOUT_MS: "5000" }),
       resolver: world.resolver,
     });
     apiKey = (await app.account({ limit: 100_000 })).apiKey;
