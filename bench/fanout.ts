@@ -12,10 +12,17 @@
  * the whole fan-out. "Pipelined": the later of the slowest provider call
  * and the fastest call plus the slowest page, the best a run can do when
  * pages start reading as the first list arrives (every provider here
- * returns the same pages). Reported, for hedging on/off and early reads
- * on/off: end-to-end p50/p99 next to both; time to the first WebSocket
- * `context` message; and the server's CPU time per request (from /proc, so
- * the peers' work is not counted).
+ * returns the same pages). "Quorum": the later of the call that makes the
+ * quorum (the first call's list covers the pages read here, so it is the
+ * call that brings SEARCH_QUORUM_SHARE of the calls in) and the fastest call
+ * plus the slowest page, the best a run can do that goes on without its
+ * stragglers and gives them no grace. Reported, for quorum on/off, hedging
+ * on/off and early reads on/off: end-to-end p50/p99 and their ratio next to
+ * the three; the calls cut per request; the p99 of the requests where no
+ * provider call drew the slow tail (what is left when none straggles);
+ * time to the first WebSocket `context` message; and the server's CPU time
+ * per request (from /proc, so the peers' work is not counted). BENCH_RUNS=2 runs only the first two
+ * rows (quorum on and off, hedging and early reads on).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,6 +41,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const WS_REQUESTS = Number(process.env.BENCH_WS_REQUESTS ?? 40);
 const PAGES_PER_REQUEST = 6;
 const HEDGE_AFTER_MS = 400;
+const QUORUM_SHARE = 0.5;
 
 // ---- injected latencies, recorded per request id
 interface Draws {
@@ -117,7 +125,20 @@ function idealMs(id: string, hedging: boolean, pipelined: boolean): number {
   return pipelined ? Math.max(slowestCall, Math.min(...calls) + slowestPage) : slowestCall + slowestPage;
 }
 
-async function startApp(hedging: boolean, early: boolean): Promise<{ server: ServerProcess; key: string; dir: string }> {
+/** Whether a provider call of this request drew the slow tail (1.5 s or more: the log-normal part alone never gets there). */
+const straggled = (id: string) => [...(draws.get(id)?.calls.values() ?? [])].some((list) => list[0]! >= 1_500);
+
+/** The critical path of a run that goes on once the quorum holds, with no grace: see the header. */
+function quorumIdealMs(id: string, hedging: boolean, pipelined: boolean): number {
+  const d = draws.get(id);
+  if (!d) return Number.NaN;
+  const calls = callTimes(id, hedging).sort((a, b) => a - b);
+  const quorumCall = calls[Math.max(0, Math.ceil(QUORUM_SHARE * calls.length) - 1)]!;
+  const slowestPage = Math.max(0, ...d.pages);
+  return pipelined ? Math.max(quorumCall, calls[0]! + slowestPage) : quorumCall + slowestPage;
+}
+
+async function startApp(hedging: boolean, early: boolean, quorum: boolean): Promise<{ server: ServerProcess; key: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "bench-fanout-"));
   const env: Record<string, string> = {
     DATA_DIR: dir,
@@ -134,6 +155,8 @@ async function startApp(hedging: boolean, early: boolean): Promise<{ server: Ser
     PROVIDER_TIMEOUT_MS: "5000",
     SEARCH_HEDGING: String(hedging),
     SEARCH_EARLY_READS: String(early),
+    SEARCH_QUORUM: String(quorum),
+    SEARCH_QUORUM_SHARE: String(QUORUM_SHARE),
     SEARCH_READ_PAGES: String(PAGES_PER_REQUEST),
     SEARCH_READ_CONCURRENCY: String(PAGES_PER_REQUEST),
     // Every page here lives on one loopback host; on the web they come from many, so the per-host
@@ -151,6 +174,7 @@ async function startApp(hedging: boolean, early: boolean): Promise<{ server: Ser
 }
 
 const stageTimes = new Map<string, Record<string, number>>();
+const cutCalls = new Map<string, number>();
 
 async function httpPhase(base: string, key: string, firstId: number): Promise<{ e2e: number[]; ids: string[] }> {
   const e2e: number[] = [];
@@ -166,8 +190,16 @@ async function httpPhase(base: string, key: string, firstId: number): Promise<{ 
           headers: { "X-API-Key": key, "content-type": "application/json" },
           body: JSON.stringify({ prompt: `q${id}x When did river bridge project ${id} reach its milestone?` }),
         });
-        const body = (await response.json()) as { context?: unknown[]; info?: { timings_ms: Record<string, number> } };
+        const body = (await response.json()) as {
+          context?: unknown[];
+          info?: { timings_ms: Record<string, number>; providers: { cut: unknown[] }[] };
+        };
         if (body.info) stageTimes.set(id, body.info.timings_ms);
+        if (body.info)
+          cutCalls.set(
+            id,
+            body.info.providers.reduce((n, p) => n + p.cut.length, 0),
+          );
         if (response.status !== 200 || !body.context?.length)
           throw new Error(`request ${id}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
         e2e.push(performance.now() - started);
@@ -199,16 +231,18 @@ async function firstContextMs(base: string, key: string, id: string): Promise<nu
 
 const rows: Row[] = [];
 const results: Record<string, unknown> = {};
+// The first two differ only in the quorum: the run without it is the baseline measured in the same run.
 const RUNS = [
-  { hedging: true, early: true },
-  { hedging: true, early: false },
-  { hedging: false, early: true },
-  { hedging: false, early: false },
-];
-for (const [runIndex, { hedging, early }] of RUNS.entries()) {
-  const { server, key, dir } = await startApp(hedging, early);
+  { quorum: true, hedging: true, early: true },
+  { quorum: false, hedging: true, early: true },
+  { quorum: true, hedging: true, early: false },
+  { quorum: true, hedging: false, early: true },
+  { quorum: true, hedging: false, early: false },
+].slice(0, Number(process.env.BENCH_RUNS ?? Infinity));
+for (const [runIndex, { quorum, hedging, early }] of RUNS.entries()) {
+  const { server, key, dir } = await startApp(hedging, early, quorum);
   const firstId = (runIndex + 1) * 100_000;
-  const label = `hedging ${hedging ? "on" : "off"}, early reads ${early ? "on" : "off"}`;
+  const label = `quorum ${quorum ? "on" : "off"}, hedging ${hedging ? "on" : "off"}, early reads ${early ? "on" : "off"}`;
   // Warm the process (JIT, connections, database) off the clock.
   await httpPhase(server.url, key, firstId - 10_000).catch(() => {});
   draws.clear();
@@ -218,7 +252,8 @@ for (const [runIndex, { hedging, early }] of RUNS.entries()) {
   const ideal = ids.map((id) => idealMs(id, hedging, false));
   const pipelined = ids.map((id) => idealMs(id, hedging, true));
   const idealNoHedge = ids.map((id) => idealMs(id, false, false));
-  const overhead = ids.map((_, i) => e2e[i]! - (early ? pipelined : ideal)[i]!);
+  const quorumIdeal = ids.map((id) => quorumIdealMs(id, hedging, early));
+  const overhead = ids.map((_, i) => e2e[i]! - (quorum ? quorumIdeal : early ? pipelined : ideal)[i]!);
   const stage = (name: string) => summarize(ids.map((i) => stageTimes.get(i)?.[name] ?? Number.NaN)).p50;
   const searchIdeal = summarize(ids.map((i) => Math.max(0, ...callTimes(i, hedging)))).p50;
   const readIdeal = summarize(ids.map((i) => Math.max(0, ...draws.get(i)!.pages))).p50;
@@ -232,26 +267,35 @@ for (const [runIndex, { hedging, early }] of RUNS.entries()) {
   const s = summarize(e2e);
   const id = summarize(ideal);
   const pipe = summarize(pipelined);
+  const quorumPath = summarize(quorumIdeal);
   rows.push({
     run: label,
     requests: ids.length,
     e2e_p50_ms: s.p50,
     e2e_p99_ms: s.p99,
+    p99_over_p50: s.p99 / s.p50,
     wait_all_ideal_p50_ms: id.p50,
     p50_vs_wait_all_ideal: s.p50 / id.p50,
     pipelined_ideal_p50_ms: pipe.p50,
     p50_vs_pipelined_ideal: s.p50 / pipe.p50,
+    quorum_ideal_p50_ms: quorumPath.p50,
+    quorum_ideal_p99_ms: quorumPath.p99,
+    p50_vs_quorum_ideal: s.p50 / quorumPath.p50,
+    calls_cut_per_request: ids.reduce((n, i) => n + (cutCalls.get(i) ?? 0), 0) / ids.length,
+    // What is left of the tail when no provider straggles: the pages' own tail and the machine's.
+    requests_with_slow_call: ids.filter(straggled).length,
+    e2e_p99_no_slow_call_ms: summarize(e2e.filter((_, i) => !straggled(ids[i]!))).p99,
     p99_vs_no_hedge_wait_all_p99: s.p99 / summarize(idealNoHedge).p99,
     overhead_p50_ms: summarize(overhead).p50,
     first_context_p50_ms: summarize(ttfc).p50,
     first_context_p99_ms: summarize(ttfc).p99,
     server_cpu_ms_per_request: cpuMs,
   });
-  results[label] = { e2e, ideal, pipelined, idealNoHedge, ttfc, cpuMs };
+  results[label] = { e2e, ideal, pipelined, quorumIdeal, idealNoHedge, ttfc, cpuMs };
 }
 
 printTable(
-  `Fan-out: ${REQUESTS} searches at concurrency ${CONCURRENCY}, 3 providers (one with a slow tail), ${PAGES_PER_REQUEST} unique pages each; ideals from the injected latencies: wait-all = slowest call + slowest page, pipelined = max(slowest call, fastest call + slowest page)`,
+  `Fan-out: ${REQUESTS} searches at concurrency ${CONCURRENCY}, 3 providers (one with a slow tail), ${PAGES_PER_REQUEST} unique pages each; ideals from the injected latencies: wait-all = slowest call + slowest page, pipelined = max(slowest call, fastest call + slowest page), quorum = max(the call that brings ${QUORUM_SHARE * 100}% of the calls in, fastest call + slowest page)`,
   rows,
 );
 console.log(`\nwrote ${writeResults("fanout", { rows, results })}`);

@@ -96,6 +96,13 @@ describe("the environment", () => {
     expect(problems({ ...fleet, WEB_WORKER: "3" })[0]).toStartWith("WEB_WORKER is set only by the supervisor");
   });
 
+  test("the fan-out's quorum: on by default with half the calls, a grace of twice the median within 100 ms and 2 s; a floor above the cap is refused", () => {
+    expect(loadConfig({}).search.quorum).toEqual({ enabled: true, share: 0.5, graceFactor: 2, graceMinMs: 100, graceMaxMs: 2_000 });
+    expect(loadConfig({ SEARCH_QUORUM: "false", SEARCH_QUORUM_SHARE: "1" }).search.quorum).toMatchObject({ enabled: false, share: 1 });
+    expect(problems({ SEARCH_QUORUM_SHARE: "1.5" })[0]).toStartWith("SEARCH_QUORUM_SHARE");
+    expect(problems({ SEARCH_GRACE_MIN_MS: "3000" })).toEqual(["SEARCH_GRACE_MIN_MS (3000) must not exceed SEARCH_GRACE_MAX_MS (2000)"]);
+  });
+
   test("Upstash needs both its URL and token, and excludes REDIS_URL", () => {
     expect(problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })[0]).toContain("set together");
     expect(

@@ -254,6 +254,25 @@ export const EnvSchema = Type.Object({
     description: "A provider call without an answer after this long gets one hedged duplicate; the first answer wins.",
   }),
   SEARCH_HEDGING: Type.Boolean({ default: true, description: "Hedge slow or failed provider calls (true or false)." }),
+  SEARCH_QUORUM: Type.Boolean({
+    default: true,
+    description:
+      "Go on without a straggler (true or false): once the provider calls that answered hold SEARCH_READ_PAGES distinct results and SEARCH_QUORUM_SHARE of the calls are in, each call still out gets a grace, then is cut.",
+  }),
+  SEARCH_QUORUM_SHARE: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0.5,
+    description: "The share of a run's provider calls that must be in (answered or failed) before a straggler's grace starts.",
+  }),
+  SEARCH_GRACE_FACTOR: Type.Number({
+    minimum: 0.1,
+    maximum: 100,
+    default: 2,
+    description: "A straggler's grace, as a multiple of its provider's median call time on this instance (recent calls).",
+  }),
+  SEARCH_GRACE_MIN_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 100, description: "The shortest grace a straggler gets." }),
+  SEARCH_GRACE_MAX_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 2_000, description: "The longest grace a straggler gets." }),
   SEARCH_RESULTS_PER_QUERY: Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Hits asked of each provider per query." }),
   SEARCH_READ_PAGES: Type.Integer({ minimum: 0, maximum: 30, default: 6, description: "Top pages read per search." }),
   SEARCH_READ_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 30, default: 6, description: "Pages read at once per search." }),
@@ -469,6 +488,14 @@ export interface Config {
     readonly providerTimeoutMs: number;
     readonly hedgeAfterMs: number;
     readonly hedging: boolean;
+    /** Going on without a straggler (research/quorum.ts). */
+    readonly quorum: {
+      readonly enabled: boolean;
+      readonly share: number;
+      readonly graceFactor: number;
+      readonly graceMinMs: number;
+      readonly graceMaxMs: number;
+    };
     readonly resultsPerQuery: number;
     readonly readPages: number;
     readonly readConcurrency: number;
@@ -618,6 +645,8 @@ export function loadConfig(
     );
   // Each process of several counts its share of the machine, so together they size themselves as one did.
   const share = { cpus: host.cpus / concurrency, memoryBytes: host.memoryBytes / concurrency };
+  if (env.SEARCH_GRACE_MIN_MS > env.SEARCH_GRACE_MAX_MS)
+    problems.push(`SEARCH_GRACE_MIN_MS (${env.SEARCH_GRACE_MIN_MS}) must not exceed SEARCH_GRACE_MAX_MS (${env.SEARCH_GRACE_MAX_MS})`);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -690,6 +719,13 @@ export function loadConfig(
       providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
       hedgeAfterMs: env.HEDGE_AFTER_MS,
       hedging: env.SEARCH_HEDGING,
+      quorum: {
+        enabled: env.SEARCH_QUORUM,
+        share: env.SEARCH_QUORUM_SHARE,
+        graceFactor: env.SEARCH_GRACE_FACTOR,
+        graceMinMs: env.SEARCH_GRACE_MIN_MS,
+        graceMaxMs: env.SEARCH_GRACE_MAX_MS,
+      },
       resultsPerQuery: env.SEARCH_RESULTS_PER_QUERY,
       readPages: env.SEARCH_READ_PAGES,
       readConcurrency: env.SEARCH_READ_CONCURRENCY,

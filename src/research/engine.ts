@@ -15,6 +15,7 @@ import { countTokens } from "../tokens.ts";
 import { composeAnswer } from "./answer/extractive/index.ts";
 import { fillOutputFormat } from "./answer/typed/index.ts";
 import type { CircuitBreaker } from "./breaker.ts";
+import type { CallLatencies } from "./call-latencies.ts";
 import { citationFilter } from "./citations.ts";
 import { gatherEvidence, type Evidence } from "./evidence.ts";
 import { EarlyReads } from "./early-reads.ts";
@@ -46,6 +47,8 @@ export interface EngineDeps {
   passages: PassageCache;
   llm: LlmPort | null;
   breakers: Map<string, CircuitBreaker>;
+  /** Each provider's recent call times on this instance, which size a straggler's grace (quorum.ts). */
+  latencies: Map<string, CallLatencies>;
   settings: EngineSettings;
   log: Logger;
 }
@@ -209,6 +212,9 @@ async function searchAndRead({ deps, request, signal, tally }: Run, queries: str
     scopes,
     settings: deps.settings.fanout,
     breakers: deps.breakers,
+    latencies: deps.latencies,
+    // The pages the run reads are what it needs in hand; with none to read, one result is something to answer from.
+    need: Math.max(1, deps.settings.read.maxPages),
     signal,
     log: deps.log,
     onList: early && ((list) => early.offer(list)),

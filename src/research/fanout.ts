@@ -6,13 +6,16 @@
  * by the domain lists as it arrives (and handed to `onList`, so reading can
  * start before the slowest provider answers); the lists are merged by
  * reciprocal rank fusion under a canonical URL. A failing provider degrades
- * the answer; it never fails the run.
+ * the answer; it never fails the run. Once the calls that answered hold what
+ * the run needs, a straggler gets a grace and is then cut (quorum.ts).
  */
 import { inScope } from "../contents/source-scope.ts";
 import type { SourceScope } from "../contents/queries.ts";
 import type { Logger } from "../log.ts";
 import type { CircuitBreaker } from "./breaker.ts";
+import type { CallLatencies } from "./call-latencies.ts";
 import { canonicalUrl } from "./canonical-url.ts";
+import { Quorum, type QuorumSettings } from "./quorum.ts";
 import { ProviderError, type SearchHit, type SearchSource } from "./sources/source.ts";
 
 export interface FanoutSettings {
@@ -21,6 +24,7 @@ export interface FanoutSettings {
   hedgeAfterMs: number;
   resultsPerQuery: number;
   hedging: boolean;
+  quorum: QuorumSettings;
 }
 
 export interface ProviderReport {
@@ -30,7 +34,17 @@ export interface ProviderReport {
   failed: number;
   hedges: number;
   skipped_by_breaker: number;
+  /** Calls the run went on without (calls = succeeded + failed + cut). */
+  cut: CutCall[];
   errors: string[];
+}
+
+/** A call cut after its grace: which query, how long it had been out, the grace it had, and why. */
+export interface CutCall {
+  query: string;
+  waited_ms: number;
+  grace_ms: number;
+  reason: "straggler";
 }
 
 export interface MergedHit extends SearchHit {
@@ -104,6 +118,10 @@ export interface Fanout {
   scopes: Scopes;
   settings: FanoutSettings;
   breakers: Map<string, CircuitBreaker>;
+  /** Each provider's recent call times on this instance, which size a straggler's grace. */
+  latencies: Map<string, CallLatencies>;
+  /** Distinct results the run needs in hand before it may go on without a straggler (the pages it reads). */
+  need: number;
   signal: AbortSignal;
   /** The run's log, which carries its request id. */
   log: Logger;
@@ -116,51 +134,65 @@ export async function fanOut(fanout: Fanout): Promise<{ hits: MergedHit[]; repor
   const reports = new Map(
     sources.map((s) => [
       s.name,
-      { name: s.name, calls: 0, succeeded: 0, failed: 0, hedges: 0, skipped_by_breaker: 0, errors: [] } as ProviderReport,
+      { name: s.name, calls: 0, succeeded: 0, failed: 0, hedges: 0, skipped_by_breaker: 0, cut: [], errors: [] } as ProviderReport,
     ]),
   );
+  const allowed = sources.flatMap((source) => {
+    const breaker = breakers.get(source.name);
+    return queries.flatMap((query) => {
+      if (!breaker || breaker.allow()) return [{ source, query, breaker }];
+      reports.get(source.name)!.skipped_by_breaker++;
+      return [];
+    });
+  });
+  const quorum = new Quorum({ settings: settings.quorum, need: fanout.need, calls: allowed.length, latencies: fanout.latencies, signal });
   const lists: { provider: string; hits: SearchHit[] }[] = [];
   await Promise.all(
-    sources.flatMap((source) =>
-      queries.map(async (query) => {
-        const report = reports.get(source.name)!;
-        const breaker = breakers.get(source.name);
-        if (breaker && !breaker.allow()) {
-          report.skipped_by_breaker++;
+    allowed.map(async ({ source, query, breaker }) => {
+      const report = reports.get(source.name)!;
+      report.calls++;
+      const call = quorum.begin(source.name);
+      try {
+        const found = await hedgedSearch(source, {
+          query,
+          options: { limit: settings.resultsPerQuery, ...scopes },
+          settings,
+          signal: call.signal,
+          report,
+        });
+        breaker?.succeeded();
+        report.succeeded++;
+        const hits = found.filter(
+          (hit) => (!scopes.whitelist || inScope(hit.url, scopes.whitelist)) && !(scopes.blacklist && inScope(hit.url, scopes.blacklist)),
+        );
+        lists.push({ provider: source.name, hits });
+        onList?.(hits);
+        quorum.answered(call, hits);
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        // A cut counts against the breaker too: a provider that is the straggler run after run adds nothing but its grace,
+        // and a half-open breaker's trial call must end one way or the other.
+        breaker?.failed();
+        const cut = quorum.cutOf(call);
+        if (cut) {
+          report.cut.push({ query, waited_ms: cut.waitedMs, grace_ms: cut.graceMs, reason: "straggler" });
+          log.info("search provider call cut after grace", { provider: source.name, waited_ms: cut.waitedMs, grace_ms: cut.graceMs });
           return;
         }
-        report.calls++;
-        try {
-          const found = await hedgedSearch(source, {
-            query,
-            options: { limit: settings.resultsPerQuery, ...scopes },
-            settings,
-            signal,
-            report,
-          });
-          breaker?.succeeded();
-          report.succeeded++;
-          const hits = found.filter(
-            (hit) => (!scopes.whitelist || inScope(hit.url, scopes.whitelist)) && !(scopes.blacklist && inScope(hit.url, scopes.blacklist)),
-          );
-          lists.push({ provider: source.name, hits });
-          onList?.(hits);
-        } catch (error) {
-          if (signal.aborted) throw signal.reason;
-          breaker?.failed();
-          report.failed++;
-          const described = describe(error);
-          if (report.errors.length < 5) report.errors.push(described);
-          // The original (a driver's or a runtime's message) is ours to read, in the log with the run's request id.
-          log.warn("search provider failed", {
-            provider: source.name,
-            reported: described,
-            error,
-            ...(error instanceof ProviderError && error.detail ? { detail: error.detail } : {}),
-          });
-        }
-      }),
-    ),
+        report.failed++;
+        const described = describe(error);
+        if (report.errors.length < 5) report.errors.push(described);
+        // The original (a driver's or a runtime's message) is ours to read, in the log with the run's request id.
+        log.warn("search provider failed", {
+          provider: source.name,
+          reported: described,
+          error,
+          ...(error instanceof ProviderError && error.detail ? { detail: error.detail } : {}),
+        });
+      } finally {
+        quorum.settle(call);
+      }
+    }),
   );
   return { hits: mergeHits(lists), reports: [...reports.values()] };
 }

@@ -5,6 +5,7 @@ import { LocalIndex } from "../contents/local-index.ts";
 import type { ContentsContext } from "../contents/service.ts";
 import type { Logger } from "../log.ts";
 import { CircuitBreaker } from "./breaker.ts";
+import { CallLatencies } from "./call-latencies.ts";
 import type { EngineDeps, EngineSettings } from "./engine.ts";
 import { PassageCache } from "./passage-cache.ts";
 import type { LlmPort } from "./llm/port.ts";
@@ -49,6 +50,7 @@ export function engineSettings(search: Config["search"]): EngineSettings {
       hedgeAfterMs: search.hedgeAfterMs,
       resultsPerQuery: search.resultsPerQuery,
       hedging: search.hedging,
+      quorum: { ...search.quorum },
     },
     read: { maxPages: search.readPages, concurrency: search.readConcurrency, budgetMs: search.readBudgetMs, early: search.earlyReads },
     rank: { tokenBudget: search.tokenBudget, maxPassages: search.maxPassages },
@@ -67,6 +69,7 @@ export function engineDeps(
     passages: new PassageCache(),
     llm: languageModel(config.llm),
     breakers: new Map(sources.map((s) => [s.name, new CircuitBreaker(parts.clock)])),
+    latencies: new Map(sources.map((s) => [s.name, new CallLatencies()])),
     settings: engineSettings(config.search),
     log: parts.log,
   };

@@ -109,7 +109,8 @@ describe("bounds", () => {
   beforeAll(async () => {
     database = await freshDatabase();
     app = await startTestApp(database, {
-      env: world.env({ SEARCH_READ_PAGES: "2", SEARCH_HEDGING: "false", PROVIDER_TIMEOUT_MS: "5000" }),
+      // The quorum would go on without Brave once SearXNG's list covers the two pages: here Brave's list is awaited.
+      env: world.env({ SEARCH_READ_PAGES: "2", SEARCH_HEDGING: "false", SEARCH_QUORUM: "false", PROVIDER_TIMEOUT_MS: "5000" }),
       resolver: world.resolver,
     });
     apiKey = (await app.account({ limit: 100_000 })).apiKey;
@@ -135,5 +136,47 @@ describe("bounds", () => {
     for (let i = 0; i < 100 && pages.reduce((n, p) => n + hitsOf(p.path), 0) < 4; i++) await Bun.sleep(10);
     // The top two of SearXNG's list, read early; Brave's top two once it answered; nothing below.
     expect(pages.map((p) => hitsOf(p.path))).toEqual([1, 1, 0, 1, 1]);
+  });
+});
+
+describe("with the quorum (the default), a slow provider is not waited for once the fast one's list covers the pages read", () => {
+  let database: TestDatabase;
+  let app: TestApp;
+  let apiKey: string;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    app = await startTestApp(database, {
+      // A provider not heard from yet gets the longest grace: here shorter than Brave's latency.
+      env: world.env({ SEARCH_READ_PAGES: "2", SEARCH_HEDGING: "false", SEARCH_GRACE_MAX_MS: "300", PROVIDER_TIMEOUT_MS: "5000" }),
+      resolver: world.resolver,
+    });
+    apiKey = (await app.account({ limit: 100_000 })).apiKey;
+  });
+  afterAll(async () => {
+    await app.stop();
+    await database.drop();
+  });
+
+  test("the run answers from the fast provider's pages, read early, and reports the slow call as cut", async () => {
+    const pages = freshPages("quorum").slice(1);
+    world.searxng.setAnswers(() => pages.map((p) => p.hit));
+    world.brave.setAnswers(() => [...pages].reverse().map((p) => p.hit));
+    const started = performance.now();
+    const body = await jsonOf(
+      app.fetch("/v1/search", {
+        method: "POST",
+        headers: { "X-API-Key": apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ prompt: "harbour crane repairs" }),
+      }),
+    );
+    expect(performance.now() - started).toBeLessThan(SLOW_PROVIDER_MS);
+    expect(body.info.pages.read + body.info.pages.from_cache).toBe(2);
+    expect(body.response).toContain("harbour crane");
+    const brave = body.info.providers.find((p: { name: string }) => p.name === "brave");
+    expect(brave.cut.length).toBe(brave.calls);
+    expect(brave.cut[0]).toMatchObject({ reason: "straggler" });
+    expect(brave.succeeded).toBe(0);
+    // SearXNG's top two, read early; nothing of Brave's list, which never came.
+    expect(pages.map((p) => hitsOf(p.path))).toEqual([1, 1, 0, 0, 0]);
   });
 });

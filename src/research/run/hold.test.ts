@@ -45,6 +45,7 @@ function world(source: SearchSource, deadlineMs = 5_000, queue = { concurrency: 
     passages: new PassageCache(),
     llm: null,
     breakers: new Map([[source.name, new CircuitBreaker(clock)]]),
+    latencies: new Map(),
     settings: { ...settings, read: { ...settings.read, early: false } },
     log: createLogger({ level: "debug", sink: (line) => lines.push(line) }),
   };

@@ -51,6 +51,8 @@ export interface PeerRequest<P> {
   headers: Record<string, string>;
   params: P;
   receivedAt: number;
+  /** When the client went away before the answer was sent (an abort the peer observed), if it did. */
+  abortedAt?: number;
 }
 
 export type PeerLatency<P> = number | ((request: PeerRequest<P>) => number);
@@ -221,6 +223,7 @@ export function startProviderPeer<P>(wire: WireFormat<P>): ProviderPeer<P> {
         receivedAt: Date.now(),
       };
       peer.requests.push(recorded);
+      request.signal.addEventListener("abort", () => void (recorded.abortedAt = Date.now()), { once: true });
       const signals = [request.signal, stopping.signal];
       const delay = typeof latency === "function" ? latency(recorded) : latency;
       if (delay > 0) await pause(delay, ...signals);
