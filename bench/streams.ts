@@ -13,8 +13,11 @@
  * highest sampled VmRSS), p50/p99 time from opening the stream to the first
  * `context` message and to the end of the stream, searches per second, how
  * many of a search's sources were read rather than taken from their snippets
- * (a run starved of time reads fewer: the read budget cuts it short), and the
- * run queue's depth as /readyz reported it.
+ * (a run starved of time reads fewer: the read budget cuts it short), the
+ * run queue's depth as /readyz reported it, and the calls it turned away: the
+ * 503 queue_full refusals (how many, and how long from asking to the refusal,
+ * p99 and slowest: one refused before it waited comes at once) and the 504s
+ * (a call that waited for its deadline in vain).
  *
  * BENCH_FACES=ws or sse runs one face; BENCH_DATABASE_URL and BENCH_REDIS_URL
  * point at the services (defaults: local Postgres and Redis);
@@ -288,6 +291,10 @@ interface StreamResult {
   sourcesRead: number;
   /** WebSocket only: when the upgrade was answered (authenticated, rate limited, opened). */
   openedMs: number;
+  /** When the search was asked: the WebSocket's message sent, the SSE request started. */
+  askedMs: number;
+  /** The error's code (queue_full, deadline_exceeded, …), when the service said one. */
+  code?: string;
   firstContextMs: number;
   doneMs: number;
   error?: string;
@@ -295,8 +302,19 @@ interface StreamResult {
 
 /** A stream's result before anything happened: times are NaN until measured. */
 function unsettled(): StreamResult {
-  return { ok: false, sources: 0, sourcesRead: 0, openedMs: Number.NaN, firstContextMs: Number.NaN, doneMs: Number.NaN };
+  return {
+    ok: false,
+    sources: 0,
+    sourcesRead: 0,
+    openedMs: Number.NaN,
+    askedMs: Number.NaN,
+    firstContextMs: Number.NaN,
+    doneMs: Number.NaN,
+  };
 }
+
+/** The code at the end of a stream's error text ("… (queue_full)"), as the WebSocket and SSE faces send it. */
+const codeOf = (text: string) => /\((\w+)\)$/.exec(text)?.[1];
 
 function webSocketSearch(base: string, key: string, i: number, started: number): Promise<StreamResult> {
   return new Promise((resolve) => {
@@ -310,6 +328,7 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
     }, STREAM_TIMEOUT_MS);
     socket.onopen = () => {
       result.openedMs = performance.now() - started;
+      result.askedMs = performance.now() - started;
       socket.send(JSON.stringify({ prompt: prompt(i) }));
     };
     socket.onmessage = (event) => {
@@ -319,7 +338,10 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
         countSources(result, message.content);
         progress.contexts++;
       } else if (message.type === "response") answered = true;
-      else if (message.type === "error") result.error = String(message.content);
+      else if (message.type === "error") {
+        result.error = String(message.content);
+        result.code = codeOf(result.error);
+      }
     };
     socket.onclose = (event) => {
       clearTimeout(timer);
@@ -336,6 +358,7 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
 async function sseSearch(base: string, key: string, i: number, started: number): Promise<StreamResult> {
   const result = unsettled();
   let answered = false;
+  result.askedMs = performance.now() - started;
   try {
     const response = await fetch(`${base}/v1/search`, {
       method: "POST",
@@ -344,7 +367,9 @@ async function sseSearch(base: string, key: string, i: number, started: number):
       signal: AbortSignal.timeout(STREAM_TIMEOUT_MS),
     });
     if (response.status !== 200) {
-      result.error = `status ${response.status}: ${(await response.text()).slice(0, 120)}`;
+      const text = await response.text();
+      result.error = `status ${response.status}: ${text.slice(0, 120)}`;
+      result.code = /"error":"(\w+)"/.exec(text)?.[1];
     } else {
       const decoder = new TextDecoder();
       let buffered = "";
@@ -360,7 +385,10 @@ async function sseSearch(base: string, key: string, i: number, started: number):
             countSources(result, (JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? "{}") as { content?: unknown }).content);
             progress.contexts++;
           } else if (type === "response") answered = true;
-          else if (type === "error") result.error = /^data: (.*)$/m.exec(frame)?.[1] ?? "error";
+          else if (type === "error") {
+            result.error = /^data: (.*)$/m.exec(frame)?.[1] ?? "error";
+            result.code = codeOf(String((JSON.parse(result.error) as { content?: unknown }).content));
+          }
         }
       }
     }
@@ -429,11 +457,19 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
   const errorKinds = [...new Set(errors.map((r) => r.error))].slice(0, 5);
   if (errorKinds.length) console.log(`${face}: ${errors.length} errors, e.g. ${JSON.stringify(errorKinds)}`);
   const opened = summarize(completed.map((r) => r.openedMs));
+  // A refusal (503 queue_full) should come at once; a 504 is a call that waited its whole deadline in vain.
+  const refused = errors.filter((r) => r.code === "queue_full").map((r) => r.doneMs - r.askedMs);
+  const refusedTimes = summarize(refused);
   const row: Row = {
     face: face === "ws" ? "WebSocket" : "SSE",
     streams: STREAMS,
     completed: completed.length,
     errors: errors.length,
+    refused_503: refused.length,
+    refused_p99_ms: refused.length ? Math.round(refusedTimes.p99) : "n/a",
+    refused_max_ms: refused.length ? Math.round(Math.max(...refused)) : "n/a",
+    refused_over_50ms: refused.filter((ms) => ms > 50).length,
+    timed_out_504: errors.filter((r) => r.code === "deadline_exceeded").length,
     start_rss_mb: Math.round(startRssKb / 1024),
     peak_rss_mb: Math.round(hwmKb / 1024),
     peak_sampled_rss_mb: Math.round(peakRssKb / 1024),
@@ -452,7 +488,13 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
   };
   return {
     row,
-    raw: { firstContextMs: completed.map((r) => r.firstContextMs), doneMs: completed.map((r) => r.doneMs), errors: errorKinds, depth },
+    raw: {
+      firstContextMs: completed.map((r) => r.firstContextMs),
+      doneMs: completed.map((r) => r.doneMs),
+      refusedMs: refused,
+      errors: errorKinds,
+      depth,
+    },
   };
 }
 
