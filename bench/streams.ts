@@ -7,7 +7,8 @@
  * a loopback world: a SearXNG peer that answers every query with the same
  * ten article-sized pages, served on loopback (BENCH_FRESH_PAGES=1: under
  * new URLs for every search). N clients open their streams at once
- * (BENCH_STREAMS, default 1,000): the WebSocket face, then the SSE face, each
+ * (BENCH_STREAMS, default 1,000; BENCH_SPREAD_MS opens them evenly over that
+ * many ms instead): the WebSocket face, then the SSE face, each
  * on a fresh server and database. Reported per face: completed and errors,
  * the server's RSS when the load starts and at its peak (VmHWM, and the
  * highest sampled VmRSS), p50/p99 time from opening the stream to the first
@@ -34,6 +35,8 @@ import { seededRandom } from "./lib/latency.ts";
 import { printTable, summarize, writeResults, type Row } from "./lib/report.ts";
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1_000);
+// 0: every stream opens at once. Else they open evenly over this many ms, and each one's times count from its opening.
+const SPREAD_MS = Number(process.env.BENCH_SPREAD_MS ?? 0);
 const FACES = (process.env.BENCH_FACES ?? "ws,sse").split(",").map((f) => f.trim()) as Face[];
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -441,7 +444,13 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
     5_000,
   );
   const search = face === "ws" ? webSocketSearch : sseSearch;
-  const results = await Promise.all(Array.from({ length: STREAMS }, (_, i) => search(server.url, key, 1_000 + i, started)));
+  const opening = (i: number) => (i * SPREAD_MS) / STREAMS;
+  const results = await Promise.all(
+    Array.from({ length: STREAMS }, async (_, i) => {
+      if (SPREAD_MS) await Bun.sleep(opening(i));
+      return { ...(await search(server.url, key, 1_000 + i, performance.now())), startMs: opening(i) };
+    }),
+  );
   const wallMs = performance.now() - started;
   clearInterval(sampler);
   clearInterval(readyz);
@@ -453,7 +462,7 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
   const errors = results.filter((r) => !r.ok);
   const firstContext = summarize(completed.map((r) => r.firstContextMs));
   const done = summarize(completed.map((r) => r.doneMs));
-  const lastDone = Math.max(0, ...completed.map((r) => r.doneMs));
+  const lastDone = Math.max(0, ...completed.map((r) => r.startMs + r.doneMs));
   const errorKinds = [...new Set(errors.map((r) => r.error))].slice(0, 5);
   if (errorKinds.length) console.log(`${face}: ${errors.length} errors, e.g. ${JSON.stringify(errorKinds)}`);
   const opened = summarize(completed.map((r) => r.openedMs));
@@ -507,7 +516,7 @@ for (const face of FACES) {
 }
 const settings = PASSED_THROUGH.filter((n) => process.env[n]).map((n) => `${n}=${process.env[n]}`);
 printTable(
-  `Streams: ${STREAMS} concurrent searches per face opened at once, one Enterprise key, Postgres + Redis, SearXNG peer and ${PAGES} pages on loopback (${FRESH_PAGES ? "new URLs for every search" : "the same for every search, cached"}); times from opening the stream${settings.length ? `; ${settings.join(", ")}` : ""}`,
+  `Streams: ${STREAMS} concurrent searches per face opened ${SPREAD_MS ? `evenly over ${SPREAD_MS / 1000} s` : "at once"}, one Enterprise key, Postgres + Redis, SearXNG peer and ${PAGES} pages on loopback (${FRESH_PAGES ? "new URLs for every search" : "the same for every search, cached"}); times from opening the stream${settings.length ? `; ${settings.join(", ")}` : ""}`,
   rows,
 );
 console.log(`\nwrote ${writeResults("streams", { streams: STREAMS, settings, rows, raw })}`);

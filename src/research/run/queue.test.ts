@@ -237,6 +237,8 @@ describe("refused early", () => {
       () => undefined,
       (error: ServiceError) => error,
     );
+  /** A refusal comes at once: a run still waiting (or running) after the promise callbacks ran was not refused. */
+  const refusalOf = (admitted: Promise<RunSlot>) => Promise.race([errorOf(admitted), settle().then(() => undefined)]);
 
   test("before any run has ended nothing is refused on an estimate, however near the deadline", async () => {
     const { runs, clock } = queue(1);
@@ -252,7 +254,7 @@ describe("refused early", () => {
     void runs.admit("acct_a", open(), clock.now() + 15 * SECOND);
     expect(runs.depth()).toMatchObject({ running: 2, queued: 1 });
     // Second in line: 10 s to wait, 10 s to run.
-    const refused = await errorOf(runs.admit("acct_a", open(), clock.now() + 20 * SECOND - 1));
+    const refused = await refusalOf(runs.admit("acct_a", open(), clock.now() + 20 * SECOND - 1));
     expect(refused).toBeInstanceOf(ServiceError);
     expect(refused!.code).toBe("queue_full");
     expect(refused!.message).toBe(
@@ -267,13 +269,13 @@ describe("refused early", () => {
   test("the estimate is the mean of the runs lately ended, and follows them", async () => {
     const { runs, clock, slots } = await measured(4 * SECOND, 1);
     // One slot and 4 s runs: the first in line waits 4 s and runs 4 s.
-    expect(await errorOf(runs.admit("acct_a", open(), clock.now() + 8 * SECOND - 1))).toMatchObject({ code: "queue_full" });
+    expect(await refusalOf(runs.admit("acct_a", open(), clock.now() + 8 * SECOND - 1))).toMatchObject({ code: "queue_full" });
     const waiting = runs.admit("acct_a", open(), clock.now() + 8 * SECOND);
     // The run in the slot ends after 1 s: the mean is 2.5 s (a slow run still 4 s), and the next in line waits that.
     clock.advance(SECOND);
     slots[0]!.release();
     await waiting;
-    expect(await errorOf(runs.admit("acct_a", open(), clock.now() + 6_499))).toMatchObject({ code: "queue_full" });
+    expect(await refusalOf(runs.admit("acct_a", open(), clock.now() + 6_499))).toMatchObject({ code: "queue_full" });
     void runs.admit("acct_a", open(), clock.now() + 6_500);
     expect(runs.depth()).toMatchObject({ running: 1, queued: 1 });
   });
@@ -282,12 +284,12 @@ describe("refused early", () => {
     const { runs, clock } = await measured(10 * SECOND);
     for (let i = 0; i < 5; i++) void runs.admit("acct_busy", open());
     // acct_busy's next waits 6 × 10 ÷ 2 = 30 s, and runs 10 s.
-    expect(await errorOf(runs.admit("acct_busy", open(), clock.now() + 40 * SECOND - 1))).toMatchObject({ code: "queue_full" });
+    expect(await refusalOf(runs.admit("acct_busy", open(), clock.now() + 40 * SECOND - 1))).toMatchObject({ code: "queue_full" });
     // acct_quiet's first comes next: 5 s.
     void runs.admit("acct_quiet", open(), clock.now() + 15 * SECOND);
     expect(runs.depth()).toMatchObject({ queued: 6 });
     // Its second waits behind one turn of each lane (2 ahead): 3 × 10 ÷ 2 = 15 s.
-    expect(await errorOf(runs.admit("acct_quiet", open(), clock.now() + 25 * SECOND - 1))).toMatchObject({ code: "queue_full" });
+    expect(await refusalOf(runs.admit("acct_quiet", open(), clock.now() + 25 * SECOND - 1))).toMatchObject({ code: "queue_full" });
     void runs.admit("acct_quiet", open(), clock.now() + 25 * SECOND);
     expect(runs.depth()).toMatchObject({ queued: 7 });
   });
@@ -301,17 +303,17 @@ describe("refused early", () => {
   test("Retry-After is the wait in whole seconds, rounded up, and 1 to 60", async () => {
     // 300 ms to wait: said as a second.
     const short = await measured(600);
-    const soon = await errorOf(short.runs.admit("acct_a", open(), short.clock.now() + 1));
+    const soon = await refusalOf(short.runs.admit("acct_a", open(), short.clock.now() + 1));
     expect(soon!.extra.retryAfterSeconds).toBe(1);
     expect(soon!.message).toBe(
       "this instance is at capacity (a research run would wait about 1 second for a slot and not finish within its deadline), try again in 1 second",
     );
     // 2,001 ms: 3 s.
     const odd = await measured(4_002);
-    expect((await errorOf(odd.runs.admit("acct_a", open(), odd.clock.now() + 1)))!.extra.retryAfterSeconds).toBe(3);
+    expect((await refusalOf(odd.runs.admit("acct_a", open(), odd.clock.now() + 1)))!.extra.retryAfterSeconds).toBe(3);
     // 500 s: a minute at most.
     const long = await measured(1_000 * SECOND);
-    const later = await errorOf(long.runs.admit("acct_a", open(), long.clock.now() + 1));
+    const later = await refusalOf(long.runs.admit("acct_a", open(), long.clock.now() + 1));
     expect(later!.extra.retryAfterSeconds).toBe(60);
     expect(later!.message).toBe(
       "this instance is at capacity (a research run would wait about 8 minutes for a slot and not finish within its deadline), try again in a minute",
@@ -330,7 +332,7 @@ describe("refused early", () => {
     clock.advance(8 * SECOND);
     slots[0]!.release();
     await first;
-    const refused = await tight;
+    const refused = await Promise.race([tight, settle().then(() => undefined)]);
     expect(refused).toBeInstanceOf(ServiceError);
     expect(refused!.code).toBe("queue_full");
     expect(refused!.message).toBe(
