@@ -327,8 +327,8 @@ describe("refused early", () => {
     const tight = errorOf(runs.admit("acct_a", open(), clock.now() + 12 * SECOND));
     const third = runs.admit("acct_a", open(), clock.now() + 60 * SECOND);
     expect(runs.depth()).toMatchObject({ queued: 3 });
-    // The run in the slot takes 8 s: the mean is 5 s, a slow run 8 s; the first takes the slot. The tight one, next
-    // in line with 4 s left, would wait 5 and run up to 8: refused now, 4 s before its deadline.
+    // The run in the slot takes 8 s: the mean is 5 s; the first takes the slot. The tight one, next in line with 4 s
+    // left, would wait 5 and run 5: refused now, 4 s before its deadline.
     clock.advance(8 * SECOND);
     slots[0]!.release();
     await first;
@@ -339,7 +339,7 @@ describe("refused early", () => {
       "this instance is at capacity (this research run would wait about 5 seconds for a slot and not finish within its deadline), try again in 5 seconds",
     );
     expect(refused!.extra.retryAfterSeconds).toBe(5);
-    // The third moves up into its place: 5 s to wait and 8 to run fit the 52 s it has left.
+    // The third moves up into its place: 5 s to wait and 5 to run fit the 52 s it has left.
     expect(runs.depth()).toMatchObject({ running: 1, queued: 1 });
     expect(lines.at(-1)).toMatchObject({
       level: "warn",
@@ -347,6 +347,26 @@ describe("refused early", () => {
       refused: 1,
     });
     void third;
+  });
+
+  test("a waiter stays while a run of mean time would still end in time; a newcomer with as little time left is refused (a slow run would not)", async () => {
+    const { runs, clock } = queue(1);
+    const first = await runs.admit("acct_busy", open());
+    clock.advance(2 * SECOND);
+    first.release();
+    const second = await runs.admit("acct_busy", open());
+    const next = runs.admit("acct_a", open(), clock.now() + 60 * SECOND);
+    // Second in line with 2 s runs: 4 s to wait and 2 to run fit its 10 s.
+    const waiting = errorOf(runs.admit("acct_a", open(), clock.now() + 10 * SECOND));
+    expect(runs.depth()).toMatchObject({ queued: 2 });
+    // The run in the slot took 4 s: the mean is 3 s, a slow run 4 s. Next in line with 6 s left, it would wait 3 s
+    // and run 3 on the mean (in time), 4 if slow (late): arriving now it would be refused; having waited, it stays.
+    clock.advance(4 * SECOND);
+    second.release();
+    await next;
+    expect(await refusalOf(runs.admit("acct_b", open(), clock.now() + 6 * SECOND))).toMatchObject({ code: "queue_full" });
+    expect(await Promise.race([waiting, settle().then(() => "waiting")])).toBe("waiting");
+    expect(runs.depth()).toMatchObject({ running: 1, queued: 1 });
   });
 });
 

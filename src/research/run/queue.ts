@@ -22,9 +22,12 @@
  * when that wait and a slow run of its own go past its deadline it is
  * refused at once with queue_full and a Retry-After of that wait, not
  * answered 504 when its deadline comes. Each time a run ends the estimate
- * changes, and the waiters are weighed again: one that can no longer finish
- * in time is refused then. Before any run has ended nothing is refused on
- * an estimate.
+ * changes, and the waiters are weighed again: one that would now more
+ * likely than not finish late (its wait and a run of mean time go past its
+ * deadline) is refused then. The slow run on arrival and the mean one while
+ * waiting leave a margin between them: the estimate wavers from run to run,
+ * and a waiter is not sent away on every uptick, having waited already.
+ * Before any run has ended nothing is refused on an estimate.
  */
 import type { Clock } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
@@ -115,7 +118,7 @@ export class RunQueue {
         ),
       );
     }
-    const late = this.tooLate(this.aheadAt(this.lanes.get(account)?.length ?? 0), deadline);
+    const late = this.tooLate(this.aheadAt(this.lanes.get(account)?.length ?? 0), deadline, "slow");
     if (late) {
       this.warn("research runs would wait past their deadline; refusing them", { ...this.fields(), wait_ms: Math.round(late.waitMs) });
       return Promise.reject(refusal("a research run would wait", late.waitMs));
@@ -153,12 +156,17 @@ export class RunQueue {
     return ((ahead + 1) * estimate.meanMs) / this.settings.concurrency;
   }
 
-  /** The wait of a run with `ahead` before it, when that wait and a slow run of its own end past `deadline`. */
-  private tooLate(ahead: number, deadline: number | undefined): { waitMs: number } | undefined {
+  /**
+   * The wait of a run with `ahead` before it, when that wait and a run of
+   * its own end past `deadline`: a slow run for one arriving, a run of mean
+   * time for one already waiting.
+   */
+  private tooLate(ahead: number, deadline: number | undefined, own: "slow" | "mean"): { waitMs: number } | undefined {
     const estimate = this.times.estimate();
     if (deadline === undefined || !estimate) return undefined;
     const waitMs = this.waitMs(ahead, estimate);
-    return this.clock.now() + waitMs + estimate.slowMs > deadline ? { waitMs } : undefined;
+    const runMs = own === "slow" ? estimate.slowMs : estimate.meanMs;
+    return this.clock.now() + waitMs + runMs > deadline ? { waitMs } : undefined;
   }
 
   /**
@@ -189,7 +197,7 @@ export class RunQueue {
       let gone = 0;
       lane.forEach((waiter, index) => {
         // A waiter refused before it in its own lane no longer waits ahead of it.
-        const late = this.tooLate(ahead[index - gone]!, waiter.deadline);
+        const late = this.tooLate(ahead[index - gone]!, waiter.deadline, "mean");
         if (late) {
           refused.push([waiter, late.waitMs]);
           gone++;
