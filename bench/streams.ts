@@ -19,7 +19,8 @@
  * 503 queue_full refusals on arrival (how many, and p99 and slowest time from
  * asking to the refusal), those refused after waiting, when runs grew slower
  * (how many, and the median time they waited), and the 504s (a call that
- * waited for its deadline in vain).
+ * waited for its deadline in vain); beside them the p99 of /healthz polled
+ * during the load, how fast the server answered anything meanwhile.
  *
  * BENCH_FACES=ws or sse runs one face; BENCH_DATABASE_URL and BENCH_REDIS_URL
  * point at the services (defaults: local Postgres and Redis);
@@ -434,6 +435,12 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
     depth.capacity = body.runs.capacity;
     depth.queue_max = body.runs.queue_max;
   }, 500);
+  // How fast the server answers anything meanwhile (the event loop's lag under this load): the floor under a refusal's time.
+  const healthzMs: number[] = [];
+  const healthz = setInterval(async () => {
+    const asked = performance.now();
+    if ((await fetch(`${server.url}/healthz`).catch(() => null))?.ok) healthzMs.push(performance.now() - asked);
+  }, 250);
 
   const started = performance.now();
   progress.settled = progress.contexts = 0;
@@ -455,6 +462,7 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
   const wallMs = performance.now() - started;
   clearInterval(sampler);
   clearInterval(readyz);
+  clearInterval(healthz);
   clearInterval(ticker);
   const hwmKb = procStatusKb(pid, "VmHWM");
   await stopInstance(instance);
@@ -484,6 +492,7 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
     at_once_max_ms: refusedAtOnce.length ? Math.round(Math.max(...refusedAtOnce)) : "n/a",
     refused_waiting: refusedLater.length,
     waiting_p50_s: refusedLater.length ? summarize(refusedLater).p50 / 1000 : "n/a",
+    healthz_p99_ms: Math.round(summarize(healthzMs).p99),
     timed_out_504: errors.filter((r) => r.code === "deadline_exceeded").length,
     start_rss_mb: Math.round(startRssKb / 1024),
     peak_rss_mb: Math.round(hwmKb / 1024),
