@@ -7,14 +7,20 @@
  * a loopback world: a SearXNG peer that answers every query with the same
  * ten article-sized pages, served on loopback (BENCH_FRESH_PAGES=1: under
  * new URLs for every search). N clients open their streams at once
- * (BENCH_STREAMS, default 1,000): the WebSocket face, then the SSE face, each
+ * (BENCH_STREAMS, default 1,000; BENCH_SPREAD_MS opens them evenly over that
+ * many ms instead): the WebSocket face, then the SSE face, each
  * on a fresh server and database. Reported per face: completed and errors,
  * the server's RSS when the load starts and at its peak (VmHWM, and the
  * highest sampled VmRSS), p50/p99 time from opening the stream to the first
  * `context` message and to the end of the stream, searches per second, how
  * many of a search's sources were read rather than taken from their snippets
- * (a run starved of time reads fewer: the read budget cuts it short), and the
- * run queue's depth as /readyz reported it.
+ * (a run starved of time reads fewer: the read budget cuts it short), the
+ * run queue's depth as /readyz reported it, and the calls it turned away: the
+ * 503 queue_full refusals on arrival (how many, and p99 and slowest time from
+ * asking to the refusal), those refused after waiting, when runs grew slower
+ * (how many, and the median time they waited), and the 504s (a call that
+ * waited for its deadline in vain); beside them the p99 of /healthz polled
+ * during the load, how fast the server answered anything meanwhile.
  *
  * BENCH_FACES=ws or sse runs one face; BENCH_DATABASE_URL and BENCH_REDIS_URL
  * point at the services (defaults: local Postgres and Redis);
@@ -31,6 +37,8 @@ import { seededRandom } from "./lib/latency.ts";
 import { printTable, summarize, writeResults, type Row } from "./lib/report.ts";
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1_000);
+// 0: every stream opens at once. Else they open evenly over this many ms, and each one's times count from its opening.
+const SPREAD_MS = Number(process.env.BENCH_SPREAD_MS ?? 0);
 const FACES = (process.env.BENCH_FACES ?? "ws,sse").split(",").map((f) => f.trim()) as Face[];
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -288,6 +296,10 @@ interface StreamResult {
   sourcesRead: number;
   /** WebSocket only: when the upgrade was answered (authenticated, rate limited, opened). */
   openedMs: number;
+  /** When the search was asked: the WebSocket's message sent, the SSE request started. */
+  askedMs: number;
+  /** The error's code (queue_full, deadline_exceeded, …), when the service said one. */
+  code?: string;
   firstContextMs: number;
   doneMs: number;
   error?: string;
@@ -295,8 +307,19 @@ interface StreamResult {
 
 /** A stream's result before anything happened: times are NaN until measured. */
 function unsettled(): StreamResult {
-  return { ok: false, sources: 0, sourcesRead: 0, openedMs: Number.NaN, firstContextMs: Number.NaN, doneMs: Number.NaN };
+  return {
+    ok: false,
+    sources: 0,
+    sourcesRead: 0,
+    openedMs: Number.NaN,
+    askedMs: Number.NaN,
+    firstContextMs: Number.NaN,
+    doneMs: Number.NaN,
+  };
 }
+
+/** The code at the end of a stream's error text ("… (queue_full)"), as the WebSocket and SSE faces send it. */
+const codeOf = (text: string) => /\((\w+)\)$/.exec(text)?.[1];
 
 function webSocketSearch(base: string, key: string, i: number, started: number): Promise<StreamResult> {
   return new Promise((resolve) => {
@@ -310,6 +333,7 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
     }, STREAM_TIMEOUT_MS);
     socket.onopen = () => {
       result.openedMs = performance.now() - started;
+      result.askedMs = performance.now() - started;
       socket.send(JSON.stringify({ prompt: prompt(i) }));
     };
     socket.onmessage = (event) => {
@@ -319,7 +343,10 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
         countSources(result, message.content);
         progress.contexts++;
       } else if (message.type === "response") answered = true;
-      else if (message.type === "error") result.error = String(message.content);
+      else if (message.type === "error") {
+        result.error = String(message.content);
+        result.code = codeOf(result.error);
+      }
     };
     socket.onclose = (event) => {
       clearTimeout(timer);
@@ -336,6 +363,7 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
 async function sseSearch(base: string, key: string, i: number, started: number): Promise<StreamResult> {
   const result = unsettled();
   let answered = false;
+  result.askedMs = performance.now() - started;
   try {
     const response = await fetch(`${base}/v1/search`, {
       method: "POST",
@@ -344,7 +372,9 @@ async function sseSearch(base: string, key: string, i: number, started: number):
       signal: AbortSignal.timeout(STREAM_TIMEOUT_MS),
     });
     if (response.status !== 200) {
-      result.error = `status ${response.status}: ${(await response.text()).slice(0, 120)}`;
+      const text = await response.text();
+      result.error = `status ${response.status}: ${text.slice(0, 120)}`;
+      result.code = /"error":"(\w+)"/.exec(text)?.[1];
     } else {
       const decoder = new TextDecoder();
       let buffered = "";
@@ -360,7 +390,10 @@ async function sseSearch(base: string, key: string, i: number, started: number):
             countSources(result, (JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? "{}") as { content?: unknown }).content);
             progress.contexts++;
           } else if (type === "response") answered = true;
-          else if (type === "error") result.error = /^data: (.*)$/m.exec(frame)?.[1] ?? "error";
+          else if (type === "error") {
+            result.error = /^data: (.*)$/m.exec(frame)?.[1] ?? "error";
+            result.code = codeOf(String((JSON.parse(result.error) as { content?: unknown }).content));
+          }
         }
       }
     }
@@ -402,6 +435,12 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
     depth.capacity = body.runs.capacity;
     depth.queue_max = body.runs.queue_max;
   }, 500);
+  // How fast the server answers anything meanwhile (the event loop's lag under this load): the floor under a refusal's time.
+  const healthzMs: number[] = [];
+  const healthz = setInterval(async () => {
+    const asked = performance.now();
+    if ((await fetch(`${server.url}/healthz`).catch(() => null))?.ok) healthzMs.push(performance.now() - asked);
+  }, 250);
 
   const started = performance.now();
   progress.settled = progress.contexts = 0;
@@ -413,10 +452,17 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
     5_000,
   );
   const search = face === "ws" ? webSocketSearch : sseSearch;
-  const results = await Promise.all(Array.from({ length: STREAMS }, (_, i) => search(server.url, key, 1_000 + i, started)));
+  const opening = (i: number) => (i * SPREAD_MS) / STREAMS;
+  const results = await Promise.all(
+    Array.from({ length: STREAMS }, async (_, i) => {
+      if (SPREAD_MS) await Bun.sleep(opening(i));
+      return { ...(await search(server.url, key, 1_000 + i, performance.now())), startMs: opening(i) };
+    }),
+  );
   const wallMs = performance.now() - started;
   clearInterval(sampler);
   clearInterval(readyz);
+  clearInterval(healthz);
   clearInterval(ticker);
   const hwmKb = procStatusKb(pid, "VmHWM");
   await stopInstance(instance);
@@ -425,15 +471,29 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
   const errors = results.filter((r) => !r.ok);
   const firstContext = summarize(completed.map((r) => r.firstContextMs));
   const done = summarize(completed.map((r) => r.doneMs));
-  const lastDone = Math.max(0, ...completed.map((r) => r.doneMs));
+  const lastDone = Math.max(0, ...completed.map((r) => r.startMs + r.doneMs));
   const errorKinds = [...new Set(errors.map((r) => r.error))].slice(0, 5);
   if (errorKinds.length) console.log(`${face}: ${errors.length} errors, e.g. ${JSON.stringify(errorKinds)}`);
   const opened = summarize(completed.map((r) => r.openedMs));
+  // A refusal (503 queue_full) should come at once; a 504 is a call that waited its whole deadline in vain.
+  // The queue says which: "a research run would wait …" on arrival (or a full queue), "this research run would wait …"
+  // for one refused after waiting, when runs grew slower.
+  const refusedAfterWaiting = (r: StreamResult) => r.error!.includes("this research run would wait");
+  const refusedAtOnce = errors.filter((r) => r.code === "queue_full" && !refusedAfterWaiting(r)).map((r) => r.doneMs - r.askedMs);
+  const refusedLater = errors.filter((r) => r.code === "queue_full" && refusedAfterWaiting(r)).map((r) => r.doneMs - r.askedMs);
+  const atOnce = summarize(refusedAtOnce);
   const row: Row = {
     face: face === "ws" ? "WebSocket" : "SSE",
     streams: STREAMS,
     completed: completed.length,
     errors: errors.length,
+    refused_at_once: refusedAtOnce.length,
+    at_once_p99_ms: refusedAtOnce.length ? Math.round(atOnce.p99) : "n/a",
+    at_once_max_ms: refusedAtOnce.length ? Math.round(Math.max(...refusedAtOnce)) : "n/a",
+    refused_waiting: refusedLater.length,
+    waiting_p50_s: refusedLater.length ? summarize(refusedLater).p50 / 1000 : "n/a",
+    healthz_p99_ms: Math.round(summarize(healthzMs).p99),
+    timed_out_504: errors.filter((r) => r.code === "deadline_exceeded").length,
     start_rss_mb: Math.round(startRssKb / 1024),
     peak_rss_mb: Math.round(hwmKb / 1024),
     peak_sampled_rss_mb: Math.round(peakRssKb / 1024),
@@ -452,7 +512,14 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
   };
   return {
     row,
-    raw: { firstContextMs: completed.map((r) => r.firstContextMs), doneMs: completed.map((r) => r.doneMs), errors: errorKinds, depth },
+    raw: {
+      firstContextMs: completed.map((r) => r.firstContextMs),
+      doneMs: completed.map((r) => r.doneMs),
+      refusedAtOnceMs: refusedAtOnce,
+      refusedAfterWaitingMs: refusedLater,
+      errors: errorKinds,
+      depth,
+    },
   };
 }
 
@@ -465,7 +532,7 @@ for (const face of FACES) {
 }
 const settings = PASSED_THROUGH.filter((n) => process.env[n]).map((n) => `${n}=${process.env[n]}`);
 printTable(
-  `Streams: ${STREAMS} concurrent searches per face opened at once, one Enterprise key, Postgres + Redis, SearXNG peer and ${PAGES} pages on loopback (${FRESH_PAGES ? "new URLs for every search" : "the same for every search, cached"}); times from opening the stream${settings.length ? `; ${settings.join(", ")}` : ""}`,
+  `Streams: ${STREAMS} concurrent searches per face opened ${SPREAD_MS ? `evenly over ${SPREAD_MS / 1000} s` : "at once"}, one Enterprise key, Postgres + Redis, SearXNG peer and ${PAGES} pages on loopback (${FRESH_PAGES ? "new URLs for every search" : "the same for every search, cached"}); times from opening the stream${settings.length ? `; ${settings.join(", ")}` : ""}`,
   rows,
 );
 console.log(`\nwrote ${writeResults("streams", { streams: STREAMS, settings, rows, raw })}`);

@@ -317,7 +317,7 @@ export const EnvSchema = Type.Object({
     maximum: 100_000,
     default: 2_000,
     description:
-      "Research runs that may wait for a slot per instance; beyond it a run is refused with 503 queue_full and Retry-After. Waiting counts against the run's SEARCH_DEADLINE_MS.",
+      "Research runs that may wait for a slot per instance; beyond it a run is refused with 503 queue_full and Retry-After. Waiting counts against the run's SEARCH_DEADLINE_MS: a run expected not to finish within it (from recent runs' times) is refused the same way, at once.",
   }),
   WS_MAX_SOCKETS_PER_KEY: Type.Integer({ minimum: 1, maximum: 10_000, default: 20, description: "Open search WebSockets per API key." }),
   LLM_PROVIDER: Type.Optional(

@@ -58,7 +58,7 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, log: Logger) {
           tags: ["Search"],
           summary: "Research a prompt: search, read, and answer with cited sources",
           description:
-            "Answers with `{response, context, info}`. `[n]` markers in the response cite context entry n. With `Accept: text/event-stream` the same run streams as server-sent events (`context`, `response` deltas, `error`), each `data:` a JSON `{type, content}`; an `error` ends the stream, its content the JSON answer's detail with its code in parentheses. A run longer than the service deadline is a 504; time spent waiting for a run slot on a busy instance counts, and with the instance's queue full the call is a 503 `queue_full` with Retry-After.",
+            "Answers with `{response, context, info}`. `[n]` markers in the response cite context entry n. With `Accept: text/event-stream` the same run streams as server-sent events (`context`, `response` deltas, `error`), each `data:` a JSON `{type, content}`; an `error` ends the stream, its content the JSON answer's detail with its code in parentheses. A run longer than the service deadline is a 504; time spent waiting for a run slot on a busy instance counts, and with the instance's queue full, or its runs too slow for this one to finish within the deadline, the call is a 503 `queue_full` with Retry-After.",
         },
         { billable: true },
       ),

@@ -15,7 +15,8 @@
  * The deadline counts from when the run asks for its slot, so time spent
  * waiting is part of it: a caller is never held longer than the deadline,
  * and a run whose deadline passes while it waits ends as a 504 without
- * running. A caller that goes away while waiting leaves the queue at once.
+ * running (the queue refuses, 503 queue_full, a run it expects not to finish
+ * in time, before that). A caller that goes away while waiting leaves the queue at once.
  * The in-flight count includes waiting runs: they are the instance's load.
  */
 import type { Clock } from "../../clock.ts";
@@ -243,7 +244,8 @@ async function hold(deps: RunDeps, call: RunCall, subject: RunSubject, work: Run
   };
   const usage = () => ended;
   try {
-    slot = await deps.queue.admit(call.account, signal);
+    // The deadline on the queue's clock: a run that would not finish by it is refused now, not answered 504 then.
+    slot = await deps.queue.admit(call.account, signal, deps.clock.now() + deps.deadlineMs);
   } catch (error) {
     throw fail(error);
   }

@@ -213,6 +213,163 @@ describe("refusal", () => {
   });
 });
 
+describe("refused early", () => {
+  const SECOND = 1_000;
+
+  /**
+   * `concurrency` slots, each having held a run for `runMs` (the estimate's
+   * only samples: its mean and its slow run), and each busy again with a run
+   * of acct_busy's (`slots`): the next run waits.
+   */
+  async function measured(runMs: number, concurrency = 2) {
+    const made = queue(concurrency);
+    const first = await Promise.all(Array.from({ length: concurrency }, () => made.runs.admit("acct_busy", open())));
+    made.clock.advance(runMs);
+    const slots: RunSlot[] = [];
+    for (const slot of first) {
+      slot.release();
+      slots.push(await made.runs.admit("acct_busy", open()));
+    }
+    return { ...made, slots };
+  }
+  const errorOf = (admitted: Promise<RunSlot>) =>
+    admitted.then(
+      () => undefined,
+      (error: ServiceError) => error,
+    );
+  /** A refusal comes at once: a run still waiting (or running) after the promise callbacks ran was not refused. */
+  const refusalOf = (admitted: Promise<RunSlot>) => Promise.race([errorOf(admitted), settle().then(() => undefined)]);
+
+  test("before any run has ended nothing is refused on an estimate, however near the deadline", async () => {
+    const { runs, clock } = queue(1);
+    await runs.admit("acct_a", open());
+    void runs.admit("acct_a", open(), clock.now() + 1);
+    await settle();
+    expect(runs.depth()).toMatchObject({ running: 1, queued: 1 });
+  });
+
+  test("a run whose wait (its place × the mean run ÷ the slots) and a run of its own fit its deadline waits; one that would end a millisecond late is refused at once", async () => {
+    const { runs, clock } = await measured(10 * SECOND);
+    // First in line: it waits for one of two slots to free, half a 10 s run, then runs 10 s.
+    void runs.admit("acct_a", open(), clock.now() + 15 * SECOND);
+    expect(runs.depth()).toMatchObject({ running: 2, queued: 1 });
+    // Second in line: 10 s to wait, 10 s to run.
+    const refused = await refusalOf(runs.admit("acct_a", open(), clock.now() + 20 * SECOND - 1));
+    expect(refused).toBeInstanceOf(ServiceError);
+    expect(refused!.code).toBe("queue_full");
+    expect(refused!.message).toBe(
+      "this instance is at capacity (a research run would wait about 10 seconds for a slot and not finish within its deadline), try again in 10 seconds",
+    );
+    expect(refused!.extra.retryAfterSeconds).toBe(10);
+    expect(runs.depth()).toMatchObject({ running: 2, queued: 1 });
+    void runs.admit("acct_a", open(), clock.now() + 20 * SECOND);
+    expect(runs.depth()).toMatchObject({ running: 2, queued: 2 });
+  });
+
+  test("the estimate is the mean of the runs lately ended, and follows them", async () => {
+    const { runs, clock, slots } = await measured(4 * SECOND, 1);
+    // One slot and 4 s runs: the first in line waits 4 s and runs 4 s.
+    expect(await refusalOf(runs.admit("acct_a", open(), clock.now() + 8 * SECOND - 1))).toMatchObject({ code: "queue_full" });
+    const waiting = runs.admit("acct_a", open(), clock.now() + 8 * SECOND);
+    // The run in the slot ends after 1 s: the mean is 2.5 s (a slow run still 4 s), and the next in line waits that.
+    clock.advance(SECOND);
+    slots[0]!.release();
+    await waiting;
+    expect(await refusalOf(runs.admit("acct_a", open(), clock.now() + 6_499))).toMatchObject({ code: "queue_full" });
+    void runs.admit("acct_a", open(), clock.now() + 6_500);
+    expect(runs.depth()).toMatchObject({ running: 1, queued: 1 });
+  });
+
+  test("the place counted is the caller's turn among the lanes: another account's first run waits behind no lane's queue", async () => {
+    const { runs, clock } = await measured(10 * SECOND);
+    for (let i = 0; i < 5; i++) void runs.admit("acct_busy", open());
+    // acct_busy's next waits 6 × 10 ÷ 2 = 30 s, and runs 10 s.
+    expect(await refusalOf(runs.admit("acct_busy", open(), clock.now() + 40 * SECOND - 1))).toMatchObject({ code: "queue_full" });
+    // acct_quiet's first comes next: 5 s.
+    void runs.admit("acct_quiet", open(), clock.now() + 15 * SECOND);
+    expect(runs.depth()).toMatchObject({ queued: 6 });
+    // Its second waits behind one turn of each lane (2 ahead): 3 × 10 ÷ 2 = 15 s.
+    expect(await refusalOf(runs.admit("acct_quiet", open(), clock.now() + 25 * SECOND - 1))).toMatchObject({ code: "queue_full" });
+    void runs.admit("acct_quiet", open(), clock.now() + 25 * SECOND);
+    expect(runs.depth()).toMatchObject({ queued: 7 });
+  });
+
+  test("a run with no deadline is never refused on an estimate", async () => {
+    const { runs } = await measured(60 * SECOND);
+    for (let i = 0; i < 10; i++) void runs.admit("acct_a", open());
+    expect(runs.depth()).toMatchObject({ queued: 10 });
+  });
+
+  test("Retry-After is the wait in whole seconds, rounded up, and 1 to 60", async () => {
+    // 300 ms to wait: said as a second.
+    const short = await measured(600);
+    const soon = await refusalOf(short.runs.admit("acct_a", open(), short.clock.now() + 1));
+    expect(soon!.extra.retryAfterSeconds).toBe(1);
+    expect(soon!.message).toBe(
+      "this instance is at capacity (a research run would wait about 1 second for a slot and not finish within its deadline), try again in 1 second",
+    );
+    // 2,001 ms: 3 s.
+    const odd = await measured(4_002);
+    expect((await refusalOf(odd.runs.admit("acct_a", open(), odd.clock.now() + 1)))!.extra.retryAfterSeconds).toBe(3);
+    // 500 s: a minute at most.
+    const long = await measured(1_000 * SECOND);
+    const later = await refusalOf(long.runs.admit("acct_a", open(), long.clock.now() + 1));
+    expect(later!.extra.retryAfterSeconds).toBe(60);
+    expect(later!.message).toBe(
+      "this instance is at capacity (a research run would wait about 8 minutes for a slot and not finish within its deadline), try again in a minute",
+    );
+  });
+
+  test("when runs grow slower, a waiter that would no longer finish in time is refused then, not at its deadline; the others wait on", async () => {
+    const { runs, clock, slots, lines } = await measured(2 * SECOND, 1);
+    const first = runs.admit("acct_a", open(), clock.now() + 60 * SECOND);
+    // Second in line with 2 s runs: 4 s to wait, 2 to run; 12 s is room enough.
+    const tight = errorOf(runs.admit("acct_a", open(), clock.now() + 12 * SECOND));
+    const third = runs.admit("acct_a", open(), clock.now() + 60 * SECOND);
+    expect(runs.depth()).toMatchObject({ queued: 3 });
+    // The run in the slot takes 8 s: the mean is 5 s; the first takes the slot. The tight one, next in line with 4 s
+    // left, would wait 5 and run 5: refused now, 4 s before its deadline.
+    clock.advance(8 * SECOND);
+    slots[0]!.release();
+    await first;
+    const refused = await Promise.race([tight, settle().then(() => undefined)]);
+    expect(refused).toBeInstanceOf(ServiceError);
+    expect(refused!.code).toBe("queue_full");
+    expect(refused!.message).toBe(
+      "this instance is at capacity (this research run would wait about 5 seconds for a slot and not finish within its deadline), try again in 5 seconds",
+    );
+    expect(refused!.extra.retryAfterSeconds).toBe(5);
+    // The third moves up into its place: 5 s to wait and 5 to run fit the 52 s it has left.
+    expect(runs.depth()).toMatchObject({ running: 1, queued: 1 });
+    expect(lines.at(-1)).toMatchObject({
+      level: "warn",
+      msg: "waiting research runs would not finish by their deadline; refusing them",
+      refused: 1,
+    });
+    void third;
+  });
+
+  test("a waiter stays while a run of mean time would still end in time; a newcomer with as little time left is refused (a slow run would not)", async () => {
+    const { runs, clock } = queue(1);
+    const first = await runs.admit("acct_busy", open());
+    clock.advance(2 * SECOND);
+    first.release();
+    const second = await runs.admit("acct_busy", open());
+    const next = runs.admit("acct_a", open(), clock.now() + 60 * SECOND);
+    // Second in line with 2 s runs: 4 s to wait and 2 to run fit its 10 s.
+    const waiting = errorOf(runs.admit("acct_a", open(), clock.now() + 10 * SECOND));
+    expect(runs.depth()).toMatchObject({ queued: 2 });
+    // The run in the slot took 4 s: the mean is 3 s, a slow run 4 s. Next in line with 6 s left, it would wait 3 s
+    // and run 3 on the mean (in time), 4 if slow (late): arriving now it would be refused; having waited, it stays.
+    clock.advance(4 * SECOND);
+    second.release();
+    await next;
+    expect(await refusalOf(runs.admit("acct_b", open(), clock.now() + 6 * SECOND))).toMatchObject({ code: "queue_full" });
+    expect(await Promise.race([waiting, settle().then(() => "waiting")])).toBe("waiting");
+    expect(runs.depth()).toMatchObject({ running: 1, queued: 1 });
+  });
+});
+
 describe("log lines", () => {
   test("queueing and refusing are each said once per 10 s with the depth, then with how many were skipped", async () => {
     const { runs, clock, lines } = queue(1, 2);

@@ -15,10 +15,25 @@
  * is kept idle for fairness: with nobody else waiting, one account may use
  * them all. A waiter whose signal aborts (its caller went away, or its
  * deadline passed) leaves the queue at once and never runs.
+ *
+ * Refused early: a run that would not finish within its deadline is not made
+ * to wait for it. From how long recent runs held their slot (run-times.ts),
+ * a run's wait is its place in the queue × a run's mean time ÷ the slots;
+ * when that wait and a slow run of its own go past its deadline it is
+ * refused at once with queue_full and a Retry-After of that wait, not
+ * answered 504 when its deadline comes. Each time a run ends the estimate
+ * changes, and the waiters are weighed again: one that would now more
+ * likely than not finish late (its wait and a run of mean time go past its
+ * deadline) is refused then. The slow run on arrival and the mean one while
+ * waiting leave a margin between them: the estimate wavers from run to run,
+ * and a waiter is not sent away on every uptick, having waited already.
+ * Before any run has ended nothing is refused on an estimate.
  */
 import type { Clock } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
 import { throttledLog, type Logger } from "../../log.ts";
+import { waitWords } from "../../wait-words.ts";
+import { RecentRunTimes, type RunTimeEstimate } from "./run-times.ts";
 
 export interface RunQueueSettings {
   /** Runs executing at once. */
@@ -46,10 +61,16 @@ export interface RunSlot {
 interface Waiter {
   since: number;
   ahead: number;
+  /** When its caller stops waiting, on the queue's clock; undefined: no deadline, never refused early. */
+  deadline: number | undefined;
   grant(slot: RunSlot): void;
+  refuse(error: ServiceError): void;
 }
 
 const RETRY_AFTER_SECONDS = 5;
+/** Retry-After of an early refusal: its estimated wait, within these bounds. */
+const RETRY_AFTER_MIN_SECONDS = 1;
+const RETRY_AFTER_MAX_SECONDS = 60;
 const NOTICE_INTERVAL_MS = 10_000;
 
 export class RunQueue {
@@ -59,6 +80,7 @@ export class RunQueue {
   private readonly runningOf = new Map<string, number>();
   /** Waiting runs by account; the map's order is the turn order (a lane served moves to the back). */
   private readonly lanes = new Map<string, Waiter[]>();
+  private readonly times = new RecentRunTimes();
   private readonly notice: (msg: string, fields?: Record<string, unknown>) => void;
   private readonly warn: (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -78,10 +100,11 @@ export class RunQueue {
 
   /**
    * A slot for one of `account`'s runs: at once when one is free, else when
-   * its turn comes. Rejects with queue_full when the queue is full, and with
-   * the signal's reason as soon as the signal aborts while waiting.
+   * its turn comes. Rejects with queue_full when the queue is full or the run
+   * would not finish by `deadline` (on the queue's clock), and with the
+   * signal's reason as soon as the signal aborts while waiting.
    */
-  admit(account: string, signal: AbortSignal): Promise<RunSlot> {
+  admit(account: string, signal: AbortSignal, deadline?: number): Promise<RunSlot> {
     if (signal.aborted) return Promise.reject(signal.reason);
     // Slots are handed out as they free, so a free slot means nobody is waiting: no one is overtaken.
     if (this.running < this.settings.concurrency) return Promise.resolve(this.grant(account, null, 0));
@@ -95,6 +118,11 @@ export class RunQueue {
         ),
       );
     }
+    const late = this.tooLate(this.aheadAt(this.lanes.get(account)?.length ?? 0), deadline, "slow");
+    if (late) {
+      this.warn("research runs would wait past their deadline; refusing them", { ...this.fields(), wait_ms: Math.round(late.waitMs) });
+      return Promise.reject(refusal("a research run would wait", late.waitMs));
+    }
     return new Promise<RunSlot>((resolve, reject) => {
       const leave = () => {
         this.remove(account, waiter);
@@ -103,9 +131,15 @@ export class RunQueue {
       const waiter: Waiter = {
         since: this.clock.now(),
         ahead: this.queued,
+        deadline,
         grant: (slot) => {
           signal.removeEventListener("abort", leave);
           resolve(slot);
+        },
+        refuse: (error) => {
+          signal.removeEventListener("abort", leave);
+          this.remove(account, waiter);
+          reject(error);
         },
       };
       signal.addEventListener("abort", leave, { once: true });
@@ -117,21 +151,82 @@ export class RunQueue {
     });
   }
 
+  private waitMs(ahead: number, estimate: RunTimeEstimate): number {
+    // Its turn comes when `ahead + 1` slots have freed, and the slots free `concurrency` per mean run.
+    return ((ahead + 1) * estimate.meanMs) / this.settings.concurrency;
+  }
+
+  /**
+   * The wait of a run with `ahead` before it, when that wait and a run of
+   * its own end past `deadline`: a slow run for one arriving, a run of mean
+   * time for one already waiting.
+   */
+  private tooLate(ahead: number, deadline: number | undefined, own: "slow" | "mean"): { waitMs: number } | undefined {
+    const estimate = this.times.estimate();
+    if (deadline === undefined || !estimate) return undefined;
+    const waitMs = this.waitMs(ahead, estimate);
+    const runMs = own === "slow" ? estimate.slowMs : estimate.meanMs;
+    return this.clock.now() + waitMs + runMs > deadline ? { waitMs } : undefined;
+  }
+
+  /**
+   * Runs served before the one at `index` of its lane: the lanes take turns,
+   * so each lane's first `index` runs (as many as it has, if fewer). A lane
+   * of an account running fewer may come sooner: the estimate leans short.
+   */
+  private aheadAt(index: number): number {
+    if (index === 0) return 0;
+    let ahead = 0;
+    for (const lane of this.lanes.values()) ahead += Math.min(lane.length, index);
+    return ahead;
+  }
+
+  /** Weighs every waiter again (the estimate changed): one that would no longer finish by its deadline is refused now. */
+  private reweigh(): void {
+    if (this.queued === 0 || !this.times.estimate()) return;
+    // Runs before index i of any lane, for every i at once: ahead(i + 1) = ahead(i) + the lanes longer than i.
+    let longest = 0;
+    for (const lane of this.lanes.values()) longest = Math.max(longest, lane.length);
+    const longer = new Array<number>(longest).fill(0);
+    for (const lane of this.lanes.values()) longer[lane.length - 1]!++;
+    for (let i = longest - 2; i >= 0; i--) longer[i]! += longer[i + 1]!;
+    const ahead = [0];
+    for (let i = 1; i < longest; i++) ahead.push(ahead[i - 1]! + longer[i - 1]!);
+    const refused: [Waiter, number][] = [];
+    for (const lane of this.lanes.values()) {
+      let gone = 0;
+      lane.forEach((waiter, index) => {
+        // A waiter refused before it in its own lane no longer waits ahead of it.
+        const late = this.tooLate(ahead[index - gone]!, waiter.deadline, "mean");
+        if (late) {
+          refused.push([waiter, late.waitMs]);
+          gone++;
+        }
+      });
+    }
+    if (refused.length === 0) return;
+    this.warn("waiting research runs would not finish by their deadline; refusing them", { ...this.fields(), refused: refused.length });
+    for (const [waiter, waitMs] of refused) waiter.refuse(refusal("this research run would wait", waitMs));
+  }
+
   private grant(account: string, since: number | null, ahead: number): RunSlot {
     this.running++;
     this.runningOf.set(account, (this.runningOf.get(account) ?? 0) + 1);
     let released = false;
+    const granted = this.clock.now();
     return {
       waitedMs: since === null ? 0 : this.clock.now() - since,
       ahead,
       release: () => {
         if (released) return;
         released = true;
+        this.times.add(this.clock.now() - granted);
         this.running--;
         const left = this.runningOf.get(account)! - 1;
         if (left) this.runningOf.set(account, left);
         else this.runningOf.delete(account);
         this.next();
+        this.reweigh();
       },
     };
   }
@@ -169,4 +264,19 @@ export class RunQueue {
   private fields() {
     return { running: this.running, queued: this.queued, capacity: this.settings.concurrency, queue_max: this.settings.maxQueued };
   }
+}
+
+/**
+ * The refusal of a run that would not finish in time: its estimated wait,
+ * and a Retry-After of that wait (in whole seconds, bounded). It names no
+ * deadline and no count: only what a caller can act on.
+ */
+function refusal(subject: string, waitMs: number): ServiceError {
+  const waitSeconds = Math.ceil(waitMs / 1000);
+  const retryAfterSeconds = Math.min(RETRY_AFTER_MAX_SECONDS, Math.max(RETRY_AFTER_MIN_SECONDS, waitSeconds));
+  return new ServiceError(
+    "queue_full",
+    `this instance is at capacity (${subject} about ${waitWords(waitSeconds)} for a slot and not finish within its deadline), try again in ${waitWords(retryAfterSeconds)}`,
+    { retryAfterSeconds },
+  );
 }
