@@ -1,0 +1,47 @@
+/**
+ * The first start on an empty folder: the embedded database's cluster is made
+ * and migrated by a short-lived process (db/embedded-cluster-child.ts), and
+ * this one opens the ready folder. PGlite's initdb peaks near 600 MB of WASM
+ * memory that a process keeps (measured: the server's peak went from 660 MB to
+ * under 300); spent in a child, it is gone when the child exits.
+ */
+import { fileURLToPath } from "node:url";
+
+const CHILD = fileURLToPath(new URL("./embedded-cluster-child.ts", import.meta.url));
+/** initdb takes 3 to 15 s on a busy small machine; a child still at it after this is stuck, not slow. */
+const CHILD_TIMEOUT_MS = 180_000;
+/** How much of the child's stderr a failure quotes: the end, where the reason is. */
+const STDERR_QUOTED = 4000;
+
+export class EmbeddedClusterFailed extends Error {}
+
+/** What making a cluster took, for the first start's log line. */
+export interface ClusterMade {
+  ms: number;
+  /** The child's peak resident memory: what the machine needed for the first start, this process apart. */
+  childPeakRssBytes: number;
+}
+
+/** Makes a migrated cluster in `pgdata` (absent or an empty folder) in a child process; throws EmbeddedClusterFailed with the child's account. */
+export async function createClusterInChild(pgdata: string): Promise<ClusterMade> {
+  const started = performance.now();
+  const child = Bun.spawn([process.execPath, CHILD, pgdata], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+    timeout: CHILD_TIMEOUT_MS,
+    killSignal: "SIGKILL",
+  });
+  const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+  if (code === 0) return { ms: Math.round(performance.now() - started), childPeakRssBytes: child.resourceUsage()?.maxRSS ?? 0 };
+  const how =
+    child.signalCode === "SIGKILL"
+      ? "was killed (SIGKILL: out of memory, or stuck for " + CHILD_TIMEOUT_MS / 1000 + " s)"
+      : child.signalCode
+        ? `was ended by ${child.signalCode}`
+        : `exited with code ${code}`;
+  const said = stderr.trim().slice(-STDERR_QUOTED);
+  throw new EmbeddedClusterFailed(
+    `creating the embedded database in ${pgdata} failed: the process making it ${how}${said ? `:\n${said}` : ""}`,
+  );
+}
