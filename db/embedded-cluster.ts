@@ -1,9 +1,10 @@
 /**
  * The first start on an empty folder: the embedded database's cluster is made
- * and migrated by a short-lived process (db/embedded-cluster-child.ts), and
- * this one opens the ready folder. PGlite's initdb peaks near 600 MB of WASM
- * memory that a process keeps (measured: the server's peak went from 660 MB to
- * under 300); spent in a child, it is gone when the child exits.
+ * (from the shipped template, or by initdb) and migrated by a short-lived
+ * process (db/embedded-cluster-child.ts), and this one opens the ready folder.
+ * Making a cluster costs WASM memory that a process keeps (initdb: 600 MB,
+ * the template: 250); spent in a child, it is gone when the child exits
+ * (measured: the server's first-start peak went from 660 MB to under 300).
  */
 import { fileURLToPath } from "node:url";
 
@@ -17,23 +18,33 @@ export class EmbeddedClusterFailed extends Error {}
 
 /** What making a cluster took, for the first start's log line. */
 export interface ClusterMade {
+  /** The shipped template (db/cluster-template.ts), or initdb when the template does not fit this PGlite. */
+  source: "template" | "initdb";
   ms: number;
   /** The child's peak resident memory: what the machine needed for the first start, this process apart. */
   childPeakRssBytes: number;
 }
 
-/** Makes a migrated cluster in `pgdata` (absent or an empty folder) in a child process; throws EmbeddedClusterFailed with the child's account. */
-export async function createClusterInChild(pgdata: string): Promise<ClusterMade> {
+/**
+ * Makes a migrated cluster in `pgdata` (absent or an empty folder) in a child process; throws EmbeddedClusterFailed
+ * with the child's account. `templateDir`: another template than the shipped one (tests).
+ */
+export async function createClusterInChild(pgdata: string, templateDir?: string): Promise<ClusterMade> {
   const started = performance.now();
-  const child = Bun.spawn([process.execPath, CHILD, pgdata], {
+  const child = Bun.spawn([process.execPath, CHILD, pgdata, ...(templateDir ? [templateDir] : [])], {
     stdin: "ignore",
-    stdout: "ignore",
+    stdout: "pipe",
     stderr: "pipe",
     timeout: CHILD_TIMEOUT_MS,
     killSignal: "SIGKILL",
   });
-  const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
-  if (code === 0) return { ms: Math.round(performance.now() - started), childPeakRssBytes: child.resourceUsage()?.maxRSS ?? 0 };
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  if (code === 0)
+    return {
+      source: stdout.trim() === "template" ? "template" : "initdb",
+      ms: Math.round(performance.now() - started),
+      childPeakRssBytes: child.resourceUsage()?.maxRSS ?? 0,
+    };
   const how =
     child.signalCode === "SIGKILL"
       ? "was killed (SIGKILL: out of memory, or stuck for " + CHILD_TIMEOUT_MS / 1000 + " s)"

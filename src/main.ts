@@ -69,7 +69,11 @@ const database = await openDatabase(
         dataDir: config.dataDir,
         role: "server",
         created: (made) =>
-          log.info("embedded database created", { ms: made.ms, child_peak_rss_mb: Math.round(made.childPeakRssBytes / 2 ** 20) }),
+          log.info("embedded database created", {
+            from: made.source,
+            ms: made.ms,
+            child_peak_rss_mb: Math.round(made.childPeakRssBytes / 2 ** 20),
+          }),
       },
 ).catch((error: unknown) => {
   if (error instanceof EmbeddedDatabaseBusy) {

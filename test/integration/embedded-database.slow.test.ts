@@ -1,18 +1,20 @@
 /**
  * The embedded database's folder (DATA_DIR/pgdata): a new one is made and
- * migrated by a child process (db/embedded-cluster.ts), in memory and renamed
- * into place, with the memory settings of db/pglite-options.ts; the server
- * that asked never holds initdb's memory; a child that fails or is killed
+ * migrated by a child process (db/embedded-cluster.ts), from the shipped
+ * template (initdb when it does not fit this PGlite) and renamed into place,
+ * with the memory settings of db/pglite-options.ts; the server that asked
+ * never holds the memory that cost; a child that fails or is killed
  * fails the start with what it said; and a folder that holds something else
  * is refused rather than written over.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client.ts";
-import type { ClusterMade } from "../../db/embedded-cluster.ts";
+import { TEMPLATE_DIR } from "../../db/cluster-template.ts";
+import { type ClusterMade, createClusterInChild } from "../../db/embedded-cluster.ts";
 import { captureOutput, spawnServer, startServer, waitForOutput } from "../helpers/process.ts";
 
 const dirs: string[] = [];
@@ -59,8 +61,9 @@ describe("a data folder without a database", () => {
         rows: { n: number }[];
       };
       expect(tables.rows[0]!.n).toBe(1);
-      // The child's peak is initdb's, some 600 MB; this process's memory never held it.
-      expect(made!.childPeakRssBytes).toBeGreaterThan(300 * MB);
+      // Loaded from the shipped template: the child's peak is a loaded cluster's, not initdb's 600 MB.
+      expect(made!.source).toBe("template");
+      expect(made!.childPeakRssBytes).toBeLessThan(400 * MB);
       expect(readFileSync(join(dir, "pgdata", "PG_VERSION"), "utf8").trim()).toMatch(/^\d+$/);
       expect(existsSync(join(dir, "pgdata.new"))).toBe(false);
     } finally {
@@ -74,6 +77,20 @@ describe("a data folder without a database", () => {
   });
 });
 
+describe("a template made by another PGlite", () => {
+  test("is not loaded: the child runs initdb instead, at initdb's peak", async () => {
+    const dir = dataDir();
+    const template = join(dir, "template");
+    cpSync(TEMPLATE_DIR, template, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(template, "manifest.json"), "utf8"));
+    writeFileSync(join(template, "manifest.json"), JSON.stringify({ ...manifest, pglite: "0.0.1" }));
+    const made = await createClusterInChild(join(dir, "pgdata"), template);
+    expect(made.source).toBe("initdb");
+    expect(made.childPeakRssBytes).toBeGreaterThan(450 * MB);
+    expect(readFileSync(join(dir, "pgdata", "PG_VERSION"), "utf8").trim()).toMatch(/^\d+$/);
+  }, 180_000);
+});
+
 describe("the server's first start on an empty DATA_DIR", () => {
   test("serves from a cluster a child made, and its own peak stays far below initdb's", async () => {
     const dir = dataDir();
@@ -81,9 +98,11 @@ describe("the server's first start on an empty DATA_DIR", () => {
     try {
       const [, key] = await waitForOutput(server, /export CRITIQUE_API_KEY=(\S+)/, 30_000);
       expect((await fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": key! } })).status).toBe(200);
-      const [, childPeakMb] = /"msg":"embedded database created","ms":\d+,"child_peak_rss_mb":(\d+)/.exec(server.output())!;
-      expect(Number(childPeakMb)).toBeGreaterThan(300);
-      // initdb in this process would have left a peak above 600 MB.
+      const [, childPeakMb] = /"msg":"embedded database created","from":"template","ms":\d+,"child_peak_rss_mb":(\d+)/.exec(
+        server.output(),
+      )!;
+      expect(Number(childPeakMb)).toBeLessThan(400);
+      // initdb in this process would have left a peak above 600 MB; a template loaded here, near 400.
       expect(peakRss(server.child.pid)).toBeLessThan(400 * MB);
       expect(readFileSync(join(dir, "pgdata", "PG_VERSION"), "utf8").trim()).toMatch(/^\d+$/);
     } finally {
