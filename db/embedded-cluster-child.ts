@@ -6,6 +6,7 @@
  * 250): the server then opens a ready folder. Says what went wrong on stderr
  * and exits 1.
  */
+import { readFileSync } from "node:fs";
 import { rename, rm, rmdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
@@ -17,7 +18,7 @@ import { migrationsFolder } from "./migrate.ts";
 /**
  * Loaded from the shipped template when it fits this PGlite (db/cluster-template.ts), else made by initdb.
  * Written and migrated beside the folder and renamed into place, so an interrupted first start leaves no
- * half-made cluster behind. Prints where the cluster came from, `template` or `initdb`.
+ * half-made cluster behind. Prints where the cluster came from (`template` or `initdb`) and this process's peak.
  */
 async function createCluster(pgdata: string, templateDir: string | undefined): Promise<void> {
   await rmdir(pgdata).catch((error: NodeJS.ErrnoException) => {
@@ -36,7 +37,7 @@ async function createCluster(pgdata: string, templateDir: string | undefined): P
   // A server stopped while this ran may have been started again, with a child of its own on the same folder.
   if (process.ppid !== parent) throw new Error("the process that asked for this database is gone; its cluster is left unfinished");
   await rename(staging, pgdata);
-  process.stdout.write(template ? "template\n" : "initdb\n");
+  process.stdout.write(`${JSON.stringify({ source: template ? "template" : "initdb", peakRssBytes: peakRssBytes() })}\n`);
 }
 
 /**
@@ -53,6 +54,19 @@ async function initdb(): Promise<Blob> {
   await scratch.close();
   collectClosedInstances();
   return cluster;
+}
+
+/**
+ * This process's peak resident memory since it started (VmHWM; Linux only). Not the rusage its parent gets at exit:
+ * a child spawned with vfork counts its parent's resident memory at the spawn as its own peak.
+ */
+function peakRssBytes(): number | null {
+  try {
+    const kb = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    return kb ? Number(kb) * 1024 : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

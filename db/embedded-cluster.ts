@@ -21,8 +21,8 @@ export interface ClusterMade {
   /** The shipped template (db/cluster-template.ts), or initdb when the template does not fit this PGlite. */
   source: "template" | "initdb";
   ms: number;
-  /** The child's peak resident memory: what the machine needed for the first start, this process apart. */
-  childPeakRssBytes: number;
+  /** The child's peak resident memory (undefined where /proc is not): what the machine needed for the first start, this process apart. */
+  childPeakRssBytes: number | undefined;
 }
 
 /**
@@ -39,12 +39,14 @@ export async function createClusterInChild(pgdata: string, templateDir?: string)
     killSignal: "SIGKILL",
   });
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  if (code === 0)
+  if (code === 0) {
+    const said = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { source?: string; peakRssBytes?: number | null };
     return {
-      source: stdout.trim() === "template" ? "template" : "initdb",
+      source: said.source === "template" ? "template" : "initdb",
       ms: Math.round(performance.now() - started),
-      childPeakRssBytes: child.resourceUsage()?.maxRSS ?? 0,
+      childPeakRssBytes: said.peakRssBytes ?? undefined,
     };
+  }
   const how =
     child.signalCode === "SIGKILL"
       ? "was killed (SIGKILL: out of memory, or stuck for " + CHILD_TIMEOUT_MS / 1000 + " s)"

@@ -72,7 +72,7 @@ const database = await openDatabase(
           log.info("embedded database created", {
             from: made.source,
             ms: made.ms,
-            child_peak_rss_mb: Math.round(made.childPeakRssBytes / 2 ** 20),
+            ...(made.childPeakRssBytes ? { child_peak_rss_mb: Math.round(made.childPeakRssBytes / 2 ** 20) } : {}),
           }),
       },
 ).catch((error: unknown) => {
