@@ -4,14 +4,16 @@
  * Everything above this file sees only `Database`, Drizzle's common Postgres
  * type, so the same queries run on both.
  */
-import { rename, rm, rmdir, stat } from "node:fs/promises";
-import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import { stat } from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as schema from "./schema.ts";
+import { type ClusterMade, createClusterInChild } from "./embedded-cluster.ts";
 import { lockEmbeddedDatabase } from "./embedded-lock.ts";
+import { PGLITE_OPTIONS } from "./pglite-options.ts";
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -35,7 +37,8 @@ export interface DatabaseHandle {
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string; poolMax?: number }
-  | { kind: "pglite"; dataDir: string; role: string }
+  /** `created`: told when this open made the cluster (a first start). */
+  | { kind: "pglite"; dataDir: string; role: string; created?: (made: ClusterMade) => void }
   /** `loadDataDir`: start from a dumped data directory (tests copy one migrated template instead of migrating each database). */
   | { kind: "pglite-memory"; loadDataDir?: Blob };
 
@@ -49,7 +52,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   const lock = await lockEmbeddedDatabase(target.dataDir, target.role);
   try {
     const pgdata = `${target.dataDir}/pgdata`;
-    if (!(await isCluster(pgdata))) await createCluster(pgdata);
+    // A first start: the cluster is made and migrated in a child process (db/embedded-cluster.ts says why).
+    if (!(await isCluster(pgdata))) {
+      const made = await createClusterInChild(pgdata);
+      target.created?.(made);
+    }
     const client = new PGlite(pgdata, PGLITE_OPTIONS);
     await client.waitReady;
     return openPglite(client, `pglite (${target.dataDir})`, () => lock.release());
@@ -59,64 +66,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   }
 }
 
-/**
- * PGlite's Postgres gets 16 MB of shared buffers instead of the stock 128 MB, which are all resident
- * from the start (measured: an open instance holds 135 MB instead of 260). A small database's hot pages
- * fit, and the rest stay in the operating system's page cache, a read away, as they do for a server
- * Postgres. Given on the start line, so folders made before this setting get it too. initdb writes
- * 1 MB WAL segments instead of 16: PGlite holds a new cluster in memory more than once while making it,
- * and the smaller one takes some 140 MB off that peak.
- */
-const SETTINGS = ["-c", "shared_buffers=16MB"];
-const PGLITE_OPTIONS: PGliteOptions = {
-  startParams: [...PGlite.defaultStartParams, ...SETTINGS],
-  initDbStartParams: ["--wal-segsize=1", ...SETTINGS],
-};
-
 async function isCluster(pgdata: string): Promise<boolean> {
   return stat(`${pgdata}/PG_VERSION`).then(
     () => true,
     () => false,
   );
-}
-
-/**
- * A new cluster for an empty folder. PGlite's own initdb on a folder keeps two Postgres instances, a
- * snapshot of one's heap and a tar of the new cluster alive at once; in memory, initdb writes straight
- * into the instance's files (no tar), and the scratch instance is closed and collected before the
- * cluster is written to disk (measured: a peak of 630 MB instead of 720 with the settings above, 1 GB
- * without them). Written beside the folder and renamed into place, so an interrupted first start
- * leaves no half-made cluster behind.
- */
-async function createCluster(pgdata: string): Promise<void> {
-  await rmdir(pgdata).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return;
-    if (error.code === "ENOTEMPTY") throw new Error(`${pgdata} holds files but no database (no PG_VERSION); move it away to start afresh`);
-    throw error;
-  });
-  const scratch = new PGlite(PGLITE_OPTIONS);
-  await scratch.waitReady;
-  collectClosedInstances(); // PGlite's own initdb instance, closed by now, before the tar is made
-  const cluster = await scratch.dumpDataDir("none");
-  await scratch.close();
-  collectClosedInstances();
-  const staging = `${pgdata}.new`;
-  await rm(staging, { recursive: true, force: true });
-  const writer = new PGlite(staging, { ...PGLITE_OPTIONS, loadDataDir: cluster });
-  await writer.waitReady;
-  await writer.close();
-  await rename(staging, pgdata);
-  collectClosedInstances();
-}
-
-/**
- * A closed PGlite's WASM heap (128 MB or more) is returned only when the garbage collector finalizes it:
- * the first full collection finds the instance unreachable, the second releases its memory (measured:
- * after one, some 300 MB are still resident).
- */
-function collectClosedInstances(): void {
-  Bun.gc(true);
-  Bun.gc(true);
 }
 
 function openPglite(client: PGlite, description: string, afterClose: () => Promise<void>): DatabaseHandle {

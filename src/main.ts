@@ -8,6 +8,7 @@
  */
 import "./production-mode.ts"; // first: before any library reads NODE_ENV
 import { openDatabase } from "../db/client.ts";
+import { EmbeddedClusterFailed } from "../db/embedded-cluster.ts";
 import { EmbeddedDatabaseBusy } from "../db/embedded-lock.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { createAbuseDetector } from "./abuse/wiring.ts";
@@ -64,7 +65,17 @@ const clock = systemClock;
 const database = await openDatabase(
   config.database.url
     ? { kind: "postgres", url: config.database.url, poolMax: config.database.poolMax }
-    : { kind: "pglite", dataDir: config.dataDir, role: "server" },
+    : {
+        kind: "pglite",
+        dataDir: config.dataDir,
+        role: "server",
+        created: (made) =>
+          log.info("embedded database created", {
+            from: made.source,
+            ms: made.ms,
+            ...(made.childPeakRssBytes ? { child_peak_rss_mb: Math.round(made.childPeakRssBytes / 2 ** 20) } : {}),
+          }),
+      },
 ).catch((error: unknown) => {
   if (error instanceof EmbeddedDatabaseBusy) {
     // Most likely a second instance, started to make a fleet: say why this database cannot have one, and what can.
@@ -77,6 +88,7 @@ const database = await openDatabase(
       ].join("\n"),
     );
   }
+  if (error instanceof EmbeddedClusterFailed) fail(`cannot start: ${error.message}`);
   throw error;
 });
 await migrateDatabase(database, config.database.url);

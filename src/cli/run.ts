@@ -5,6 +5,7 @@
  * mistake in the command line, 3: the embedded database is the server's).
  */
 import type { DatabaseHandle } from "../../db/client.ts";
+import { EmbeddedClusterFailed } from "../../db/embedded-cluster.ts";
 import { EmbeddedDatabaseBusy } from "../../db/embedded-lock.ts";
 import { systemClock } from "../clock.ts";
 import { ConfigError, loadConfig, type Config } from "../config.ts";
@@ -61,7 +62,7 @@ export async function runCommandLine(argv: string[]): Promise<number> {
       process.stderr.write(`error: ${(error as Error).message}\n\n${HELP}`);
       return 2;
     }
-    if (error instanceof ConfigError || error instanceof ServiceError) {
+    if (error instanceof ConfigError || error instanceof ServiceError || error instanceof EmbeddedClusterFailed) {
       process.stderr.write(`error: ${error.message}\n`);
       return 1;
     }

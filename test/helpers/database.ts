@@ -2,8 +2,8 @@
  * A fresh, migrated database per caller. On Postgres: a new database cloned
  * from a migrated template (fast, and runs never collide); on PGlite: a new
  * in-memory instance loaded from a migrated data directory built once per
- * process (starting an empty PGlite runs initdb, about 3 s; loading the
- * migrated copy takes a tenth of that).
+ * process from the shipped cluster template (initdb, about 3 s and 600 MB,
+ * when the template does not fit; loading the migrated copy takes a tenth).
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import { type DatabaseHandle, openDatabase } from "../../db/client.ts";
+import { readTemplate } from "../../db/cluster-template.ts";
 import { migrateDatabase, migrationsFolder } from "../../db/migrate.ts";
 import { TEST_DATABASE_URL } from "./env.ts";
 
@@ -62,9 +63,13 @@ async function ensureTemplate(adminUrl: string): Promise<string> {
 
 let pgliteTemplate: Promise<Blob> | undefined;
 
-/** The data directory of a migrated in-memory PGlite, uncompressed (loading skips the gunzip). */
+/**
+ * The data directory of a migrated in-memory PGlite, uncompressed (loading skips the gunzip). Started from the
+ * shipped cluster template when it fits (no initdb: some 3 s and 300 MB of peak less), else from initdb.
+ */
 async function buildPgliteTemplate(): Promise<Blob> {
-  const handle = await openDatabase({ kind: "pglite-memory" });
+  const cluster = await readTemplate();
+  const handle = await openDatabase({ kind: "pglite-memory", ...(cluster ? { loadDataDir: cluster } : {}) });
   try {
     await migrateDatabase(handle);
     return await (handle.db as unknown as { $client: PGlite }).$client.dumpDataDir("none");
