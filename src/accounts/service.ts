@@ -164,11 +164,9 @@ export async function addCredit(ctx: AccountsContext, accountId: string, dollars
   return account;
 }
 
+/** A key the cache does not know either way (authenticate asked it first): read, and remembered found or not. */
 async function lookupKey(ctx: AccountsContext, prefix: string): Promise<KeyLookup | null> {
   const cache = ctx.keyCache;
-  const cached = cache?.get(prefix);
-  if (cached) return cached;
-  if (cache?.isUnknown(prefix)) return null;
   const version = cache?.version() ?? 0;
   const found = await q.findKeyForAuth(ctx.db, prefix);
   if (found) cache?.set(prefix, found, version);
