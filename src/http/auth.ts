@@ -76,6 +76,8 @@ function sessionCaller(deps: AuthDeps, request: Request): Promise<Caller> {
   return deps.authenticator.bySession(token, csrf);
 }
 
+const givenAddress = (address: string | null) => () => address;
+
 /**
  * When the key is cached and the bucket answers without a round trip (a lease with tokens, the in-memory store),
  * the derive runs through without waiting: the steps answer at once and nothing is awaited but the derive itself
@@ -95,8 +97,7 @@ export function authenticated(deps: AuthDeps) {
     if (!deps.usage.accepting(billable)) throw usageUnavailable();
     const call = new Call({
       caller,
-      // Read now, not when a route needs it: after a WebSocket upgrade Bun no longer knows the socket's peer.
-      address: meta.clientAddress !== undefined ? meta.clientAddress : clientAddress(request, server, addressSettings),
+      address: meta.clientAddress !== undefined ? givenAddress(meta.clientAddress) : () => clientAddress(request, server, addressSettings),
       requestId: meta.id,
       route: `${request.method} ${route}`,
       billable,

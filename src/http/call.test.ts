@@ -19,7 +19,7 @@ function callOf(billable: boolean, options: { commitFails?: boolean } = {}) {
   const lines: string[] = [];
   const call = new Call({
     caller,
-    address: "203.0.113.9",
+    address: () => "203.0.113.9",
     requestId: "req_call_test",
     route: billable ? "POST /v1/search" : "GET /v1/account",
     billable,

@@ -21,8 +21,12 @@ import type { Logger } from "../log.ts";
 
 export interface CallInit {
   caller: Caller;
-  /** The client's address (client-address.ts); null when nothing tells it. */
-  address: string | null;
+  /**
+   * The client's address (client-address.ts), null when nothing tells it: read when first asked. Most calls never
+   * count their address (limit-evasion detection watches research and contents calls), and asking Bun for a
+   * socket's peer cost more than the rest of the call's authentication.
+   */
+  address: () => string | null;
   requestId: string;
   /** The method and route pattern ("POST /v1/search"): what a usage record names. */
   route: string;
@@ -37,8 +41,6 @@ export interface CallInit {
 
 export class Call {
   readonly caller: Caller;
-  /** Who called from where: what limit-evasion detection counts. */
-  readonly origin: CallOrigin;
   readonly requestId: string;
   readonly route: string;
   readonly billable: boolean;
@@ -48,13 +50,22 @@ export class Call {
   private stream: ((usage: Usage) => Promise<void>) | undefined;
   private streamWrite: Promise<void> | undefined;
   private finished = false;
+  private from: CallOrigin | undefined;
 
   constructor(private readonly init: CallInit) {
     this.caller = init.caller;
-    this.origin = { caller: init.caller, address: init.address };
     this.requestId = init.requestId;
     this.route = init.route;
     this.billable = init.billable;
+  }
+
+  /**
+   * Who called from where: what limit-evasion detection counts. A WebSocket call must ask before its upgrade
+   * (search/ws.ts): after it Bun no longer knows the socket's peer.
+   */
+  get origin(): CallOrigin {
+    this.from ??= { caller: this.caller, address: this.init.address() };
+    return this.from;
   }
 
   /** The id every record of this call carries: written twice, it is one row and one debit. Made when first asked. */

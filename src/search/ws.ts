@@ -113,6 +113,8 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
       }
       // The socket outlives its upgrade: it records its usage when its run, or its refusal, ends.
       call.streams(SOCKET_ROUTE);
+      // Its address is read now, while Bun still knows the socket's peer: after the upgrade it does not.
+      void call.origin;
     },
     upgrade({ request, set }) {
       // A browser fails the connection unless the server picks one of the subprotocols it offered.
