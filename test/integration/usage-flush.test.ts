@@ -151,3 +151,63 @@ test("billable calls committed at once share statements, each written and debite
   const [after] = await db.select({ balance: accounts.balanceMicros }).from(accounts).where(sql`${accounts.id} = ${account.id}`);
   expect(after!.balance).toBe(100_000_000 - 50_000_000);
 });
+
+test("the commits of one turn of the event loop go in one statement, even while more statements may run at once", async () => {
+  const db = database.handle.db;
+  const { account, key } = await createAccount({ db, clock: new ManualClock() }, { name: "one-turn", creditDollars: 100 });
+  let statements = 0;
+  const counted = new Proxy(db, {
+    get(target, name, receiver) {
+      if (name !== "execute") return Reflect.get(target, name, receiver);
+      return (query: unknown) => {
+        statements++;
+        return target.execute(query as never);
+      };
+    },
+  });
+  // Four statements may be in flight: a commit that started one at once would leave the next three alone in theirs
+  // (on PGlite, which runs a statement on this thread, every call behind it did).
+  const recorder = new UsageRecorder(
+    counted,
+    createLogger({ level: "silent" }),
+    { perMillionTokens: 1_000_000, publisherShare: 0 },
+    { flushIntervalMs: 60_000, batchSize: 500, commitsInFlight: 4 },
+  );
+  const caller = {
+    accountId: account.id,
+    accountName: "one-turn",
+    keyId: key.id,
+    keyPrefix: null,
+    balanceMicros: 1,
+    customRateLimit: null,
+  };
+  const commits = Array.from({ length: 20 }, (_, i) =>
+    recorder.commit({
+      caller,
+      route: "POST /v1/contents",
+      status: 200,
+      tokens: 1,
+      requestId: `req_turn_${i}`,
+      eventId: `use_turn_${i}`,
+      at: new Date(),
+    }),
+  );
+  await Promise.all(commits);
+  expect(statements).toBe(1);
+  // A commit made just before close is written by it, not left waiting for the turn's end.
+  const last = recorder.commit({
+    caller,
+    route: "POST /v1/contents",
+    status: 200,
+    tokens: 1,
+    requestId: "req_turn_last",
+    eventId: "use_turn_last",
+    at: new Date(),
+  });
+  await recorder.close();
+  await last;
+  const rows = await db.select({ id: usageRecords.eventId }).from(usageRecords).where(sql`${usageRecords.accountId} = ${account.id}`);
+  expect(rows.length).toBe(21);
+  const [after] = await db.select({ balance: accounts.balanceMicros }).from(accounts).where(sql`${accounts.id} = ${account.id}`);
+  expect(after!.balance).toBe(100_000_000 - 21_000_000);
+});
