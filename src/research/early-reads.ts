@@ -8,14 +8,21 @@
  * the background (the read's fetch has its own deadline) and lands in the
  * page cache and the local index like any other.
  */
+import { monotonicTimers } from "../clock.ts";
 import { parseRequestedUrl } from "../contents/egress/policy.ts";
 import type { PageText } from "../contents/queries.ts";
 import { readPageText, type ContentsContext, type PageRead } from "../contents/service.ts";
 import { canonicalUrl } from "./canonical-url.ts";
 import type { SearchHit } from "./sources/source.ts";
 
+/** A read under way, and when it began (monotonic), which the read grace measures from. */
+export interface StartedRead {
+  read: Promise<PageRead<PageText>>;
+  startedAt: number;
+}
+
 export class EarlyReads {
-  private readonly started = new Map<string, Promise<PageRead<PageText>>>();
+  private readonly started = new Map<string, StartedRead>();
 
   constructor(
     private readonly contents: ContentsContext,
@@ -33,12 +40,12 @@ export class EarlyReads {
         readPageText(this.contents, { url: parseRequestedUrl(hit.url, ["url"]), signal: this.signal, waitForStore: false }))();
       // Whoever takes the read reports its failure; one nobody takes fails quietly.
       read.catch(() => {});
-      this.started.set(key, read);
+      this.started.set(key, { read, startedAt: monotonicTimers.now() });
     }
   }
 
   /** The read started for this canonical URL, if any. */
-  take(key: string): Promise<PageRead<PageText>> | undefined {
+  take(key: string): StartedRead | undefined {
     return this.started.get(key);
   }
 }
