@@ -35,10 +35,14 @@ export class ManualClock implements TimerClock {
       const due = [...this.timers].filter((t) => t.at <= until).sort((a, b) => a.at - b.at)[0];
       if (!due) break;
       this.timers.delete(due);
-      this.current = due.at;
+      this.current = Math.max(this.current, due.at);
       due.fire();
     }
     this.current = until;
+  }
+  /** Moves the time on without firing timers, as a busy process does: the next advance fires those due, late. */
+  stall(ms: number): void {
+    this.current += ms;
   }
   after(ms: number, fire: () => void): () => void {
     const timer = { at: this.current + ms, fire };

@@ -283,7 +283,7 @@ export const EnvSchema = Type.Object({
   SEARCH_READ_GRACE: Type.Boolean({
     default: true,
     description:
-      "Go on without the slowest page reads (true or false): once SEARCH_READ_GRACE_SHARE of a run's reads are in, each read still out gets a grace, then the run answers from its snippet instead.",
+      "Go on without the slowest page reads (true or false): once SEARCH_READ_GRACE_SHARE of a run's reads are in, each read still waiting for its site gets a grace, then the run answers from the page's snippet instead.",
   }),
   SEARCH_READ_GRACE_SHARE: Type.Number({
     minimum: 0,
@@ -295,7 +295,7 @@ export const EnvSchema = Type.Object({
     minimum: 0.1,
     maximum: 100,
     default: 2,
-    description: "A slow page read's grace, as a multiple of the median page-read time on this instance (recent reads from the web).",
+    description: "A slow page read's grace, as a multiple of the median time sites took to answer a read on this instance (recent reads).",
   }),
   SEARCH_READ_GRACE_MIN_MS: Type.Integer({
     minimum: 0,
@@ -307,7 +307,7 @@ export const EnvSchema = Type.Object({
     minimum: 0,
     maximum: 120_000,
     default: 2_000,
-    description: "The longest grace a slow page read gets (also the grace before any page has been read).",
+    description: "The longest grace a slow page read gets (also the grace before any site has answered).",
   }),
   SEARCH_READ_BUDGET_MS: Type.Integer({
     minimum: 100,

@@ -15,10 +15,12 @@ import { readPageText, type ContentsContext, type PageRead } from "../contents/s
 import { canonicalUrl } from "./canonical-url.ts";
 import type { SearchHit } from "./sources/source.ts";
 
-/** A read under way, and when it began (monotonic), which the read grace measures from. */
+/** A read under way, when it began and when its site answered (monotonic), which the read grace measures. */
 export interface StartedRead {
   read: Promise<PageRead<PageText>>;
   startedAt: number;
+  /** Settles with the time the site answered; never, for a page from the cache or a failed fetch. */
+  fetched: Promise<number>;
 }
 
 export class EarlyReads {
@@ -36,11 +38,18 @@ export class EarlyReads {
       if (this.started.size >= this.maxPages * 2) return;
       const key = canonicalUrl(hit.url);
       if (!key || this.started.has(key)) continue;
+      const startedAt = monotonicTimers.now();
+      const fetched = Promise.withResolvers<number>();
       const read = (async () =>
-        readPageText(this.contents, { url: parseRequestedUrl(hit.url, ["url"]), signal: this.signal, waitForStore: false }))();
+        readPageText(this.contents, {
+          url: parseRequestedUrl(hit.url, ["url"]),
+          signal: this.signal,
+          waitForStore: false,
+          onFetched: () => fetched.resolve(monotonicTimers.now()),
+        }))();
       // Whoever takes the read reports its failure; one nobody takes fails quietly.
       read.catch(() => {});
-      this.started.set(key, { read, startedAt: monotonicTimers.now() });
+      this.started.set(key, { read, startedAt, fetched: fetched.promise });
     }
   }
 

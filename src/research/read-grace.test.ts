@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../clock.ts";
 import { CallLatencies } from "./call-latencies.ts";
-import { ReadCut, ReadGrace, readGraceMs, type ReadGraceSettings } from "./read-grace.ts";
+import { ReadCut, ReadGrace, readGraceMs, type GracedRead, type ReadGraceSettings } from "./read-grace.ts";
 
 const settings = (extra: Partial<ReadGraceSettings> = {}): ReadGraceSettings => ({
   enabled: true,
@@ -24,6 +24,12 @@ function readTimes(...ms: number[]): CallLatencies {
   return latencies;
 }
 
+/** A fresh read ends: its site answers, then its page is read. */
+function arrive(graced: ReadGrace, read: GracedRead): void {
+  graced.fetched(read);
+  graced.settle(read);
+}
+
 function grace(reads: number, latencies = readTimes(80, 80, 80), extra: Partial<ReadGraceSettings> = {}) {
   const clock = new ManualClock();
   const run = new AbortController();
@@ -36,9 +42,9 @@ describe("a slow read's grace starts once the share of the run's reads is in", (
     const { clock, graced } = grace(4);
     const reads = Array.from({ length: 4 }, () => graced.begin());
     clock.advance(50);
-    graced.arrived(reads[0]!, true);
+    arrive(graced, reads[0]!);
     clock.advance(10);
-    graced.arrived(reads[1]!, true);
+    arrive(graced, reads[1]!);
     // Two of four in: the others get 2 × the median (80, 80, 80, 50, 60 → 80) = 160 ms from now.
     clock.advance(159);
     expect(reads[2]!.signal.aborted).toBe(false);
@@ -55,7 +61,7 @@ describe("a slow read's grace starts once the share of the run's reads is in", (
   test("before the share is in, no read is cut however long it takes", () => {
     const { clock, graced } = grace(4);
     const reads = Array.from({ length: 4 }, () => graced.begin());
-    graced.arrived(reads[0]!, true);
+    arrive(graced, reads[0]!);
     clock.advance(60_000);
     expect(reads.slice(1).some((read) => read.signal.aborted)).toBe(false);
   });
@@ -71,32 +77,71 @@ describe("a slow read's grace starts once the share of the run's reads is in", (
   test("a read that arrives within its grace is not cut", () => {
     const { clock, graced } = grace(2);
     const [fast, slower] = [graced.begin(), graced.begin()];
-    graced.arrived(fast, true);
+    arrive(graced, fast);
     clock.advance(150);
-    graced.arrived(slower, true);
+    arrive(graced, slower);
     clock.advance(1_000);
     expect(slower.signal.aborted).toBe(false);
     expect(graced.cutOf(slower)).toBeUndefined();
   });
 
+  test("a read whose site has answered is not cut while its page is extracted", () => {
+    const { clock, graced } = grace(2);
+    const [fast, big] = [graced.begin(), graced.begin()];
+    arrive(graced, fast);
+    clock.advance(100);
+    graced.fetched(big);
+    clock.advance(10_000);
+    expect(big.signal.aborted).toBe(false);
+    graced.settle(big);
+    expect(graced.cutOf(big)).toBeUndefined();
+  });
+
+  test("a grace whose timer fires late (the process was busy) is extended by as long, so an answer waiting unheard is not cut", () => {
+    const { clock, graced } = grace(2);
+    const [fast, slow] = [graced.begin(), graced.begin()];
+    arrive(graced, fast);
+    // The grace is 160 ms; the process is busy for 300 ms, so the timer fires 140 ms late and the read gets 140 ms more.
+    clock.stall(300);
+    clock.advance(0);
+    expect(slow.signal.aborted).toBe(false);
+    clock.advance(139);
+    expect(slow.signal.aborted).toBe(false);
+    clock.advance(1);
+    expect(graced.cutOf(slow)).toMatchObject({ graceMs: 300, waitedMs: 440 });
+  });
+
+  test("the extensions end at the longest grace: a process always busy still cuts", () => {
+    const { clock, graced } = grace(2, readTimes(80), { graceMaxMs: 500 });
+    const [fast, slow] = [graced.begin(), graced.begin()];
+    arrive(graced, fast);
+    for (let i = 0; i < 10 && !slow.signal.aborted; i++) {
+      clock.stall(400);
+      clock.advance(0);
+    }
+    expect(graced.cutOf(slow)).toBeInstanceOf(ReadCut);
+  });
+
   test("a read begun after the share is in gets its grace from its start; one begun earlier is timed from then", () => {
     const { clock, graced, latencies } = grace(3, readTimes(100));
     const early = graced.begin(clock.now() - 400);
-    graced.arrived(early, true);
-    expect(latencies.median()).toBe(250);
+    // Its site answered 50 ms ago: that is the time recorded, not the wait since.
+    graced.fetched(early, clock.now() - 50);
+    graced.settle(early);
+    expect(latencies.median()).toBe(225);
     graced.settle(graced.begin());
     clock.advance(100);
     const late = graced.begin();
-    clock.advance(499);
+    clock.advance(449);
     expect(late.signal.aborted).toBe(false);
     clock.advance(1);
-    expect(graced.cutOf(late)).toMatchObject({ graceMs: 500, waitedMs: 500 });
+    expect(graced.cutOf(late)).toMatchObject({ graceMs: 450, waitedMs: 450 });
   });
 
   test("SEARCH_READ_GRACE=false never cuts", () => {
     const { clock, graced } = grace(2, readTimes(80), { enabled: false });
     const [fast, slow] = [graced.begin(), graced.begin()];
-    graced.arrived(fast, true);
+    arrive(graced, fast);
     clock.advance(60_000);
     expect(slow.signal.aborted).toBe(false);
   });
@@ -111,13 +156,13 @@ describe("a slow read's grace starts once the share of the run's reads is in", (
 });
 
 describe("the read times the grace scales with", () => {
-  test("a fresh read's time is recorded, a cache hit's is not, and a cut read's as long as it waited", () => {
+  test("the time a site took to answer is recorded, a cache hit's is not, and a cut read's as long as it waited", () => {
     const { clock, graced, latencies } = grace(3, readTimes());
     const [fresh, cached, slow] = [graced.begin(), graced.begin(), graced.begin()];
     clock.advance(40);
-    graced.arrived(cached, false);
+    graced.settle(cached);
     clock.advance(60);
-    graced.arrived(fresh, true);
+    arrive(graced, fresh);
     // One fresh read of 100 ms: the straggler gets 200 ms and records 300 ms.
     clock.advance(200);
     expect(graced.cutOf(slow)).toMatchObject({ graceMs: 200, waitedMs: 300 });

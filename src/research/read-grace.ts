@@ -2,11 +2,14 @@
  * Read grace: a run does not wait for its slowest page read once it has
  * most of its pages, as the fan-out does not wait for its slowest provider
  * (quorum.ts). Once `share` of the run's reads are in (read, from the cache,
- * or failed), each read still out gets a grace, `graceFactor` times the
- * median page-read time on this instance (bounded by `graceMinMs` and
- * `graceMaxMs`; the longest before any page has been read, since there is
- * nothing to scale it by), and is cut when the grace ends: the run stops
- * waiting for it and answers from its search snippet instead. The fetch
+ * or failed), each read still waiting for its site gets a grace,
+ * `graceFactor` times the median time sites took to answer on this instance
+ * (bounded by `graceMinMs` and `graceMaxMs`; the longest before any site has
+ * answered, since there is nothing to scale it by), and is cut when the
+ * grace ends: the run stops waiting for it and answers from its search
+ * snippet instead. A read whose site has answered is not cut: what is left
+ * is extracting the page, this process's own work, and the longest to
+ * extract are the largest pages, which a grace would cut first. The fetch
  * itself is shared with any other reader of the URL, so it goes on in the
  * background and its page lands in the cache like any other (read.ts).
  */
@@ -42,13 +45,15 @@ interface Outstanding extends GracedRead {
   readonly startedAt: number;
   readonly cut: AbortController;
   cancel?: () => void;
+  /** The site has answered: the read is no longer cut. */
+  fetched?: boolean;
 }
 
 export interface ReadGraceOptions {
   settings: ReadGraceSettings;
   /** How many pages the run reads. */
   reads: number;
-  /** The recent page-read times on this instance (fresh reads only: a cache hit says nothing of the web). */
+  /** The recent times sites took to answer a read on this instance (a cache hit says nothing of the web). */
   latencies: CallLatencies;
   signal: AbortSignal;
   clock?: TimerClock;
@@ -75,12 +80,13 @@ export class ReadGrace {
     return read;
   }
 
-  /** The page arrived: a fresh read's time goes toward the median. */
-  arrived(read: GracedRead, fresh: boolean): void {
+  /** The site answered (at `at` on this grace's clock, or now): its time goes toward the median, and the read is no longer cut. */
+  fetched(read: GracedRead, at = this.clock.now()): void {
     const waiting = read as Outstanding;
-    if (!this.outstanding.has(waiting)) return;
-    if (fresh) this.options.latencies.record(this.clock.now() - waiting.startedAt);
-    this.settle(read);
+    if (!this.outstanding.has(waiting) || waiting.fetched) return;
+    waiting.fetched = true;
+    waiting.cancel?.();
+    this.options.latencies.record(at - waiting.startedAt);
   }
 
   /** The read is over, however it ended (idempotent). */
@@ -107,9 +113,26 @@ export class ReadGrace {
   }
 
   private startGrace(read: Outstanding): void {
+    if (read.fetched) return;
     const graceMs = readGraceMs(this.options.settings, this.options.latencies.median());
-    read.cancel = this.clock.after(graceMs, () => {
+    this.armCut(read, graceMs, graceMs, 0);
+  }
+
+  /**
+   * The cut comes `ms` from now, unless the timer fires late: then the
+   * process was too busy to hear a site's answer in time (it may be waiting
+   * in the socket), so the read gets as long again as the timer was late,
+   * up to `graceMaxMs` in all beyond its grace.
+   */
+  private armCut(read: Outstanding, ms: number, graceMs: number, extendedMs: number): void {
+    const dueAt = this.clock.now() + ms;
+    read.cancel = this.clock.after(ms, () => {
       if (!this.outstanding.has(read)) return;
+      const lateMs = Math.round(this.clock.now() - dueAt);
+      if (lateMs > LATE_TIMER_MS && extendedMs + lateMs <= this.options.settings.graceMaxMs) {
+        this.armCut(read, lateMs, graceMs + lateMs, extendedMs + lateMs);
+        return;
+      }
       const waitedMs = Math.round(this.clock.now() - read.startedAt);
       // As long as it waited, a lower bound of its time: pages that became slower raise the median and their grace.
       this.options.latencies.record(waitedMs);
@@ -118,6 +141,9 @@ export class ReadGrace {
     });
   }
 }
+
+/** A timer this late says the process was busy, not that the site was slow (a timer on an idle loop is a few ms late). */
+const LATE_TIMER_MS = 20;
 
 /** The grace a read still out gets: the factor times the median, within the bounds; the longest with no median yet. */
 export function readGraceMs(settings: ReadGraceSettings, median: number | undefined): number {

@@ -49,11 +49,18 @@ export async function readHits(
   const outcomes: ReadOutcome[] = chosen.map((hit) => ({ hit, page: null, cached: false, error: "not read in time" }));
   const budget = AbortSignal.any([signal, AbortSignal.timeout(settings.budgetMs)]);
   const grace = new ReadGrace({ settings: settings.grace, reads: chosen.length, latencies: readTimes, signal: budget });
-  const settle = async (outcome: ReadOutcome, read: (signal: AbortSignal) => Promise<PageRead<PageText>>, startedAt?: number) => {
+  /** `read` is given the read's signal and what to call once its site has answered (at a time, when that was earlier). */
+  const settle = async (
+    outcome: ReadOutcome,
+    read: (signal: AbortSignal, fetched: (at?: number) => void) => Promise<PageRead<PageText>>,
+    startedAt?: number,
+  ) => {
     const graced = grace.begin(startedAt);
     try {
-      const { page, cached } = await untilAborted(read(graced.signal), graced.signal);
-      grace.arrived(graced, !cached);
+      const { page, cached } = await untilAborted(
+        read(graced.signal, (at) => grace.fetched(graced, at)),
+        graced.signal,
+      );
       outcome.page = page;
       outcome.cached = cached;
       outcome.error = null;
@@ -76,7 +83,17 @@ export async function readHits(
   const queue: ReadOutcome[] = [];
   for (const outcome of outcomes) {
     const started = early?.take(outcome.hit.key);
-    if (started) waiting.push(settle(outcome, () => started.read, started.startedAt));
+    if (started)
+      waiting.push(
+        settle(
+          outcome,
+          (_signal, fetched) => {
+            void started.fetched.then(fetched);
+            return started.read;
+          },
+          started.startedAt,
+        ),
+      );
     else queue.push(outcome);
   }
   let next = 0;
@@ -84,8 +101,13 @@ export async function readHits(
     while (next < queue.length && !budget.aborted) {
       const outcome = queue[next++]!;
       // The answer needs the page, not its cache write: that finishes in the background.
-      await settle(outcome, async (readSignal) =>
-        readPageText(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: readSignal, waitForStore: false }),
+      await settle(outcome, async (readSignal, fetched) =>
+        readPageText(contents, {
+          url: parseRequestedUrl(outcome.hit.url, ["url"]),
+          signal: readSignal,
+          waitForStore: false,
+          onFetched: () => fetched(),
+        }),
       );
     }
   };
