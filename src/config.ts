@@ -280,6 +280,35 @@ export const EnvSchema = Type.Object({
     default: true,
     description: "Start reading the top hits of each provider's list as it arrives, before the slowest provider answers (true or false).",
   }),
+  SEARCH_READ_GRACE: Type.Boolean({
+    default: true,
+    description:
+      "Go on without the slowest page reads (true or false): once SEARCH_READ_GRACE_SHARE of a run's reads are in, each read still waiting for its site gets a grace, then the run answers from the page's snippet instead.",
+  }),
+  SEARCH_READ_GRACE_SHARE: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0.5,
+    description: "The share of a run's page reads that must be in (read, from the cache, or failed) before a slow read's grace starts.",
+  }),
+  SEARCH_READ_GRACE_FACTOR: Type.Number({
+    minimum: 0.1,
+    maximum: 100,
+    default: 2,
+    description: "A slow page read's grace, as a multiple of the median time sites took to answer a read on this instance (recent reads).",
+  }),
+  SEARCH_READ_GRACE_MIN_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 100,
+    description: "The shortest grace a slow page read gets.",
+  }),
+  SEARCH_READ_GRACE_MAX_MS: Type.Integer({
+    minimum: 0,
+    maximum: 120_000,
+    default: 2_000,
+    description: "The longest grace a slow page read gets (also the grace before any site has answered).",
+  }),
   SEARCH_READ_BUDGET_MS: Type.Integer({
     minimum: 100,
     maximum: 120_000,
@@ -501,6 +530,14 @@ export interface Config {
     readonly readConcurrency: number;
     readonly readBudgetMs: number;
     readonly earlyReads: boolean;
+    /** Going on without the slowest page reads (research/read-grace.ts). */
+    readonly readGrace: {
+      readonly enabled: boolean;
+      readonly share: number;
+      readonly graceFactor: number;
+      readonly graceMinMs: number;
+      readonly graceMaxMs: number;
+    };
     readonly tokenBudget: number;
     readonly maxPassages: number;
     readonly imageMaxBytes: number;
@@ -647,6 +684,10 @@ export function loadConfig(
   const share = { cpus: host.cpus / concurrency, memoryBytes: host.memoryBytes / concurrency };
   if (env.SEARCH_GRACE_MIN_MS > env.SEARCH_GRACE_MAX_MS)
     problems.push(`SEARCH_GRACE_MIN_MS (${env.SEARCH_GRACE_MIN_MS}) must not exceed SEARCH_GRACE_MAX_MS (${env.SEARCH_GRACE_MAX_MS})`);
+  if (env.SEARCH_READ_GRACE_MIN_MS > env.SEARCH_READ_GRACE_MAX_MS)
+    problems.push(
+      `SEARCH_READ_GRACE_MIN_MS (${env.SEARCH_READ_GRACE_MIN_MS}) must not exceed SEARCH_READ_GRACE_MAX_MS (${env.SEARCH_READ_GRACE_MAX_MS})`,
+    );
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -731,6 +772,13 @@ export function loadConfig(
       readConcurrency: env.SEARCH_READ_CONCURRENCY,
       readBudgetMs: env.SEARCH_READ_BUDGET_MS,
       earlyReads: env.SEARCH_EARLY_READS,
+      readGrace: {
+        enabled: env.SEARCH_READ_GRACE,
+        share: env.SEARCH_READ_GRACE_SHARE,
+        graceFactor: env.SEARCH_READ_GRACE_FACTOR,
+        graceMinMs: env.SEARCH_READ_GRACE_MIN_MS,
+        graceMaxMs: env.SEARCH_READ_GRACE_MAX_MS,
+      },
       tokenBudget: env.SEARCH_TOKEN_BUDGET,
       maxPassages: env.SEARCH_MAX_PASSAGES,
       imageMaxBytes: env.IMAGE_MAX_BYTES,

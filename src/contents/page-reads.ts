@@ -14,11 +14,17 @@ export interface SharedRead {
   stored: Promise<void>;
 }
 
+/** One fetch in flight: the read, and a promise that settles once the site's answer is in (before extraction). */
+export interface Flight {
+  read: Promise<SharedRead>;
+  fetched: Promise<void>;
+}
+
 export class PageReads {
   /** main.ts passes the configured size; the default suits a test or a CLI run. */
   constructor(readonly hot: HotPages = new HotPages({ maxBytes: 8 * 1024 * 1024 })) {}
 
-  readonly inflight = new Map<string, Promise<SharedRead>>();
+  readonly inflight = new Map<string, Flight>();
   readonly storing = new Map<string, PageRow>();
   private readonly writes = new Set<Promise<void>>();
 

@@ -73,6 +73,12 @@ interface ReadInput {
   maxAgeSeconds?: number;
   signal?: AbortSignal;
   waitForStore?: boolean;
+  /**
+   * Called once the site's answer is in, when the page is fetched (not for a
+   * cached one): what is left is this process's own work, which a read
+   * grace (research/read-grace.ts) does not cut.
+   */
+  onFetched?: () => void;
 }
 
 /** `hold` hears a fresh row `find` read: the hot pages hold whole rows only. */
@@ -99,27 +105,34 @@ async function readThrough<P extends q.PageText>(
 
   // One fetch per URL at a time; each caller still gives up on its own signal.
   const flightKey = `${key}\u0000${maxAge > 0 ? "revalidate" : "fresh"}`;
-  let shared = ctx.reads.inflight.get(flightKey);
-  if (!shared) {
-    shared = fetchAndStore(ctx, input.url, maxAge > 0 ? existing : null).finally(() => ctx.reads.inflight.delete(flightKey));
-    ctx.reads.inflight.set(flightKey, shared);
+  let flight = ctx.reads.inflight.get(flightKey);
+  if (!flight) {
+    // A failed fetch never settles `fetched`: its readers hear the failure from the read.
+    const fetched = Promise.withResolvers<void>();
+    const read = fetchAndStore(ctx, input.url, maxAge > 0 ? existing : null, fetched.resolve).finally(() =>
+      ctx.reads.inflight.delete(flightKey),
+    );
+    flight = { read, fetched: fetched.promise };
+    ctx.reads.inflight.set(flightKey, flight);
   }
-  const read = input.signal ? await untilAborted(shared, input.signal) : await shared;
+  if (input.onFetched) void flight.fetched.then(input.onFetched);
+  const read = input.signal ? await untilAborted(flight.read, input.signal) : await flight.read;
   if (input.waitForStore !== false) await (input.signal ? untilAborted(read.stored, input.signal) : read.stored);
   return { page: read.page, cached: read.cached };
 }
 
-async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageText | null): Promise<SharedRead> {
+async function fetchAndStore(ctx: ContentsContext, url: URL, stale: q.PageText | null, onFetched: () => void): Promise<SharedRead> {
   const conditional: Record<string, string> = {};
   if (stale?.etag) conditional["If-None-Match"] = stale.etag;
   if (stale?.lastModified) conditional["If-Modified-Since"] = stale.lastModified;
   const fetched = await ctx.fetcher.fetch(url, { headers: conditional, acceptType: readableType });
+  onFetched();
   const now = new Date(ctx.clock.now());
   if (fetched.notModified && stale) {
     const page = await q.revalidatePage(ctx.db, stale.id, now, fetched.etag, fetched.lastModified);
     if (page) ctx.reads.hot.hold(page);
     // The stored row comes back whole; a row gone meanwhile is read again (the stale copy may be a PageText only).
-    return page ? { page, cached: true, stored: Promise.resolve() } : fetchAndStore(ctx, url, null);
+    return page ? { page, cached: true, stored: Promise.resolve() } : fetchAndStore(ctx, url, null, onFetched);
   }
   const document = await ctx.extractor.extract({ body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl });
   const finalUrl = new URL(fetched.finalUrl);

@@ -49,6 +49,8 @@ export interface EngineDeps {
   breakers: Map<string, CircuitBreaker>;
   /** Each provider's recent call times on this instance, which size a straggler's grace (quorum.ts). */
   latencies: Map<string, CallLatencies>;
+  /** The recent page-read times on this instance, which size a slow read's grace (read-grace.ts). */
+  readTimes: CallLatencies;
   settings: EngineSettings;
   log: Logger;
 }
@@ -59,11 +61,20 @@ export interface RunInfo extends TokenReport {
   queries: string[];
   timings_ms: Record<string, number>;
   providers: ProviderReport[];
-  pages: { read: number; from_cache: number; failed: number; errors: string[] };
+  /** Chosen pages = read + from_cache + failed + cut. */
+  pages: { read: number; from_cache: number; failed: number; cut: CutRead[]; errors: string[] };
   sources_found: number;
   image_analysed: boolean;
   image_note?: string;
   notes: string[];
+}
+
+/** A read the run went on without: its page, how long it had been out, the grace it had, and why. */
+export interface CutRead {
+  url: string;
+  waited_ms: number;
+  grace_ms: number;
+  reason: "straggler";
 }
 
 export interface PreparedRun {
@@ -220,7 +231,9 @@ async function searchAndRead({ deps, request, signal, tally }: Run, queries: str
     onList: early && ((list) => early.offer(list)),
   });
   tally.lap("search");
-  const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal, early);
+  const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal, deps.readTimes, early);
+  for (const { hit, cut } of outcomes)
+    if (cut) deps.log.info("page read cut after grace", { url: hit.url, waited_ms: cut.waitedMs, grace_ms: cut.graceMs });
   tally.lap("read");
   return { hits, reports, outcomes };
 }
@@ -320,9 +333,12 @@ function runInfo({ deps, tally }: Run, plan: Plan, found: Found, seen: ImageRead
     pages: {
       read: outcomes.filter((o) => o.page && !o.cached).length,
       from_cache: outcomes.filter((o) => o.page && o.cached).length,
-      failed: outcomes.filter((o) => !o.page).length,
+      failed: outcomes.filter((o) => !o.page && !o.cut).length,
+      cut: outcomes.flatMap((o) =>
+        o.cut ? [{ url: o.hit.url, waited_ms: o.cut.waitedMs, grace_ms: o.cut.graceMs, reason: "straggler" as const }] : [],
+      ),
       errors: outcomes
-        .filter((o) => o.error)
+        .filter((o) => o.error && !o.cut)
         .map((o) => `${o.hit.url}: ${o.error}`)
         .slice(0, 10),
     },

@@ -5,14 +5,18 @@
  * the background (bounded by the fetcher's own deadline) so the page cache
  * and the local index still get them. A hit whose read started early (see
  * early-reads.ts) is awaited, not read again, and takes no reading slot.
+ * Once most reads are in, the rest get a grace and are then cut
+ * (read-grace.ts): the run does not wait for its slowest page either.
  */
 import { untilAborted } from "../abort.ts";
 import { parseRequestedUrl } from "../contents/egress/policy.ts";
 import type { PageText } from "../contents/queries.ts";
 import { readPageText, type ContentsContext, type PageRead } from "../contents/service.ts";
 import { ServiceError } from "../errors.ts";
+import type { CallLatencies } from "./call-latencies.ts";
 import type { EarlyReads } from "./early-reads.ts";
 import type { MergedHit } from "./fanout.ts";
+import { ReadGrace, type ReadCut, type ReadGraceSettings } from "./read-grace.ts";
 
 export interface ReadSettings {
   maxPages: number;
@@ -20,6 +24,8 @@ export interface ReadSettings {
   budgetMs: number;
   /** Whether reading starts while the fan-out still waits (see early-reads.ts). */
   early: boolean;
+  /** Going on without the slowest reads (read-grace.ts). */
+  grace: ReadGraceSettings;
 }
 
 export interface ReadOutcome {
@@ -27,6 +33,8 @@ export interface ReadOutcome {
   page: PageText | null;
   cached: boolean;
   error: string | null;
+  /** Set when the run went on without this read. */
+  cut?: ReadCut;
 }
 
 export async function readHits(
@@ -34,27 +42,58 @@ export async function readHits(
   hits: MergedHit[],
   settings: ReadSettings,
   signal: AbortSignal,
+  readTimes: CallLatencies,
   early?: EarlyReads,
 ): Promise<ReadOutcome[]> {
   const chosen = hits.slice(0, settings.maxPages);
   const outcomes: ReadOutcome[] = chosen.map((hit) => ({ hit, page: null, cached: false, error: "not read in time" }));
   const budget = AbortSignal.any([signal, AbortSignal.timeout(settings.budgetMs)]);
-  const settle = async (outcome: ReadOutcome, read: Promise<PageRead<PageText>>) => {
+  const grace = new ReadGrace({ settings: settings.grace, reads: chosen.length, latencies: readTimes, signal: budget });
+  /** `read` is given the read's signal and what to call once its site has answered (at a time, when that was earlier). */
+  const settle = async (
+    outcome: ReadOutcome,
+    read: (signal: AbortSignal, fetched: (at?: number) => void) => Promise<PageRead<PageText>>,
+    startedAt?: number,
+  ) => {
+    const graced = grace.begin(startedAt);
     try {
-      const { page, cached } = await untilAborted(read, budget);
+      const { page, cached } = await untilAborted(
+        read(graced.signal, (at) => grace.fetched(graced, at)),
+        graced.signal,
+      );
       outcome.page = page;
       outcome.cached = cached;
       outcome.error = null;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      outcome.error = error instanceof ServiceError ? pageFailure(error) : budget.aborted ? "not read in time" : "read failed";
+      const cut = grace.cutOf(graced);
+      if (cut) outcome.cut = cut;
+      outcome.error = cut
+        ? cut.message
+        : error instanceof ServiceError
+          ? pageFailure(error)
+          : budget.aborted
+            ? "not read in time"
+            : "read failed";
+    } finally {
+      grace.settle(graced);
     }
   };
   const waiting: Promise<void>[] = [];
   const queue: ReadOutcome[] = [];
   for (const outcome of outcomes) {
     const started = early?.take(outcome.hit.key);
-    if (started) waiting.push(settle(outcome, started));
+    if (started)
+      waiting.push(
+        settle(
+          outcome,
+          (_signal, fetched) => {
+            void started.fetched.then(fetched);
+            return started.read;
+          },
+          started.startedAt,
+        ),
+      );
     else queue.push(outcome);
   }
   let next = 0;
@@ -62,9 +101,13 @@ export async function readHits(
     while (next < queue.length && !budget.aborted) {
       const outcome = queue[next++]!;
       // The answer needs the page, not its cache write: that finishes in the background.
-      await settle(
-        outcome,
-        (async () => readPageText(contents, { url: parseRequestedUrl(outcome.hit.url, ["url"]), signal: budget, waitForStore: false }))(),
+      await settle(outcome, async (readSignal, fetched) =>
+        readPageText(contents, {
+          url: parseRequestedUrl(outcome.hit.url, ["url"]),
+          signal: readSignal,
+          waitForStore: false,
+          onFetched: () => fetched(),
+        }),
       );
     }
   };

@@ -52,7 +52,13 @@ export function engineSettings(search: Config["search"]): EngineSettings {
       hedging: search.hedging,
       quorum: { ...search.quorum },
     },
-    read: { maxPages: search.readPages, concurrency: search.readConcurrency, budgetMs: search.readBudgetMs, early: search.earlyReads },
+    read: {
+      maxPages: search.readPages,
+      concurrency: search.readConcurrency,
+      budgetMs: search.readBudgetMs,
+      early: search.earlyReads,
+      grace: { ...search.readGrace },
+    },
     rank: { tokenBudget: search.tokenBudget, maxPassages: search.maxPassages },
     imageMaxBytes: search.imageMaxBytes,
   };
@@ -70,6 +76,7 @@ export function engineDeps(
     llm: languageModel(config.llm),
     breakers: new Map(sources.map((s) => [s.name, new CircuitBreaker(parts.clock)])),
     latencies: new Map(sources.map((s) => [s.name, new CallLatencies()])),
+    readTimes: new CallLatencies(),
     settings: engineSettings(config.search),
     log: parts.log,
   };

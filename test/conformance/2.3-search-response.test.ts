@@ -137,7 +137,7 @@ clause(
     expect(info.queries.every((q: unknown) => typeof q === "string")).toBe(true);
     for (const stage of ["plan", "search", "read", "rank", "answer", "total"]) expect(Number.isInteger(info.timings_ms[stage])).toBe(true);
     expect(info.providers.map((p: { name: string }) => p.name).sort()).toEqual(["brave", "searxng"]);
-    expect(Object.keys(info.pages).sort()).toEqual(["errors", "failed", "from_cache", "read"]);
+    expect(Object.keys(info.pages).sort()).toEqual(["cut", "errors", "failed", "from_cache", "read"]);
     expect(info.sources_found).toBe(1);
     expect(info.image_analysed).toBe(false);
     expect(Array.isArray(info.notes)).toBe(true);

@@ -11,6 +11,7 @@ import { ServiceError } from "../../errors.ts";
 import { InFlightGauge } from "../../limits/peak-load.ts";
 import { createLogger } from "../../log.ts";
 import { CircuitBreaker } from "../breaker.ts";
+import { CallLatencies } from "../call-latencies.ts";
 import type { EngineDeps } from "../engine.ts";
 import { PassageCache } from "../passage-cache.ts";
 import type { ResearchRequest } from "../request.ts";
@@ -46,6 +47,7 @@ function world(source: SearchSource, deadlineMs = 5_000, queue = { concurrency: 
     llm: null,
     breakers: new Map([[source.name, new CircuitBreaker(clock)]]),
     latencies: new Map(),
+    readTimes: new CallLatencies(),
     settings: { ...settings, read: { ...settings.read, early: false } },
     log: createLogger({ level: "debug", sink: (line) => lines.push(line) }),
   };

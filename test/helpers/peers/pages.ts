@@ -16,6 +16,8 @@ export interface PageSite {
   stop(): void;
   /** Serve (or replace) a page at a path. */
   put(path: string, html: string, headers?: Record<string, string>): void;
+  /** Answer a path only after `ms` (a straggling page). */
+  delay(path: string, ms: number): void;
 }
 
 export function article(
@@ -50,6 +52,7 @@ export function article(
 
 export function startPageSite(): PageSite {
   const pages = new Map<string, { body: string; headers: Record<string, string> }>();
+  const delays = new Map<string, number>();
   const site: PageSite = {
     url: "",
     port: 0,
@@ -57,6 +60,7 @@ export function startPageSite(): PageSite {
     notModifiedSent: 0,
     stop: () => server.stop(true),
     put: (path, html, headers = {}) => pages.set(path, { body: html, headers }),
+    delay: (path, ms) => delays.set(path, ms),
   };
   const html = { "content-type": "text/html; charset=utf-8" };
   const paragraphs = [
@@ -76,6 +80,8 @@ export function startPageSite(): PageSite {
       const url = new URL(request.url);
       const path = url.pathname;
       site.hits.set(path, (site.hits.get(path) ?? 0) + 1);
+      const delay = delays.get(path);
+      if (delay) await Bun.sleep(delay);
       const stored = pages.get(path);
       if (stored) return new Response(stored.body, { headers: { ...html, ...stored.headers } });
 
