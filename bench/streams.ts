@@ -17,7 +17,10 @@
  * (a run starved of time reads fewer: the read budget cuts it short), the
  * run queue's depth as /readyz reported it, and the calls it turned away: the
  * 503 queue_full refusals on arrival (how many, and p99 and slowest time from
- * asking to the refusal), those refused after waiting, when runs grew slower
+ * asking to the refusal reaching the client: the WebSocket's error message,
+ * the SSE response's head; beside them the p99 to the socket's close, and,
+ * SSE only, the p99 of the server's own time for them, its access log's ms),
+ * those refused after waiting, when runs grew slower
  * (how many, and the median time they waited), and the 504s (a call that
  * waited for its deadline in vain); beside them the p99 of /healthz polled
  * during the load, how fast the server answered anything meanwhile.
@@ -300,6 +303,13 @@ interface StreamResult {
   askedMs: number;
   /** The error's code (queue_full, deadline_exceeded, …), when the service said one. */
   code?: string;
+  /**
+   * When the error reached the client: the WebSocket's error message (the close follows it), the SSE response's
+   * head. What a caller waits for a refusal.
+   */
+  errorMs: number;
+  /** The server's id for the call (SSE: its X-Request-Id), to find its access log line. */
+  requestId?: string;
   firstContextMs: number;
   doneMs: number;
   error?: string;
@@ -313,6 +323,7 @@ function unsettled(): StreamResult {
     sourcesRead: 0,
     openedMs: Number.NaN,
     askedMs: Number.NaN,
+    errorMs: Number.NaN,
     firstContextMs: Number.NaN,
     doneMs: Number.NaN,
   };
@@ -344,6 +355,7 @@ function webSocketSearch(base: string, key: string, i: number, started: number):
         progress.contexts++;
       } else if (message.type === "response") answered = true;
       else if (message.type === "error") {
+        result.errorMs = performance.now() - started;
         result.error = String(message.content);
         result.code = codeOf(result.error);
       }
@@ -372,6 +384,8 @@ async function sseSearch(base: string, key: string, i: number, started: number):
       signal: AbortSignal.timeout(STREAM_TIMEOUT_MS),
     });
     if (response.status !== 200) {
+      result.errorMs = performance.now() - started;
+      result.requestId = response.headers.get("x-request-id") ?? undefined;
       const text = await response.text();
       result.error = `status ${response.status}: ${text.slice(0, 120)}`;
       result.code = /"error":"(\w+)"/.exec(text)?.[1];
@@ -465,6 +479,7 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
   clearInterval(healthz);
   clearInterval(ticker);
   const hwmKb = procStatusKb(pid, "VmHWM");
+  const output = server.output();
   await stopInstance(instance);
 
   const completed = results.filter((r) => r.ok);
@@ -479,7 +494,14 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
   // The queue says which: "a research run would wait …" on arrival (or a full queue), "this research run would wait …"
   // for one refused after waiting, when runs grew slower.
   const refusedAfterWaiting = (r: StreamResult) => r.error!.includes("this research run would wait");
-  const refusedAtOnce = errors.filter((r) => r.code === "queue_full" && !refusedAfterWaiting(r)).map((r) => r.doneMs - r.askedMs);
+  const refusalsAtOnce = errors.filter((r) => r.code === "queue_full" && !refusedAfterWaiting(r));
+  // Until the refusal reached the client (its error message or response head); the socket's close comes after it.
+  const refusedAtOnce = refusalsAtOnce.map((r) => r.errorMs - r.askedMs);
+  const closedAtOnce = refusalsAtOnce.map((r) => r.doneMs - r.askedMs);
+  // The server's own time for each (SSE: its access log line's ms, from the request's arrival to the answer): the
+  // difference is the time the request and the answer spent on the wire and in either side's event loop.
+  const serverMs = accessLogMs(output);
+  const serverAtOnce = refusalsAtOnce.flatMap((r) => (r.requestId && serverMs.has(r.requestId) ? [serverMs.get(r.requestId)!] : []));
   const refusedLater = errors.filter((r) => r.code === "queue_full" && refusedAfterWaiting(r)).map((r) => r.doneMs - r.askedMs);
   const atOnce = summarize(refusedAtOnce);
   const row: Row = {
@@ -490,6 +512,8 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
     refused_at_once: refusedAtOnce.length,
     at_once_p99_ms: refusedAtOnce.length ? Math.round(atOnce.p99) : "n/a",
     at_once_max_ms: refusedAtOnce.length ? Math.round(Math.max(...refusedAtOnce)) : "n/a",
+    at_once_closed_p99_ms: closedAtOnce.length ? Math.round(summarize(closedAtOnce).p99) : "n/a",
+    at_once_server_p99_ms: serverAtOnce.length ? Math.round(summarize(serverAtOnce).p99) : "n/a",
     refused_waiting: refusedLater.length,
     waiting_p50_s: refusedLater.length ? summarize(refusedLater).p50 / 1000 : "n/a",
     healthz_p99_ms: Math.round(summarize(healthzMs).p99),
@@ -516,11 +540,27 @@ async function runFace(face: Face): Promise<{ row: Row; raw: unknown }> {
       firstContextMs: completed.map((r) => r.firstContextMs),
       doneMs: completed.map((r) => r.doneMs),
       refusedAtOnceMs: refusedAtOnce,
+      refusedAtOnceServerMs: serverAtOnce,
       refusedAfterWaitingMs: refusedLater,
       errors: errorKinds,
       depth,
     },
   };
+}
+
+/** Each access log line's ms, by request id. */
+function accessLogMs(output: string): Map<string, number> {
+  const ms = new Map<string, number>();
+  for (const line of output.split("\n")) {
+    if (!line.includes('"msg":"request"')) continue;
+    try {
+      const entry = JSON.parse(line) as { request_id?: string; ms?: number };
+      if (entry.request_id && typeof entry.ms === "number") ms.set(entry.request_id, entry.ms);
+    } catch {
+      // A line cut short by the capture: not an access line we can read.
+    }
+  }
+  return ms;
 }
 
 const rows: Row[] = [];

@@ -327,8 +327,8 @@ describe("refused early", () => {
     const tight = errorOf(runs.admit("acct_a", open(), clock.now() + 12 * SECOND));
     const third = runs.admit("acct_a", open(), clock.now() + 60 * SECOND);
     expect(runs.depth()).toMatchObject({ queued: 3 });
-    // The run in the slot takes 8 s: the mean is 5 s; the first takes the slot. The tight one, next in line with 4 s
-    // left, would wait 5 and run 5: refused now, 4 s before its deadline.
+    // The run in the slot takes 8 s: the mean is 5 s, a slow run 8 s; the first takes the slot. The tight one, next in
+    // line with 4 s left, would wait 5 (3.5 doubted) and run up to 8: refused now, 4 s before its deadline.
     clock.advance(8 * SECOND);
     slots[0]!.release();
     await first;
@@ -339,7 +339,7 @@ describe("refused early", () => {
       "this instance is at capacity (this research run would wait about 5 seconds for a slot and not finish within its deadline), try again in 5 seconds",
     );
     expect(refused!.extra.retryAfterSeconds).toBe(5);
-    // The third moves up into its place: 5 s to wait and 5 to run fit the 52 s it has left.
+    // The third moves up into its place: 5 s to wait and 8 to run fit the 52 s it has left.
     expect(runs.depth()).toMatchObject({ running: 1, queued: 1 });
     expect(lines.at(-1)).toMatchObject({
       level: "warn",
@@ -349,24 +349,65 @@ describe("refused early", () => {
     void third;
   });
 
-  test("a waiter stays while a run of mean time would still end in time; a newcomer with as little time left is refused (a slow run would not)", async () => {
+  test("a waiter far from its turn is refused only once it would be late even with its wait 30% shorter than estimated; then before its deadline", async () => {
+    const { runs, clock, slots } = await measured(2 * SECOND, 1);
+    // Nine runs without a deadline ahead of it: 10 × 2 s to wait and a slow run of 2 s fit its 22 s.
+    const ahead = Array.from({ length: 9 }, () => runs.admit("acct_a", open()));
+    const late = errorOf(runs.admit("acct_a", open(), clock.now() + 22 * SECOND));
+    expect(runs.depth()).toMatchObject({ queued: 10 });
+    // The run in the slot took 2.6 s: the mean is 2.3 s (a slow run 2.6 s), and the runs after it take 2.3 s. Ninth in
+    // line with 19.4 s left, its plain estimate (9 × 2.3 s to wait, 2.6 to run: 23.3 s) is late; with its wait 30%
+    // shorter (14.49 s) it is not.
+    let slot = slots[0]!;
+    const turns: string[] = [];
+    for (const [turn, ms] of [2_600, 2_300, 2_300, 2_300, 2_300].entries()) {
+      clock.advance(ms);
+      slot.release();
+      slot = await ahead[turn]!;
+      const outcome = await Promise.race([late, settle().then(() => "waiting" as const)]);
+      turns.push(outcome === "waiting" ? "waiting" : outcome!.code);
+    }
+    // Fifth in line at 11.8 s, its wait shortened (8.05 s) and a slow run (2.6 s) end at 22.45 s: late even so; it is
+    // refused 10.2 s before its deadline, and its plain estimate (25.9 s) says it would have missed it.
+    expect(turns).toEqual(["waiting", "waiting", "waiting", "waiting", "queue_full"]);
+    expect(((await late) as ServiceError).extra.retryAfterSeconds).toBe(12);
+  });
+
+  test("a waiter stays while its wait less the doubt and a slow run of its own end in time; a newcomer with as little time left is refused", async () => {
     const { runs, clock } = queue(1);
     const first = await runs.admit("acct_busy", open());
     clock.advance(2 * SECOND);
     first.release();
     const second = await runs.admit("acct_busy", open());
     const next = runs.admit("acct_a", open(), clock.now() + 60 * SECOND);
-    // Second in line with 2 s runs: 4 s to wait and 2 to run fit its 10 s.
-    const waiting = errorOf(runs.admit("acct_a", open(), clock.now() + 10 * SECOND));
+    // Second in line with 2 s runs: 4 s to wait and 2 to run fit its 10.5 s.
+    const waiting = errorOf(runs.admit("acct_a", open(), clock.now() + 10_500));
     expect(runs.depth()).toMatchObject({ queued: 2 });
-    // The run in the slot took 4 s: the mean is 3 s, a slow run 4 s. Next in line with 6 s left, it would wait 3 s
-    // and run 3 on the mean (in time), 4 if slow (late): arriving now it would be refused; having waited, it stays.
+    // The run in the slot took 4 s: the mean is 3 s, a slow run 4 s. Next in line with 6.5 s left, it would wait 3 s
+    // and run up to 4: arriving now it would be refused; having waited, its wait less the doubt (2.1 s) and 4 fit.
     clock.advance(4 * SECOND);
     second.release();
     await next;
-    expect(await refusalOf(runs.admit("acct_b", open(), clock.now() + 6 * SECOND))).toMatchObject({ code: "queue_full" });
+    expect(await refusalOf(runs.admit("acct_b", open(), clock.now() + 6_500))).toMatchObject({ code: "queue_full" });
     expect(await Promise.race([waiting, settle().then(() => "waiting")])).toBe("waiting");
     expect(runs.depth()).toMatchObject({ running: 1, queued: 1 });
+  });
+
+  test("a waiter near its turn is refused when a slow run of its own would end past its deadline, though a run of mean time would not", async () => {
+    const { runs, clock } = queue(1);
+    const first = await runs.admit("acct_busy", open());
+    clock.advance(2 * SECOND);
+    first.release();
+    const second = await runs.admit("acct_busy", open());
+    const next = runs.admit("acct_a", open(), clock.now() + 60 * SECOND);
+    const waiting = errorOf(runs.admit("acct_a", open(), clock.now() + 10 * SECOND));
+    // Next in line with 6 s left after a 4 s run (mean 3 s, slow 4 s): its wait less the doubt (2.1 s) and a mean run
+    // (3 s) would fit, a slow one (4 s) would not: it would start with too little time and likely end as a 504.
+    clock.advance(4 * SECOND);
+    second.release();
+    await next;
+    expect(await Promise.race([waiting, settle().then(() => undefined)])).toMatchObject({ code: "queue_full" });
+    expect(runs.depth()).toMatchObject({ running: 1, queued: 0 });
   });
 });
 
