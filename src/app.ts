@@ -29,6 +29,8 @@ import { mcpRoutes } from "./mcp/routes.ts";
 import type { Dispatch } from "./mcp/server.ts";
 import type { McpSessions } from "./mcp/sessions.ts";
 import { searchRoutes } from "./search/routes.ts";
+import { openAiOutcome, speaksOpenAi } from "./openai/errors.ts";
+import { openAiRoutes } from "./openai/routes.ts";
 import { searchSocket } from "./search/ws.ts";
 import type { Config } from "./config.ts";
 import type { RouteSummary } from "./discovery/guide.ts";
@@ -165,7 +167,9 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     // One small JSON message per search socket (base64 images included); Bun's 16 MB default is far more.
     websocket: { maxPayloadLength: config.maxBodyBytes, idleTimeout: config.idleTimeoutSeconds, backpressureLimit: 4 * 1024 * 1024 },
   })
-    .use(requestContext(deps.log, routes.bodySchema))
+    .use(
+      requestContext(deps.log, routes.bodySchema, (path, outcome, sent) => (speaksOpenAi(path) ? openAiOutcome(outcome, sent) : outcome)),
+    )
     .use(drainGate(state))
     .use(bodyParser(config.maxBodyBytes))
     .use(inputGuard())
@@ -177,6 +181,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     .use(contentsRoutes(auth, contents, (origin) => deps.abuse?.observe(origin, null)))
     .use(searchRoutes(auth, runs, deps.log))
     .use(searchSocket(auth, runs, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
+    .use(openAiRoutes(auth, runs, deps.log, deps.clock))
     .use(designRoutes(auth, endpoints, config.publicBaseUrl))
     .use(userServiceRoutes(auth, endpoints, runs))
     .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))

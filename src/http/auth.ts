@@ -1,5 +1,5 @@
 /**
- * The only reader of X-API-Key (and of its WebSocket subprotocol form) and of
+ * The only reader of X-API-Key (and of its WebSocket subprotocol and Bearer forms) and of
  * the dashboard's session cookie. A plugin that every authenticated feature
  * uses: it reads the credentials, asks the authenticator whose they are (401
  * otherwise), asks admission for a token from the caller's bucket (429
@@ -55,12 +55,21 @@ function offeredSubprotocol(request: Request, name: string): string | null {
   return at >= 0 ? (protocols[at + 1] ?? null) : null;
 }
 
+/** `Authorization: Bearer <key>`, as MCP clients and OpenAI's SDKs send a key. */
+function bearerKey(request: Request): string | null {
+  const value = request.headers.get("authorization");
+  return value ? (/^Bearer\s+(\S+)$/i.exec(value)?.[1] ?? null) : null;
+}
+
 /**
  * The key a request presents: the X-API-Key header, or for a WebSocket
  * upgrade the subprotocol pair `x-api-key, <key>` in Sec-WebSocket-Protocol.
+ * The faces whose clients send `Authorization: Bearer <key>` (MCP, the
+ * OpenAI-compatible routes) ask for that too: elsewhere only X-API-Key
+ * carries a key, as the API's documents say.
  */
-export function presentedKey(request: Request): string | null {
-  return request.headers.get("x-api-key") ?? offeredSubprotocol(request, KEY_SUBPROTOCOL);
+export function presentedKey(request: Request, bearer = false): string | null {
+  return request.headers.get("x-api-key") ?? (bearer ? bearerKey(request) : null) ?? offeredSubprotocol(request, KEY_SUBPROTOCOL);
 }
 
 /**
@@ -83,11 +92,12 @@ const givenAddress = (address: string | null) => () => address;
  * the derive runs through without waiting: the steps answer at once and nothing is awaited but the derive itself
  * (Elysia awaits a derive it cannot see is synchronous, so it stays async). A step that must wait is awaited.
  */
-export function authenticated(deps: AuthDeps) {
+export function authenticated(deps: AuthDeps, options: { bearer?: boolean } = {}) {
   const addressSettings = deps.clientAddress ?? { trustProxy: false, header: undefined };
+  const bearer = options.bearer === true;
   return new Elysia().derive({ as: "scoped" }, async ({ request, set, path, route, server }) => {
     const meta = requestMeta(request);
-    const key = presentedKey(request);
+    const key = presentedKey(request, bearer);
     const asked = key !== null ? deps.authenticator.byKey(key) : sessionCaller(deps, request);
     const caller = asked instanceof Promise ? await asked : asked;
     meta.caller = caller;

@@ -13,7 +13,7 @@ import type { Call } from "./call.ts";
 import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
-import { toErrorOutcome, validationOutcome } from "./errors.ts";
+import { toErrorOutcome, validationOutcome, type ErrorOutcome } from "./errors.ts";
 import { validationIssues } from "./validation-detail.ts";
 
 export interface RequestMeta {
@@ -61,13 +61,19 @@ function statusNumber(status: unknown): number {
 /** A route's body schema, by method and route pattern. */
 export type BodySchemaOf = (method: string, route: string) => unknown;
 
+/**
+ * A face that answers errors in a shape of its own (the OpenAI-compatible one): the outcome as that face says it.
+ * `sent` are the headers already set for the response (the rate limit's).
+ */
+export type ErrorDialect = (path: string, outcome: ErrorOutcome, sent: Record<string, string | number | undefined>) => ErrorOutcome;
+
 /** Request ids, error mapping and the access log, for the whole app. */
-export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => undefined) {
+export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => undefined, dialect?: ErrorDialect) {
   return new Elysia({ name: "request-context" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestMeta(request).id;
     })
-    .onError({ as: "global" }, ({ error, request, set, route }) => {
+    .onError({ as: "global" }, ({ error, request, set, route, path }) => {
       const meta = requestMeta(request);
       let outcome = toErrorOutcome(error, meta.id, meta.rawBody);
       // Elysia's validator can itself throw while describing a failure (a body field {"toString": 1} breaks its
@@ -83,6 +89,7 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
         log.warn("request failed", { request_id: meta.id, code: error.code, cause: error.cause });
       meta.errorCode =
         typeof outcome.body.error === "string" ? outcome.body.error : outcome.status === 422 ? "validation_failed" : undefined;
+      if (dialect) outcome = dialect(path, outcome, set.headers as Record<string, string | number | undefined>);
       set.status = outcome.status;
       set.headers["x-request-id"] = meta.id;
       Object.assign(set.headers, outcome.headers);

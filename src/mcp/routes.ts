@@ -23,10 +23,7 @@ let sdk: Promise<typeof import("./runtime.ts")> | null = null;
 const loadSdk = () => (sdk ??= import("./runtime.ts"));
 
 /** The key an MCP client presents: X-API-Key, else a bearer token. */
-function mcpKey(request: Request): string | null {
-  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-  return presentedKey(request) ?? bearer ?? null;
-}
+const mcpKey = (request: Request) => presentedKey(request, true);
 
 const SESSION_ID = /^[0-9a-f-]{36}$/;
 

@@ -39,6 +39,7 @@ let enterprise: Caller;
 
 const BODIES: Record<string, (world: SearchWorld) => unknown> = {
   "POST /v1/search": () => ({ prompt: "river bridge cost" }),
+  "POST /v1/chat/completions": () => ({ model: "search", messages: [{ role: "user", content: "river bridge cost" }] }),
   "POST /v1/contents": (w) => ({ url: w.url("news.test", "/bridge.html") }),
   "POST /v1/keys": () => ({ name: "matrix" }),
   "POST /v1/design-api": () => landmarkEndpoint,
@@ -57,6 +58,7 @@ const PARAMS: Record<string, (op: Operation) => Promise<string>> = {
   api_stub: async (op) => (op.path.startsWith("/v1/published-service/") ? (await published()).public_stub : (await designed()).stub),
   version: async () => "v1",
   public_stub: async () => (await published()).public_stub,
+  model: async () => "search",
 };
 
 /** A call made to set the matrix up: recorded under its own request id, which no assertion reads. */
@@ -145,6 +147,7 @@ describe("every operation a key calls writes one usage record; the billable ones
     expect(operations.filter((op) => op.billable).map((op) => `${op.method} ${op.path}`)).toEqual([
       "POST /v1/contents",
       "POST /v1/search",
+      "POST /v1/chat/completions",
       "POST /v1/user-defined-service/{api_stub}",
       "POST /v1/user-defined-service/{api_stub}/{version}",
       "POST /v1/published-service/{api_stub}",

@@ -28,6 +28,7 @@ export const FOLDERS = [
   "limits",
   "marketplace",
   "mcp",
+  "openai",
   "ops",
   "research",
   "search",
@@ -139,6 +140,13 @@ export const FLOORS: Floor[] = [
     mayImport: ["http", "accounts", "limits", "research", "usage"],
     message:
       "The search faces may import research/, http/, accounts/, limits/, usage/, db/ and kernels: never endpoints/, marketplace/, dashboard/ (nor contents/, discovery/, ops/, mcp/, abuse/).",
+  },
+  {
+    what: "The OpenAI-compatible face, over the same research run as the search faces.",
+    folders: ["openai"],
+    mayImport: ["http", "accounts", "limits", "research", "usage"],
+    message:
+      "The OpenAI-compatible face may import research/, http/, accounts/, limits/, usage/, db/ and kernels, as the search faces do: never endpoints/, marketplace/, dashboard/ (nor contents/, discovery/, ops/, mcp/, abuse/, search/).",
   },
   {
     what: "The features between the faces and research/.",

@@ -9,6 +9,7 @@
  * account, so the matrix can point at another account's resource.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { speaksOpenAi } from "../../src/openai/errors.ts";
 import { generateApiKey } from "../../src/accounts/keys.ts";
 import { createKey } from "../../src/accounts/service.ts";
 import { jsonOf, startTestApp, type TestAccount, type TestApp } from "../helpers/app.ts";
@@ -38,8 +39,8 @@ const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: T
   public_stub: { missing: "no-such-listing", create: async () => "no-such-listing" },
 };
 
-/** Operations on resources every account may use (the marketplace): the foreign-id rule does not apply. */
-const PUBLIC = [/^\/v1\/marketplace\//, /^\/v1\/published-service\//];
+/** Operations on resources every account may use (the marketplace, the models of the OpenAI face): the foreign-id rule does not apply. */
+const PUBLIC = [/^\/v1\/marketplace\//, /^\/v1\/published-service\//, /^\/v1\/models\//];
 
 async function designed(app: TestApp, owner: TestAccount): Promise<{ id: number; stub: string }> {
   const response = await app.fetch("/v1/design-api", {
@@ -120,7 +121,10 @@ describe("every authenticated operation", () => {
           label,
           status: 401,
         });
-        expect((await jsonOf(response)).error).toBe("unauthorized");
+        // The OpenAI-compatible routes say it in OpenAI's shape, as its SDKs read it.
+        const body = await jsonOf(response);
+        if (speaksOpenAi(op.path)) expect(body.error).toMatchObject({ type: "authentication_error", code: "invalid_api_key" });
+        else expect(body.error).toBe("unauthorized");
       }
     }
   });
