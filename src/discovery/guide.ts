@@ -39,6 +39,8 @@ export function integrationPrompt(base: string, routes: RouteSummary[]): string 
     "",
     `MCP: agents that speak the Model Context Protocol can add ${base}/mcp (Streamable HTTP) with the header \`Authorization: Bearer <key>\`, the key read from ${KEY_ENV}. Its tools are search, contents and each of the caller's live designed endpoints; listing them is free, each call spends one call of the plan.`,
     "",
+    `OpenAI-compatible: OpenAI's SDKs and the frameworks built on them (the Vercel AI SDK's OpenAI-compatible provider, LangChain's ChatOpenAI) can use the base URL ${base}/v1 with the model \`search\` (POST /v1/chat/completions or POST /v1/responses) and the key as their API key (sent as Authorization: Bearer). The answer cites its sources in \`citations\` and \`search_results\`, and as url_citation annotations.`,
+    "",
     `The full contract is the OpenAPI document at ${base}/openapi.json.`,
   ].join("\n");
 }
@@ -102,6 +104,36 @@ export function clientRecipes(base: string): Record<string, ClientRecipe> {
       install: "Any MCP client with the Streamable HTTP transport; nothing else to install.",
       invoke: JSON.stringify({ transport: "streamable-http", url: `${base}/mcp`, headers: { Authorization: `Bearer $${KEY_ENV}` } }),
     },
+    // OpenAI-compatible clients: a base URL and the model "search"; the key is their API key.
+    openai_typescript: {
+      install: "npm install openai",
+      invoke: [
+        'import OpenAI from "openai";',
+        `const client = new OpenAI({ apiKey: process.env.${KEY_ENV}, baseURL: "${base}/v1" });`,
+        'const completion = await client.chat.completions.create({ model: "search", messages: [{ role: "user", content: "What changed in the latest Postgres release?" }] });',
+        "console.log(completion.choices[0].message.content);",
+      ].join("\n"),
+    },
+    openai_python: {
+      install: "pip install openai",
+      invoke: [
+        "import os",
+        "from openai import OpenAI",
+        `client = OpenAI(api_key=os.environ["${KEY_ENV}"], base_url="${base}/v1")`,
+        'completion = client.chat.completions.create(model="search", messages=[{"role": "user", "content": "What changed in the latest Postgres release?"}])',
+        "print(completion.choices[0].message.content)",
+      ].join("\n"),
+    },
+    vercel_ai_sdk: {
+      install: "npm install ai @ai-sdk/openai-compatible",
+      invoke: [
+        'import { createOpenAICompatible } from "@ai-sdk/openai-compatible";',
+        'import { generateText } from "ai";',
+        `const agentic = createOpenAICompatible({ name: "agentic-search", baseURL: "${base}/v1", apiKey: process.env.${KEY_ENV}, supportsStructuredOutputs: true });`,
+        'const { text } = await generateText({ model: agentic("search"), prompt: "What changed in the latest Postgres release?" });',
+        "console.log(text);",
+      ].join("\n"),
+    },
     codex: {
       install: `curl -sS ${guideUrl} | python3 -c 'import json,sys; print(json.load(sys.stdin)["prompt"])' >> AGENTS.md`,
       invoke: `codex "Use the agentic search API described in AGENTS.md (key in $${KEY_ENV}) to research: <your question>"`,
@@ -126,7 +158,7 @@ export function llmsText(base: string, routes: RouteSummary[]): string {
     "",
     "> Searches the web, reads the sources and answers with cited sources, as JSON or as a stream; account owners turn a research task into a typed endpoint. Wire-compatible with Critique Labs' API.",
     "",
-    `Send the API key in the X-API-Key header (MCP clients: Authorization: Bearer), read from the environment variable ${KEY_ENV}; never put it in a URL.`,
+    `Send the API key in the X-API-Key header (MCP and OpenAI-compatible clients: Authorization: Bearer), read from the environment variable ${KEY_ENV}; never put it in a URL.`,
     "",
     "## API",
     "",
@@ -135,6 +167,7 @@ export function llmsText(base: string, routes: RouteSummary[]): string {
     "## Agents",
     "",
     `- [MCP, Streamable HTTP](${base}/mcp): tools search, contents and each of your live designed endpoints; listing is free, each call spends one call of your plan`,
+    `- [OpenAI-compatible](${base}/v1/chat/completions): OpenAI's SDKs and the frameworks built on them, with the base URL ${base}/v1 and the model \`search\` (also POST /v1/responses)`,
     `- [Integration guide](${base}/v1/agent-integration): instructions an agent can follow as written, and client set-ups`,
     "",
     "## Docs",

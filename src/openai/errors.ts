@@ -12,7 +12,7 @@ import type { ValidationIssue } from "../errors.ts";
 
 /** The routes that answer in this shape. */
 export function speaksOpenAi(path: string): boolean {
-  return path === "/v1/chat/completions" || path === "/v1/models" || path.startsWith("/v1/models/");
+  return path === "/v1/chat/completions" || path === "/v1/responses" || path === "/v1/models" || path.startsWith("/v1/models/");
 }
 
 const TYPES: Record<number, string> = {

@@ -11,7 +11,8 @@
  */
 import { invalid } from "../errors.ts";
 
-const PARAM = ["body", "response_format", "json_schema", "schema"];
+type Loc = (string | number)[];
+const CHAT_SCHEMA: Loc = ["body", "response_format", "json_schema", "schema"];
 const MAX_DEPTH = 8;
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
 
@@ -21,43 +22,54 @@ export const JSON_OBJECT_SHAPE = { answer: "string" };
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** Chat completions' `response_format`. */
 export function outputFormatOf(format: { type: string; json_schema?: { schema?: unknown } } | null | undefined): unknown {
   if (!format || format.type === "text") return undefined;
   if (format.type === "json_object") return JSON_OBJECT_SHAPE;
-  const schema = format.json_schema?.schema;
-  if (!isObject(schema)) throw invalid(PARAM, "response_format json_schema needs a schema object");
-  const shape = shapeOf(schema, schema, 0);
-  if (!isObject(shape)) throw invalid(PARAM, "the schema must describe an object");
+  return shapeOfSchema(format.json_schema?.schema, CHAT_SCHEMA);
+}
+
+/** The Responses API's `text.format`, whose json_schema carries its schema itself. */
+export function textFormatOf(format: { type: string; schema?: unknown } | null | undefined): unknown {
+  if (!format || format.type === "text") return undefined;
+  if (format.type === "json_object") return JSON_OBJECT_SHAPE;
+  return shapeOfSchema(format.schema, ["body", "text", "format", "schema"]);
+}
+
+function shapeOfSchema(schema: unknown, at: Loc): Json {
+  if (!isObject(schema)) throw invalid(at, "a json_schema format needs a schema object");
+  const shape = shapeOf(schema, schema, 0, at);
+  if (!isObject(shape)) throw invalid(at, "the schema must describe an object");
   return shape;
 }
 
-function shapeOf(schema: unknown, root: Json, depth: number): unknown {
-  if (depth > MAX_DEPTH) throw invalid(PARAM, `the schema is nested more than ${MAX_DEPTH} deep`);
-  if (!isObject(schema)) throw invalid(PARAM, "every part of the schema must be an object");
-  if (typeof schema.$ref === "string") return shapeOf(resolve(schema.$ref, root), root, depth + 1);
+function shapeOf(schema: unknown, root: Json, depth: number, at: Loc): unknown {
+  if (depth > MAX_DEPTH) throw invalid(at, `the schema is nested more than ${MAX_DEPTH} deep`);
+  if (!isObject(schema)) throw invalid(at, "every part of the schema must be an object");
+  if (typeof schema.$ref === "string") return shapeOf(resolve(schema.$ref, root, at), root, depth + 1, at);
   const union = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : null) as unknown[] | null;
   if (union) {
     const member = union.find((m) => !(isObject(m) && m.type === "null"));
-    if (member === undefined) throw invalid(PARAM, "a union needs a member that is not null");
-    return shapeOf(member, root, depth + 1);
+    if (member === undefined) throw invalid(at, "a union needs a member that is not null");
+    return shapeOf(member, root, depth + 1, at);
   }
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
   if (type === "object") {
     const properties = isObject(schema.properties) ? schema.properties : {};
     const shape: Json = {};
-    for (const [name, property] of Object.entries(properties)) shape[name] = shapeOf(property, root, depth + 1);
+    for (const [name, property] of Object.entries(properties)) shape[name] = shapeOf(property, root, depth + 1, at);
     return shape;
   }
-  if (type === "array") return [shapeOf(schema.items, root, depth + 1)];
+  if (type === "array") return [shapeOf(schema.items, root, depth + 1, at)];
   if (typeof type === "string" && SCALARS.has(type)) return type;
   if (Array.isArray(schema.enum) || schema.const !== undefined) return "string";
-  throw invalid(PARAM, `a schema type this service cannot answer with: ${JSON.stringify(type ?? null).slice(0, 40)}`);
+  throw invalid(at, `a schema type this service cannot answer with: ${JSON.stringify(type ?? null).slice(0, 40)}`);
 }
 
-function resolve(ref: string, root: Json): unknown {
+function resolve(ref: string, root: Json, at: Loc): unknown {
   const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
   const defs = match ? root[match[1]!] : undefined;
   const target = match && isObject(defs) ? defs[match[2]!] : undefined;
-  if (target === undefined) throw invalid(PARAM, `a $ref this service cannot follow: ${ref.slice(0, 80)}`);
+  if (target === undefined) throw invalid(at, `a $ref this service cannot follow: ${ref.slice(0, 80)}`);
   return target;
 }

@@ -36,7 +36,10 @@ describe("GET /v1/agent-integration", () => {
       "mcp_cursor",
       "mcp_streamable_http",
       "mcp_vscode",
+      "openai_python",
+      "openai_typescript",
       "python",
+      "vercel_ai_sdk",
     ]);
     for (const recipe of Object.values(body.clients) as { install: string; invoke: string }[]) {
       expect(recipe.install.length).toBeGreaterThan(0);
@@ -67,6 +70,19 @@ describe("GET /v1/agent-integration", () => {
       url: `${app.url}/mcp`,
       headers: { Authorization: "Bearer $CRITIQUE_API_KEY" },
     });
+  });
+
+  test("OpenAI-compatible set-ups use the base URL /v1, the model search and the key from CRITIQUE_API_KEY", async () => {
+    const body = await jsonOf(app.fetch("/v1/agent-integration"));
+    expect(body.prompt).toContain(`${app.url}/v1`);
+    expect(body.prompt).toContain("/v1/chat/completions");
+    expect(body.clients.openai_typescript.invoke).toContain(
+      `new OpenAI({ apiKey: process.env.CRITIQUE_API_KEY, baseURL: "${app.url}/v1" })`,
+    );
+    expect(body.clients.openai_python.invoke).toContain(`OpenAI(api_key=os.environ["CRITIQUE_API_KEY"], base_url="${app.url}/v1")`);
+    expect(body.clients.vercel_ai_sdk.invoke).toContain(`baseURL: "${app.url}/v1", apiKey: process.env.CRITIQUE_API_KEY`);
+    for (const name of ["openai_typescript", "openai_python", "vercel_ai_sdk"]) expect(body.clients[name].invoke).toContain('"search"');
+    expect(await (await app.fetch("/llms.txt")).text()).toContain(`- [OpenAI-compatible](${app.url}/v1/chat/completions)`);
   });
 
   test("/llms.txt lists the API's routes, the MCP endpoint and the docs for agents, without a key", async () => {

@@ -137,6 +137,80 @@ describe("chat completions through OpenAI's SDK", () => {
   });
 });
 
+describe("responses through OpenAI's SDK", () => {
+  test("output_text and an assistant message whose output_text carries url_citation annotations at the [n] markers", async () => {
+    const response = await client.responses.create({ model: "search", input: QUESTION });
+    expect(response.object).toBe("response");
+    expect(response.status).toBe("completed");
+    expect(response.output_text).toMatch(/1889/);
+    const message = response.output[0]!;
+    if (message.type !== "message") throw new Error(`unexpected output item ${message.type}`);
+    const part = message.content[0]!;
+    if (part.type !== "output_text") throw new Error(`unexpected part ${part.type}`);
+    expect(part.text).toBe(response.output_text);
+    const markers = [...part.text.matchAll(/\[(\d+)\]/g)];
+    expect(part.annotations).toHaveLength(markers.length);
+    for (const [i, annotation] of part.annotations.entries()) {
+      if (annotation.type !== "url_citation") throw new Error(`unexpected annotation ${annotation.type}`);
+      expect(part.text.slice(annotation.start_index, annotation.end_index)).toBe(markers[i]![0]);
+    }
+    expect(response.usage!.total_tokens).toBeGreaterThan(0);
+  });
+
+  test("message items with instructions, and a JSON schema in text.format", async () => {
+    const response = await client.responses.create({
+      model: "search",
+      instructions: "Answer briefly.",
+      input: [{ role: "user", content: [{ type: "input_text", text: QUESTION }] }],
+      text: {
+        format: {
+          type: "json_schema",
+          name: "tower",
+          schema: { type: "object", properties: { year_completed: { type: ["integer", "null"] } } },
+        },
+      },
+    });
+    expect(Object.keys(JSON.parse(response.output_text))).toEqual(["year_completed"]);
+  });
+
+  test("streamed: the Responses events in order, deltas adding up to the text, annotations, then completed", async () => {
+    const whole = await client.responses.create({ model: "search", input: QUESTION });
+    const stream = await client.responses.create({ model: "search", input: QUESTION, stream: true });
+    const types: string[] = [];
+    let text = "";
+    let annotations = 0;
+    let completed: { output_text?: string; usage?: { total_tokens: number } | null } | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.output_text.annotation.added") annotations++;
+      if (event.type === "response.completed") completed = event.response;
+    }
+    expect(types[0]).toBe("response.created");
+    expect(types.at(-1)).toBe("response.completed");
+    expect(types).toContain("response.output_item.added");
+    expect(types).toContain("response.output_text.done");
+    expect(text).toBe(whole.output_text);
+    expect(annotations).toBe([...whole.output_text.matchAll(/\[\d+\]/g)].length);
+    expect(completed!.output_text).toBe(whole.output_text);
+    expect(completed!.usage!.total_tokens).toBe(whole.usage!.total_tokens);
+  });
+
+  test("tools, previous_response_id and an unknown model are refused in OpenAI's shape", async () => {
+    for (const [extra, param] of [
+      [{ tools: [{ type: "web_search" }] }, "tools"],
+      [{ previous_response_id: "resp_x" }, "previous_response_id"],
+      [{ model: "gpt-5" }, "model"],
+    ] as const) {
+      const error = (await client.responses
+        .create({ model: "search", input: QUESTION, ...extra } as never)
+        .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect(error.param).toBe(param);
+    }
+  });
+});
+
 describe("models", () => {
   test("listed and retrieved in OpenAI's shape; an unknown one is the SDK's NotFoundError", async () => {
     const models = [];

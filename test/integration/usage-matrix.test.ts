@@ -40,6 +40,7 @@ let enterprise: Caller;
 const BODIES: Record<string, (world: SearchWorld) => unknown> = {
   "POST /v1/search": () => ({ prompt: "river bridge cost" }),
   "POST /v1/chat/completions": () => ({ model: "search", messages: [{ role: "user", content: "river bridge cost" }] }),
+  "POST /v1/responses": () => ({ model: "search", input: "river bridge cost" }),
   "POST /v1/contents": (w) => ({ url: w.url("news.test", "/bridge.html") }),
   "POST /v1/keys": () => ({ name: "matrix" }),
   "POST /v1/design-api": () => landmarkEndpoint,
@@ -148,6 +149,7 @@ describe("every operation a key calls writes one usage record; the billable ones
       "POST /v1/contents",
       "POST /v1/search",
       "POST /v1/chat/completions",
+      "POST /v1/responses",
       "POST /v1/user-defined-service/{api_stub}",
       "POST /v1/user-defined-service/{api_stub}/{version}",
       "POST /v1/published-service/{api_stub}",

@@ -1,0 +1,54 @@
+/**
+ * The research run behind both OpenAI faces (chat completions, responses):
+ * the chat's question as a search request, then the run answered in one
+ * piece (charged before the answer leaves) or started as a stream (its
+ * usage told when it ends, under the stream's own route name).
+ */
+import type { Call } from "../http/call.ts";
+import type { SearchAnswer, RunEvents } from "../research/run/drain.ts";
+import { answerSearch, checkSearchBody, runOf, startSearch, type RunDeps } from "../research/run/hold.ts";
+import type { ResearchEvent } from "../research/types.ts";
+import { questionOf } from "./messages.ts";
+import type { ChatMessage } from "./model.ts";
+
+export interface FaceRun {
+  runs: RunDeps;
+  call: Call;
+  request: Request;
+  /** The MCP face's ear on a run (request-context.ts RequestMeta.hear). */
+  hear?: (event: ResearchEvent | { type: "started" }) => void;
+}
+
+function researchOf(runs: RunDeps, messages: readonly ChatMessage[], outputFormat: unknown) {
+  const question = questionOf(messages);
+  return checkSearchBody(runs, {
+    prompt: question.prompt,
+    ...(question.image ? { image: question.image } : {}),
+    ...(outputFormat !== undefined ? { output_format: outputFormat } : {}),
+  });
+}
+
+/** The answer in one piece, its usage charged first. */
+export async function answered(face: FaceRun, messages: readonly ChatMessage[], outputFormat: unknown): Promise<SearchAnswer> {
+  const research = researchOf(face.runs, messages, outputFormat);
+  const { answer, usage } = await answerSearch(face.runs, research, runOf(face.call, { signal: face.request.signal }), face.hear);
+  await face.call.charge(usage);
+  return answer;
+}
+
+/**
+ * The run's events, once it has its slot (failures until then are statuses). `stop` ends the run as a caller that
+ * went away: the stream's reader cancelling calls it.
+ */
+export async function streamed(
+  face: FaceRun,
+  messages: readonly ChatMessage[],
+  outputFormat: unknown,
+  route: string,
+): Promise<{ events: RunEvents; stop: AbortController }> {
+  const research = researchOf(face.runs, messages, outputFormat);
+  const stop = new AbortController();
+  const signal = AbortSignal.any([face.request.signal, stop.signal]);
+  const events = await startSearch(face.runs, research, runOf(face.call, { signal, ended: face.call.streams(route) }));
+  return { events, stop };
+}
