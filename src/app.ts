@@ -181,7 +181,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     .use(contentsRoutes(auth, contents, (origin) => deps.abuse?.observe(origin, null)))
     .use(searchRoutes(auth, runs, deps.log))
     .use(searchSocket(auth, runs, deps.log, { maxSocketsPerKey: config.search.maxSocketsPerKey }))
-    .use(openAiRoutes(auth, runs, deps.log, deps.clock))
+    .use(openAiRoutes(auth, runs, endpoints, deps.log, deps.clock))
     .use(designRoutes(auth, endpoints, config.publicBaseUrl))
     .use(userServiceRoutes(auth, endpoints, runs))
     .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))

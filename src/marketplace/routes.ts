@@ -5,15 +5,13 @@
 import { Elysia, t } from "elysia";
 import { subscribe, subscription, unsubscribe } from "./subscriptions.ts";
 import { ApiIdParams, RunBody, RunResponse, VERSION_SEGMENT } from "../endpoints/model.ts";
-import { runCall, runnable } from "../endpoints/runtime/call.ts";
 import type { EndpointsContext } from "../endpoints/service.ts";
 import { baseUrlOf } from "../http/base-url.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
-import type { Call } from "../http/call.ts";
-import { runOf, type RunDeps } from "../research/run/hold.ts";
-import { browseListings, findCallable, listingDetail, publishedView, snapshotOf, type PublishedEndpoint } from "./listings.ts";
-import type { SnapshotRow } from "./queries.ts";
+import type { RunDeps } from "../research/run/hold.ts";
+import { browseListings, findCallable, listingDetail, publishedView, snapshotOf } from "./listings.ts";
+import { runPublished } from "./run.ts";
 import {
   BrowseQuery,
   ListingDetail,
@@ -27,25 +25,6 @@ import {
 import { publishVersion } from "./service.ts";
 
 const tags = ["Marketplace"];
-
-/**
- * Runs a published endpoint's snapshot for a call: its publisher goes on the call's usage record (it earns a share
- * of a paying caller's cost), and its work, for limit-evasion detection, is the public stub whatever version runs.
- */
-async function runPublished(
-  face: RunDeps,
-  call: Call,
-  published: PublishedEndpoint,
-  snapshot: SnapshotRow,
-  body: unknown,
-  signal: AbortSignal,
-) {
-  call.ran({ publisher: { accountId: published.listing.ownerAccountId, publishedId: published.listing.id } });
-  const work = { endpoint: `published:${published.listing.publicStub}` };
-  const { answer, usage } = await runCall(face, runnable(snapshot), body, runOf(call, { signal, work }));
-  await call.charge(usage);
-  return answer;
-}
 
 export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: RunDeps, publicBaseUrl: string | undefined) {
   const base = (request: Request) => baseUrlOf(request, publicBaseUrl);

@@ -8,7 +8,10 @@
  * counts). Usage is the run's tokens.
  */
 import type { SearchAnswer } from "../research/run/drain.ts";
-import type { ContextEntry } from "../research/types.ts";
+import type { ContextEntry, TokenReport } from "../research/types.ts";
+
+/** What both faces answer from: a search's answer, or an endpoint's (whose info has other members beside its tokens). */
+export type FaceAnswer = Pick<SearchAnswer, "response" | "context"> & { info: TokenReport };
 
 export interface UrlCitation {
   type: "url_citation";
@@ -47,11 +50,11 @@ export function annotationsOf(content: string, context: readonly ContextEntry[])
   return annotations;
 }
 
-export function contentOf(response: SearchAnswer["response"]): string {
+export function contentOf(response: FaceAnswer["response"]): string {
   return typeof response === "string" ? response : JSON.stringify(response);
 }
 
-export function usageOf(info: SearchAnswer["info"]) {
+export function usageOf(info: TokenReport) {
   return { prompt_tokens: info.tokens.prompt, completion_tokens: info.tokens.completion, total_tokens: info.tokens.total };
 }
 
@@ -61,7 +64,7 @@ export interface CompletionIdentity {
   model: string;
 }
 
-export function chatCompletion(identity: CompletionIdentity, answer: SearchAnswer) {
+export function chatCompletion(identity: CompletionIdentity, answer: FaceAnswer) {
   const content = contentOf(answer.response);
   return {
     id: identity.id,

@@ -32,7 +32,8 @@ function clipped(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-export function questionOf(messages: readonly ChatMessage[]): Question {
+/** The last user message's text, and where it is: the question. */
+export function askedText(messages: readonly ChatMessage[]): { text: string; index: number } {
   let last = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
     if (messages[i]!.role === "user") {
@@ -41,9 +42,14 @@ export function questionOf(messages: readonly ChatMessage[]): Question {
     }
   }
   if (last < 0) throw invalid(["body", "messages"], "the last user message is the question, and there is none");
+  const text = textOf(messages[last]!.content).trim();
+  if (!text) throw invalid(["body", "messages", last, "content"], "the question has no text");
+  return { text, index: last };
+}
+
+export function questionOf(messages: readonly ChatMessage[]): Question {
+  const { text: question, index: last } = askedText(messages);
   const asked = messages[last]!;
-  const question = textOf(asked.content).trim();
-  if (!question) throw invalid(["body", "messages", last, "content"], "the question has no text");
   if (question.length > MAX_PROMPT) {
     throw invalid(["body", "messages", last, "content"], `the question is longer than ${MAX_PROMPT} characters`, "string_too_long");
   }

@@ -1,9 +1,8 @@
 /**
  * What the OpenAI faces refuse: parameters that would change what the
  * answer means and that a research run cannot honour (a 400 naming the
- * parameter, so OpenAI's SDKs show it as `param`), and models it does not
- * serve (a 404). Sampling parameters are not here: they are accepted and
- * ignored.
+ * parameter, so OpenAI's SDKs show it as `param`). Sampling parameters are
+ * not here: they are accepted and ignored. Unknown models are models.ts's.
  */
 import { ServiceError } from "../errors.ts";
 import type { ChatCompletionRequest } from "./model.ts";
@@ -14,13 +13,6 @@ function refused(param: string, message: string): ServiceError {
   return new ServiceError("bad_request", message, { body: { param } });
 }
 
-function refuseUnknownModel(model: string): void {
-  if (model !== "search")
-    throw new ServiceError("not_found", `the model ${JSON.stringify(model.slice(0, 100))} does not exist; GET /v1/models lists them`, {
-      body: { param: "model" },
-    });
-}
-
 export function refuseUnsupported(body: ChatCompletionRequest): void {
   if (body.n !== undefined && body.n !== null && body.n !== 1) throw refused("n", "n must be 1: a research run gives one answer");
   if ((Array.isArray(body.tools) && body.tools.length > 0) || (Array.isArray(body.functions) && body.functions.length > 0))
@@ -29,7 +21,6 @@ export function refuseUnsupported(body: ChatCompletionRequest): void {
       "tools are not supported: the model answers from its own search",
     );
   if (body.logprobs === true || (body.top_logprobs ?? 0) > 0) throw refused("logprobs", "logprobs are not available for research answers");
-  refuseUnknownModel(body.model);
 }
 
 export function refuseUnsupportedResponse(body: ResponseRequest): void {
@@ -37,5 +28,4 @@ export function refuseUnsupportedResponse(body: ResponseRequest): void {
     throw refused("tools", "tools are not supported: the model answers from its own search");
   if (body.previous_response_id) throw refused("previous_response_id", "responses are not stored: send the earlier turns in input");
   if (body.background === true) throw refused("background", "background responses are not supported yet");
-  refuseUnknownModel(body.model);
 }

@@ -8,9 +8,9 @@
  * done, completed. The input is read as chat messages (messages.ts).
  */
 import { invalid, ServiceError } from "../errors.ts";
-import { drain, type RunEvents, type SearchAnswer } from "../research/run/drain.ts";
-import type { ContextEntry } from "../research/types.ts";
-import { annotationsOf, contentOf, sourcesOf } from "./completion.ts";
+import { drain, type RunEvents } from "../research/run/drain.ts";
+import type { ContextEntry, TokenReport } from "../research/types.ts";
+import { annotationsOf, contentOf, sourcesOf, type FaceAnswer } from "./completion.ts";
 import type { ChatMessage } from "./model.ts";
 import type { ResponseRequest } from "./responses-model.ts";
 
@@ -46,7 +46,7 @@ function flatAnnotations(text: string, context: readonly ContextEntry[]) {
   return annotationsOf(text, context).map((a) => ({ type: "url_citation" as const, ...a.url_citation }));
 }
 
-function usageOf(info: SearchAnswer["info"]) {
+function usageOf(info: TokenReport) {
   return {
     input_tokens: info.tokens.prompt,
     input_tokens_details: { cached_tokens: 0 },
@@ -86,7 +86,7 @@ function message(identity: ResponseIdentity, text: string, annotations: unknown[
   };
 }
 
-export function responseObject(identity: ResponseIdentity, answer: SearchAnswer) {
+export function responseObject(identity: ResponseIdentity, answer: FaceAnswer) {
   const text = contentOf(answer.response);
   const annotations = typeof answer.response === "string" ? flatAnnotations(text, answer.context) : [];
   return {

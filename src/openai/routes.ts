@@ -8,11 +8,11 @@
  */
 import { Elysia, t } from "elysia";
 import type { Clock } from "../clock.ts";
-import { ServiceError } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
 import type { Logger } from "../log.ts";
+import type { EndpointsContext } from "../endpoints/service.ts";
 import type { RunDeps } from "../research/run/hold.ts";
 import { faceOutcome, logOutcome } from "../research/run/outcome.ts";
 import { chatCompletion } from "./completion.ts";
@@ -22,11 +22,10 @@ import { outputFormatOf, textFormatOf } from "./response-format.ts";
 import { chatMessagesOf, responseObject, responseStream } from "./responses.ts";
 import { ResponseRequest } from "./responses-model.ts";
 import { refuseUnsupported, refuseUnsupportedResponse } from "./refusals.ts";
-import { answered, streamed } from "./run.ts";
+import { endpointAnswer } from "./endpoint-call.ts";
+import { callerModel, callerModels, modelRef } from "./models.ts";
+import { answered, replayed, streamed } from "./run.ts";
 import { completionStream } from "./stream.ts";
-
-/** The models this face serves. */
-const MODELS = [{ id: "search", object: "model" as const, created: 1_767_225_600, owned_by: "agentic-search" }];
 
 const Model = t.Object({ id: t.String(), object: t.Literal("model"), created: t.Integer(), owned_by: t.String() });
 
@@ -48,50 +47,46 @@ function streamFailure(log: Logger, requestId: string, face: string) {
   };
 }
 
-export function openAiRoutes(auth: AuthDeps, runs: RunDeps, log: Logger, clock: Clock) {
+export function openAiRoutes(auth: AuthDeps, runs: RunDeps, endpoints: EndpointsContext, log: Logger, clock: Clock) {
   return new Elysia({ prefix: "/v1" })
     .use(authenticated(auth, { bearer: true }))
     .onAfterHandle(({ set }) => {
       Object.assign(set.headers, requestLimitHeaders(set.headers));
     })
-    .get("/models", () => ({ object: "list" as const, data: MODELS }), {
+    .get("/models", async ({ caller }) => ({ object: "list" as const, data: await callerModels(endpoints, caller.accountId) }), {
       response: { 200: t.Object({ object: t.Literal("list"), data: t.Array(Model) }) },
       detail: secured({
         tags: ["OpenAI-compatible"],
         summary: "The models of the OpenAI-compatible face",
-        description: "In OpenAI's list shape. `search` is the research run of POST /v1/search.",
+        description:
+          "In OpenAI's list shape: `search` (the research run of POST /v1/search), `endpoint:<stub>` for each of your designed endpoints (its live version) and `published:<public_stub>` for each published endpoint you subscribed to.",
       }),
     })
-    .get(
-      "/models/:model",
-      ({ params }) => {
-        const model = MODELS.find((m) => m.id === params.model);
-        if (!model)
-          throw new ServiceError("not_found", `the model ${JSON.stringify(params.model.slice(0, 100))} does not exist`, {
-            body: { param: "model" },
-          });
-        return model;
-      },
-      {
-        params: t.Object({ model: t.String({ maxLength: 256 }) }),
-        response: { 200: Model },
-        detail: secured({ tags: ["OpenAI-compatible"], summary: "One model of the OpenAI-compatible face" }),
-      },
-    )
+    .get("/models/:model", ({ caller, params }) => callerModel(endpoints, caller.accountId, params.model), {
+      params: t.Object({ model: t.String({ maxLength: 256 }) }),
+      response: { 200: Model },
+      detail: secured({ tags: ["OpenAI-compatible"], summary: "One model of the OpenAI-compatible face" }),
+    })
     .post(
       "/chat/completions",
       async ({ body, request, call, server, set }) => {
         const meta = requestMeta(request);
         const identity = { id: `chatcmpl-${meta.id}`, created: Math.floor(clock.now() / 1000), model: body.model };
         refuseUnsupported(body);
+        const ref = modelRef(body.model);
         const face = { runs, call, request, ...(meta.hear ? { hear: meta.hear } : {}) };
         const format = outputFormatOf(body.response_format);
-        if (body.stream !== true) return chatCompletion(identity, await answered(face, body.messages, format));
-        const { events, stop } = await streamed(face, body.messages, format, "POST /v1/chat/completions (stream)");
+        const given =
+          ref.kind === "search" ? null : await endpointAnswer({ endpoints, runs, call, signal: request.signal }, ref, body.messages);
+        if (body.stream !== true) return chatCompletion(identity, given ?? (await answered(face, body.messages, format)));
+        const { events, stop } = given
+          ? { events: replayed(given), stop: new AbortController() }
+          : await streamed(face, body.messages, format, "POST /v1/chat/completions (stream)");
         server?.timeout(request, 0);
         const response = completionStream(identity, events, stop, {
           includeUsage: body.stream_options?.include_usage === true,
-          written: () => call.written(),
+          // An endpoint's answer was charged before its replay began.
+          written: () => (given ? Promise.resolve() : call.written()),
           fail: streamFailure(log, meta.id, "chat completion stream"),
         });
         return withHeaders(response, set.headers, meta.id) as unknown as ReturnType<typeof chatCompletion>;
@@ -120,14 +115,18 @@ export function openAiRoutes(auth: AuthDeps, runs: RunDeps, log: Logger, clock: 
           format: body.text ?? undefined,
         };
         refuseUnsupportedResponse(body);
+        const ref = modelRef(body.model);
         const face = { runs, call, request, ...(meta.hear ? { hear: meta.hear } : {}) };
         const messages = chatMessagesOf(body);
         const format = textFormatOf(body.text?.format);
-        if (body.stream !== true) return responseObject(identity, await answered(face, messages, format));
-        const { events, stop } = await streamed(face, messages, format, "POST /v1/responses (stream)");
+        const given = ref.kind === "search" ? null : await endpointAnswer({ endpoints, runs, call, signal: request.signal }, ref, messages);
+        if (body.stream !== true) return responseObject(identity, given ?? (await answered(face, messages, format)));
+        const { events, stop } = given
+          ? { events: replayed(given), stop: new AbortController() }
+          : await streamed(face, messages, format, "POST /v1/responses (stream)");
         server?.timeout(request, 0);
         const response = responseStream(identity, events, stop, {
-          written: () => call.written(),
+          written: () => (given ? Promise.resolve() : call.written()),
           fail: streamFailure(log, meta.id, "response stream"),
         });
         return withHeaders(response, set.headers, meta.id) as unknown as ReturnType<typeof responseObject>;

@@ -5,9 +5,11 @@
  * usage told when it ends, under the stream's own route name).
  */
 import type { Call } from "../http/call.ts";
+import type { RunInfo } from "../research/engine.ts";
 import type { SearchAnswer, RunEvents } from "../research/run/drain.ts";
 import { answerSearch, checkSearchBody, runOf, startSearch, type RunDeps } from "../research/run/hold.ts";
 import type { ResearchEvent } from "../research/types.ts";
+import type { FaceAnswer } from "./completion.ts";
 import { questionOf } from "./messages.ts";
 import type { ChatMessage } from "./model.ts";
 
@@ -51,4 +53,12 @@ export async function streamed(
   const signal = AbortSignal.any([face.request.signal, stop.signal]);
   const events = await startSearch(face.runs, research, runOf(face.call, { signal, ended: face.call.streams(route) }));
   return { events, stop };
+}
+
+/** An answer given in one piece, replayed as a run's events: an endpoint model's stream sends it whole. */
+export async function* replayed(answer: FaceAnswer): RunEvents {
+  yield { type: "context", content: answer.context };
+  yield { type: "response", content: answer.response };
+  // The streams read only the tokens of a run's info.
+  return answer.info as RunInfo;
 }

@@ -198,7 +198,7 @@ clause("4 · GET /v1/agent-integration", "no authentication: 200 JSON with or wi
 
 clause("4 · GET /v1/agent-integration", "clients holds per-tool install and invoke commands", async () => {
   const { clients } = await jsonOf(s.app.fetch("/v1/agent-integration"));
-  // The tools the guide feeds, and the MCP clients that add /mcp (issue 16).
+  // The tools the guide feeds, the MCP clients that add /mcp (issue 16) and the OpenAI-compatible clients (issue 27).
   expect(Object.keys(clients).sort()).toEqual([
     "claude_code",
     "codex",
@@ -209,7 +209,10 @@ clause("4 · GET /v1/agent-integration", "clients holds per-tool install and inv
     "mcp_cursor",
     "mcp_streamable_http",
     "mcp_vscode",
+    "openai_python",
+    "openai_typescript",
     "python",
+    "vercel_ai_sdk",
   ]);
   for (const recipe of Object.values(clients) as Rec[]) {
     expect(Object.keys(recipe).sort()).toEqual(["install", "invoke"]);

@@ -7,6 +7,7 @@
  * instance too. Two instances share the database (and Redis when set), each
  * trusting its key cache for a minute: only the change feed can tell them.
  */
+import { speaksOpenAi } from "../../src/openai/errors.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { changeStatus, type StatusAction } from "../../src/accounts/status.ts";
 import { jsonOf, startTestApp, type TestAccount, type TestApp } from "../helpers/app.ts";
@@ -56,6 +57,13 @@ afterAll(async () => {
 
 const refusal = (status: string, reason: string) => ({ detail: `this account is ${status}: ${reason}`, error: "account_suspended" });
 
+/** The refusal as a route says it: the OpenAI-compatible routes in OpenAI's shape, with the same words and code. */
+function saidOn(path: string, expected: { detail: string; error: string }) {
+  return speaksOpenAi(path)
+    ? { error: { message: expected.detail, type: "permission_error", param: null, code: expected.error } }
+    : expected;
+}
+
 async function act(app: TestApp, accountId: string, action: StatusAction, reason?: string): Promise<void> {
   await changeStatus(app.accounts, { accountId, action, reason: reason ?? null, actor: "test" });
 }
@@ -78,11 +86,11 @@ async function send(app: TestApp, op: Operation, headers: Record<string, string>
 }
 
 /** Every operation's answer that is not the expected refusal, labelled: an empty list is the pass. */
-async function misfits(app: TestApp, ops: Operation[], headers: Record<string, string>, expected: unknown) {
+async function misfits(app: TestApp, ops: Operation[], headers: Record<string, string>, expected: { detail: string; error: string }) {
   const wrong: unknown[] = [];
   for (const op of ops) {
     const answer = await send(app, op, headers);
-    if (answer.status !== 403 || JSON.stringify(answer.body) !== JSON.stringify(expected))
+    if (answer.status !== 403 || JSON.stringify(answer.body) !== JSON.stringify(saidOn(op.path, expected)))
       wrong.push({ op: `${op.method} ${op.path}`, ...answer });
   }
   return wrong;

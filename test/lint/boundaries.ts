@@ -142,11 +142,11 @@ export const FLOORS: Floor[] = [
       "The search faces may import research/, http/, accounts/, limits/, usage/, db/ and kernels: never endpoints/, marketplace/, dashboard/ (nor contents/, discovery/, ops/, mcp/, abuse/).",
   },
   {
-    what: "The OpenAI-compatible face, over the same research run as the search faces.",
+    what: "The OpenAI-compatible face, over the research run and the endpoints' and marketplace's calls.",
     folders: ["openai"],
-    mayImport: ["http", "accounts", "limits", "research", "usage"],
+    mayImport: ["http", "accounts", "limits", "research", "usage", "endpoints", "marketplace"],
     message:
-      "The OpenAI-compatible face may import research/, http/, accounts/, limits/, usage/, db/ and kernels, as the search faces do: never endpoints/, marketplace/, dashboard/ (nor contents/, discovery/, ops/, mcp/, abuse/, search/).",
+      "The OpenAI-compatible face may import research/, endpoints/, marketplace/, http/, accounts/, limits/, usage/, db/ and kernels: never dashboard/ (nor contents/, discovery/, ops/, mcp/, abuse/, search/).",
   },
   {
     what: "The features between the faces and research/.",

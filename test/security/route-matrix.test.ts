@@ -37,10 +37,15 @@ const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: T
   },
   version: { missing: "v1", create: async () => "v1" },
   public_stub: { missing: "no-such-listing", create: async () => "no-such-listing" },
+  // A model of the OpenAI-compatible face: another account's endpoint is as unknown as one that does not exist.
+  model: {
+    missing: "endpoint:no-such-endpoint-000000",
+    create: async (app, owner) => `endpoint:${(await designed(app, owner)).stub}`,
+  },
 };
 
-/** Operations on resources every account may use (the marketplace, the models of the OpenAI face): the foreign-id rule does not apply. */
-const PUBLIC = [/^\/v1\/marketplace\//, /^\/v1\/published-service\//, /^\/v1\/models\//];
+/** Operations on resources every account may use (the marketplace): the foreign-id rule does not apply. */
+const PUBLIC = [/^\/v1\/marketplace\//, /^\/v1\/published-service\//];
 
 async function designed(app: TestApp, owner: TestAccount): Promise<{ id: number; stub: string }> {
   const response = await app.fetch("/v1/design-api", {

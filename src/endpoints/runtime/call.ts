@@ -4,7 +4,8 @@
  * run as one held research run (research/run/hold.ts): the service
  * deadline, the in-flight count and the call's usage, as every search has.
  */
-import { holdRun, type Answered, type RunCall, type RunDeps } from "../../research/run/hold.ts";
+import type { Call } from "../../http/call.ts";
+import { holdRun, runOf, type Answered, type RunCall, type RunDeps } from "../../research/run/hold.ts";
 import type { EndpointInput, Graph } from "../model.ts";
 import type { OutputFormat } from "../rules.ts";
 import { resolveCall } from "./call-inputs.ts";
@@ -34,4 +35,23 @@ export async function runCall(
 ): Promise<Answered<EndpointRunResult>> {
   const inputs = resolveCall(endpoint.inputs, body);
   return holdRun(deps, call, "endpoint", (engine, signal) => runEndpoint(engine, endpoint, inputs, signal));
+}
+
+/**
+ * A call of the caller's own endpoint, at the version it names: the version goes on the call's usage record whatever
+ * the outcome, and the run's usage is charged before the answer leaves. The user-defined-service routes and the
+ * OpenAI-compatible face (model `endpoint:<stub>`) call it.
+ */
+export async function runOwned(
+  deps: RunDeps,
+  call: Call,
+  stub: string,
+  version: { id: number } & Parameters<typeof runnable>[0],
+  body: unknown,
+  signal: AbortSignal,
+): Promise<EndpointRunResult> {
+  call.ran({ apiId: version.id });
+  const { answer, usage } = await runCall(deps, runnable(version), body, runOf(call, { signal, work: { endpoint: `user:${stub}` } }));
+  await call.charge(usage);
+  return answer;
 }

@@ -8,21 +8,15 @@ import { Elysia, t } from "elysia";
 import { authenticated, type AuthDeps } from "../../http/auth.ts";
 import type { Call } from "../../http/call.ts";
 import { secured } from "../../http/openapi.ts";
-import { runOf, type RunDeps } from "../../research/run/hold.ts";
+import type { RunDeps } from "../../research/run/hold.ts";
 import { RunBody, RunResponse } from "../model.ts";
 import { calledVersion } from "../reads.ts";
-import { runCall, runnable } from "./call.ts";
+import { runOwned } from "./call.ts";
 import type { EndpointsContext } from "../service.ts";
 
 export function userServiceRoutes(auth: AuthDeps, ctx: EndpointsContext, runs: RunDeps) {
-  const run = async (call: Call, stub: string, segment: string | null, body: unknown, signal: AbortSignal) => {
-    const version = await calledVersion(ctx, call.caller.accountId, stub, segment);
-    // The version that runs goes on the call's usage record, whatever the outcome.
-    call.ran({ apiId: version.id });
-    const { answer, usage } = await runCall(runs, runnable(version), body, runOf(call, { signal, work: { endpoint: `user:${stub}` } }));
-    await call.charge(usage);
-    return answer;
-  };
+  const run = async (call: Call, stub: string, segment: string | null, body: unknown, signal: AbortSignal) =>
+    runOwned(runs, call, stub, await calledVersion(ctx, call.caller.accountId, stub, segment), body, signal);
   const detail = (summary: string) =>
     secured(
       {
