@@ -13,6 +13,10 @@ import { jsonOf, startTestApp, type TestAccount, type TestApp } from "../helpers
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { client as restClient, landmarkEndpoint } from "../helpers/endpoints.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
+import { root } from "../helpers/process.ts";
+import { openAiSnippets } from "../../src/dashboard/web/openai-snippets.ts";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 
 let database: TestDatabase;
 let world: SearchWorld;
@@ -22,6 +26,7 @@ let other: TestAccount;
 let stub: string;
 let apiId: number;
 let publicStub: string;
+let integration: { url: string; example_request: unknown };
 
 const sdk = (account: TestAccount) => new OpenAI({ apiKey: account.apiKey, baseURL: `${app.url}/v1`, maxRetries: 0 });
 
@@ -34,6 +39,7 @@ beforeAll(async () => {
   const designed = (await restClient(app, owner.apiKey).json("POST", "/v1/design-api", landmarkEndpoint)).response;
   stub = designed.stub;
   apiId = designed.id;
+  integration = designed.integration;
   publicStub = `landmarks-${crypto.randomUUID().slice(0, 8)}`;
   await restClient(app, owner.apiKey).json("POST", `/v1/design-api/${apiId}/publish`, { public_stub: publicStub });
 });
@@ -99,6 +105,30 @@ describe("a designed endpoint as the model endpoint:<stub>", () => {
   test("the Responses API calls it too", async () => {
     const response = await sdk(owner).responses.create({ model: `endpoint:${stub}`, input: "Eiffel Tower" });
     expect(Object.keys(JSON.parse(response.output_text)).sort()).toEqual(["completed_year", "designer", "height_metres"]);
+  });
+});
+
+describe("the dashboard's OpenAI-compatible snippets", () => {
+  test("the OpenAI SDK and Vercel AI SDK samples work as written against the running server", async () => {
+    const snippets = openAiSnippets(integration.url, `endpoint:${stub}`, integration.example_request);
+    for (const [name, code] of Object.entries(snippets)) {
+      // Written inside the checkout, so the samples' imports resolve to its node_modules as a user's project would.
+      const file = join(root, `.snippet-${name}-${crypto.randomUUID().slice(0, 8)}.ts`);
+      await Bun.write(file, code);
+      try {
+        const child = Bun.spawn([process.execPath, file], {
+          cwd: root,
+          env: { PATH: process.env.PATH ?? "", CRITIQUE_API_KEY: owner.apiKey },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const [out, errors, exit] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+        expect({ name, exit, errors }).toEqual({ name, exit: 0, errors: "" });
+        expect(Object.keys(JSON.parse(out)).sort()).toEqual(["completed_year", "designer", "height_metres"]);
+      } finally {
+        rmSync(file, { force: true });
+      }
+    }
   });
 });
 

@@ -5,13 +5,18 @@
 import { useId, useRef, useState } from "preact/hooks";
 import { CopyButton } from "./CopyButton.tsx";
 
-const LANGUAGES = [
+const ALL = [
   { key: "curl", label: "curl" },
   { key: "python", label: "Python" },
   { key: "javascript", label: "JavaScript" },
+  { key: "openai", label: "OpenAI SDK" },
+  { key: "ai_sdk", label: "Vercel AI SDK" },
 ] as const;
 
-export function CodeSnippets({ code }: { code: { curl: string; python: string; javascript: string } }) {
+type Snippets = { curl: string; python: string; javascript: string; openai?: string; ai_sdk?: string };
+
+export function CodeSnippets({ code }: { code: Snippets }) {
+  const LANGUAGES = ALL.filter((lang) => code[lang.key] !== undefined);
   const [active, setActive] = useState(0);
   const id = useId();
   const tabs = useRef<(HTMLButtonElement | null)[]>([]);
@@ -47,7 +52,7 @@ export function CodeSnippets({ code }: { code: { curl: string; python: string; j
         ))}
       </div>
       <div role="tabpanel" id={`${id}-panel`} aria-labelledby={`${id}-tab-${language.key}`} class="tab-panel">
-        <CopyButton text={code[language.key]} label={`Copy ${language.label} snippet`} />
+        <CopyButton text={code[language.key] ?? ""} label={`Copy ${language.label} snippet`} />
         <pre class="code" tabIndex={0}>
           {code[language.key]}
         </pre>

@@ -3,6 +3,7 @@
  * delete), the editor, the version timeline, "try it", the integration
  * snippets and publishing.
  */
+import { openAiSnippets } from "../openai-snippets.ts";
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { CodeSnippets } from "../components/CodeSnippets.tsx";
@@ -129,7 +130,12 @@ export function EndpointPage({ apiId }: { apiId: number }) {
             </span>
             <CopyButton text={data.integration.url} label="Copy URL" />
           </div>
-          <CodeSnippets code={data.integration.code} />
+          <CodeSnippets
+            code={{
+              ...data.integration.code,
+              ...openAiSnippets(data.integration.url, `endpoint:${data.stub}`, data.integration.example_request),
+            }}
+          />
         </section>
 
         <PublishForm record={data} onPublished={lineage.reload} />

@@ -1,4 +1,5 @@
 /** One published endpoint: what it does, its versions and schemas, an example, and "try it". */
+import { openAiSnippets } from "../openai-snippets.ts";
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { CodeSnippets } from "../components/CodeSnippets.tsx";
@@ -178,7 +179,12 @@ export function ListingPage({ publicStub }: { publicStub: string }) {
 
       <section class="card" aria-labelledby="listing-integration-heading">
         <h2 id="listing-integration-heading">Integration</h2>
-        <CodeSnippets code={data.integration.code} />
+        <CodeSnippets
+          code={{
+            ...data.integration.code,
+            ...openAiSnippets(data.integration.url, `published:${data.public_stub}`, data.integration.example_request),
+          }}
+        />
       </section>
     </section>
   );
