@@ -89,3 +89,63 @@ export const ChatCompletionRequest = Type.Object(
   { additionalProperties: true },
 );
 export type ChatCompletionRequest = Static<typeof ChatCompletionRequest>;
+
+const Usage = Type.Object(
+  {
+    prompt_tokens: Type.Integer({ minimum: 0 }),
+    completion_tokens: Type.Integer({ minimum: 0 }),
+    total_tokens: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: true },
+);
+
+/** The sources as Perplexity gives them: `[n]` is citations[n-1]. */
+export const SourcesSchema = {
+  citations: Type.Array(Type.String(), { description: "The sources' URLs: the marker [n] cites citations[n-1]." }),
+  search_results: Type.Array(Type.Object({ title: Type.String(), url: Type.String() }, { additionalProperties: true })),
+};
+
+export const ChatCompletion = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal("chat.completion"),
+    created: Type.Integer(),
+    model: Type.String(),
+    choices: Type.Array(
+      Type.Object(
+        {
+          index: Type.Integer(),
+          message: Type.Object(
+            {
+              role: Type.Literal("assistant"),
+              content: Type.String({ description: "The answer with [n] markers, or with a response_format the JSON text." }),
+              annotations: Type.Array(
+                Type.Object(
+                  {
+                    type: Type.Literal("url_citation"),
+                    url_citation: Type.Object({
+                      url: Type.String(),
+                      title: Type.String(),
+                      start_index: Type.Integer(),
+                      end_index: Type.Integer(),
+                    }),
+                  },
+                  { additionalProperties: true },
+                ),
+              ),
+            },
+            { additionalProperties: true },
+          ),
+          finish_reason: Type.String(),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+    usage: Usage,
+    ...SourcesSchema,
+  },
+  {
+    additionalProperties: true,
+    description: "A chat completion; with stream: true, server-sent chat.completion.chunks ending with data: [DONE].",
+  },
+);

@@ -5,6 +5,7 @@
  * chat completions; the bounds are the same.
  */
 import { Type, type Static } from "@sinclair/typebox";
+import { SourcesSchema } from "./model.ts";
 
 const MAX_TEXT = 100_000;
 
@@ -71,3 +72,57 @@ export const ResponseRequest = Type.Object(
   { additionalProperties: true },
 );
 export type ResponseRequest = Static<typeof ResponseRequest>;
+
+export const ResponseObject = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal("response"),
+    created_at: Type.Integer(),
+    status: Type.String(),
+    model: Type.String(),
+    output: Type.Array(
+      Type.Object(
+        {
+          type: Type.Literal("message"),
+          role: Type.Literal("assistant"),
+          content: Type.Array(
+            Type.Object(
+              {
+                type: Type.Literal("output_text"),
+                text: Type.String(),
+                annotations: Type.Array(
+                  Type.Object(
+                    {
+                      type: Type.Literal("url_citation"),
+                      url: Type.String(),
+                      title: Type.String(),
+                      start_index: Type.Integer(),
+                      end_index: Type.Integer(),
+                    },
+                    { additionalProperties: true },
+                  ),
+                ),
+              },
+              { additionalProperties: true },
+            ),
+          ),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+    output_text: Type.String(),
+    usage: Type.Object(
+      {
+        input_tokens: Type.Integer({ minimum: 0 }),
+        output_tokens: Type.Integer({ minimum: 0 }),
+        total_tokens: Type.Integer({ minimum: 0 }),
+      },
+      { additionalProperties: true },
+    ),
+    ...SourcesSchema,
+  },
+  {
+    additionalProperties: true,
+    description: "A response (OpenAI's Responses API); with stream: true, the Responses events as server-sent events.",
+  },
+);

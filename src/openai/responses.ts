@@ -42,7 +42,9 @@ export function chatMessagesOf(body: ResponseRequest): ChatMessage[] {
   return messages;
 }
 
-function flatAnnotations(text: string, context: readonly ContextEntry[]) {
+type FlatCitation = { type: "url_citation"; url: string; title: string; start_index: number; end_index: number };
+
+function flatAnnotations(text: string, context: readonly ContextEntry[]): FlatCitation[] {
   return annotationsOf(text, context).map((a) => ({ type: "url_citation" as const, ...a.url_citation }));
 }
 
@@ -76,7 +78,7 @@ function envelope(identity: ResponseIdentity, status: "in_progress" | "completed
   };
 }
 
-function message(identity: ResponseIdentity, text: string, annotations: unknown[], status: "in_progress" | "completed") {
+function message(identity: ResponseIdentity, text: string, annotations: FlatCitation[], status: "in_progress" | "completed") {
   return {
     type: "message" as const,
     id: `msg_${identity.id.slice("resp_".length)}`,

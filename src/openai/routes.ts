@@ -17,10 +17,10 @@ import type { RunDeps } from "../research/run/hold.ts";
 import { faceOutcome, logOutcome } from "../research/run/outcome.ts";
 import { chatCompletion } from "./completion.ts";
 import { openAiOutcome, requestLimitHeaders } from "./errors.ts";
-import { ChatCompletionRequest } from "./model.ts";
+import { ChatCompletion, ChatCompletionRequest } from "./model.ts";
 import { outputFormatOf, textFormatOf } from "./response-format.ts";
 import { chatMessagesOf, responseObject, responseStream } from "./responses.ts";
-import { ResponseRequest } from "./responses-model.ts";
+import { ResponseObject, ResponseRequest } from "./responses-model.ts";
 import { refuseUnsupported, refuseUnsupportedResponse } from "./refusals.ts";
 import { endpointAnswer } from "./endpoint-call.ts";
 import { callerModel, callerModels, modelRef } from "./models.ts";
@@ -93,6 +93,7 @@ export function openAiRoutes(auth: AuthDeps, runs: RunDeps, endpoints: Endpoints
       },
       {
         body: ChatCompletionRequest,
+        response: { 200: ChatCompletion },
         detail: secured(
           {
             tags: ["OpenAI-compatible"],
@@ -133,6 +134,7 @@ export function openAiRoutes(auth: AuthDeps, runs: RunDeps, endpoints: Endpoints
       },
       {
         body: ResponseRequest,
+        response: { 200: ResponseObject },
         detail: secured(
           {
             tags: ["OpenAI-compatible"],
