@@ -7,7 +7,8 @@
  * part added, text deltas, the annotations added, the part and the message
  * done, completed. The input is read as chat messages (messages.ts).
  */
-import { invalid, ServiceError } from "../errors.ts";
+import { invalid } from "../errors.ts";
+import { eventStreamResponse } from "../http/event-stream.ts";
 import { drain, type RunEvents } from "../research/run/drain.ts";
 import type { ContextEntry, TokenReport } from "../research/types.ts";
 import { annotationsOf, contentOf, sourcesOf, type FaceAnswer } from "./completion.ts";
@@ -111,63 +112,45 @@ export function responseStream(
   stop: AbortController,
   options: ResponseStreamOptions,
 ): Response {
-  const encoder = new TextEncoder();
-  let open = true;
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
   const itemId = `msg_${identity.id.slice("resp_".length)}`;
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      let sequence = 0;
-      const send = (type: string, fields: Record<string, unknown>) => {
-        if (!open) throw new ServiceError("bad_request", "the caller went away");
-        controller.enqueue(encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`));
-      };
-      heartbeat = setInterval(() => open && controller.enqueue(encoder.encode(": keep-alive\n\n")), 15_000);
-      const at = { item_id: itemId, output_index: 0, content_index: 0 };
-      let text = "";
-      let context: ContextEntry[] = [];
-      let structured = false;
-      try {
-        send("response.created", { response: { ...envelope(identity, "in_progress"), output: [], usage: null } });
-        send("response.output_item.added", { output_index: 0, item: message(identity, "", [], "in_progress") });
-        send("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [], logprobs: [] } });
-        const info = await drain(events, (event) => {
-          if (event.type === "context") {
-            context = event.content;
-            return;
-          }
-          structured ||= typeof event.content !== "string";
-          const delta = contentOf(event.content);
-          text += delta;
-          send("response.output_text.delta", { ...at, delta, logprobs: [] });
-        });
-        const annotations = structured ? [] : flatAnnotations(text, context);
-        for (const [index, annotation] of annotations.entries())
-          send("response.output_text.annotation.added", { ...at, annotation_index: index, annotation });
-        await options.written();
-        const part = { type: "output_text", text, annotations, logprobs: [] };
-        send("response.output_text.done", { ...at, text, logprobs: [] });
-        send("response.content_part.done", { ...at, part });
-        const item = message(identity, text, annotations, "completed");
-        send("response.output_item.done", { output_index: 0, item });
-        send("response.completed", {
-          response: { ...envelope(identity, "completed"), output: [item], output_text: text, usage: usageOf(info), ...sourcesOf(context) },
-        });
-      } catch (error) {
-        const failure = options.fail(error);
-        if (open) send("response.failed", { response: { ...envelope(identity, "failed"), error: failure, output: [], usage: null } });
-      } finally {
-        clearInterval(heartbeat);
-        if (open) controller.close();
-      }
-    },
-    cancel() {
-      open = false;
-      clearInterval(heartbeat);
-      stop.abort();
-    },
-  });
-  return new Response(body, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" },
+  return eventStreamResponse(stop, async (stream) => {
+    let sequence = 0;
+    const send = (type: string, fields: Record<string, unknown>) =>
+      stream.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`);
+    const at = { item_id: itemId, output_index: 0, content_index: 0 };
+    let text = "";
+    let context: ContextEntry[] = [];
+    let structured = false;
+    try {
+      send("response.created", { response: { ...envelope(identity, "in_progress"), output: [], usage: null } });
+      send("response.output_item.added", { output_index: 0, item: message(identity, "", [], "in_progress") });
+      send("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [], logprobs: [] } });
+      const info = await drain(events, (event) => {
+        if (event.type === "context") {
+          context = event.content;
+          return;
+        }
+        structured ||= typeof event.content !== "string";
+        const delta = contentOf(event.content);
+        text += delta;
+        send("response.output_text.delta", { ...at, delta, logprobs: [] });
+      });
+      const annotations = structured ? [] : flatAnnotations(text, context);
+      for (const [index, annotation] of annotations.entries())
+        send("response.output_text.annotation.added", { ...at, annotation_index: index, annotation });
+      await options.written();
+      const part = { type: "output_text", text, annotations, logprobs: [] };
+      send("response.output_text.done", { ...at, text, logprobs: [] });
+      send("response.content_part.done", { ...at, part });
+      const item = message(identity, text, annotations, "completed");
+      send("response.output_item.done", { output_index: 0, item });
+      send("response.completed", {
+        response: { ...envelope(identity, "completed"), output: [item], output_text: text, usage: usageOf(info), ...sourcesOf(context) },
+      });
+    } catch (error) {
+      const failure = options.fail(error);
+      if (stream.open())
+        send("response.failed", { response: { ...envelope(identity, "failed"), error: failure, output: [], usage: null } });
+    }
   });
 }

@@ -22,9 +22,8 @@ import { outputFormatOf, textFormatOf } from "./response-format.ts";
 import { chatMessagesOf, responseObject, responseStream } from "./responses.ts";
 import { ResponseObject, ResponseRequest } from "./responses-model.ts";
 import { refuseUnsupported, refuseUnsupportedResponse } from "./refusals.ts";
-import { endpointAnswer } from "./endpoint-call.ts";
 import { callerModel, callerModels, modelRef } from "./models.ts";
-import { answered, replayed, streamed } from "./run.ts";
+import { faceRun } from "./run.ts";
 import { completionStream } from "./stream.ts";
 
 const Model = t.Object({ id: t.String(), object: t.Literal("model"), created: t.Integer(), owned_by: t.String() });
@@ -73,20 +72,20 @@ export function openAiRoutes(auth: AuthDeps, runs: RunDeps, endpoints: Endpoints
         const meta = requestMeta(request);
         const identity = { id: `chatcmpl-${meta.id}`, created: Math.floor(clock.now() / 1000), model: body.model };
         refuseUnsupported(body);
-        const ref = modelRef(body.model);
-        const face = { runs, call, request, ...(meta.hear ? { hear: meta.hear } : {}) };
+        const face = { runs, endpoints, call, request, ...(meta.hear ? { hear: meta.hear } : {}) };
         const format = outputFormatOf(body.response_format);
-        const given =
-          ref.kind === "search" ? null : await endpointAnswer({ endpoints, runs, call, signal: request.signal }, ref, body.messages);
-        if (body.stream !== true) return chatCompletion(identity, given ?? (await answered(face, body.messages, format)));
-        const { events, stop } = given
-          ? { events: replayed(given), stop: new AbortController() }
-          : await streamed(face, body.messages, format, "POST /v1/chat/completions (stream)");
+        const run = await faceRun(
+          face,
+          modelRef(body.model),
+          body.messages,
+          format,
+          body.stream === true ? "POST /v1/chat/completions (stream)" : null,
+        );
+        if ("answer" in run) return chatCompletion(identity, run.answer);
         server?.timeout(request, 0);
-        const response = completionStream(identity, events, stop, {
+        const response = completionStream(identity, run.events, run.stop, {
           includeUsage: body.stream_options?.include_usage === true,
-          // An endpoint's answer was charged before its replay began.
-          written: () => (given ? Promise.resolve() : call.written()),
+          written: run.written,
           fail: streamFailure(log, meta.id, "chat completion stream"),
         });
         return withHeaders(response, set.headers, meta.id) as unknown as ReturnType<typeof chatCompletion>;
@@ -116,18 +115,19 @@ export function openAiRoutes(auth: AuthDeps, runs: RunDeps, endpoints: Endpoints
           format: body.text ?? undefined,
         };
         refuseUnsupportedResponse(body);
-        const ref = modelRef(body.model);
-        const face = { runs, call, request, ...(meta.hear ? { hear: meta.hear } : {}) };
-        const messages = chatMessagesOf(body);
+        const face = { runs, endpoints, call, request, ...(meta.hear ? { hear: meta.hear } : {}) };
         const format = textFormatOf(body.text?.format);
-        const given = ref.kind === "search" ? null : await endpointAnswer({ endpoints, runs, call, signal: request.signal }, ref, messages);
-        if (body.stream !== true) return responseObject(identity, given ?? (await answered(face, messages, format)));
-        const { events, stop } = given
-          ? { events: replayed(given), stop: new AbortController() }
-          : await streamed(face, messages, format, "POST /v1/responses (stream)");
+        const run = await faceRun(
+          face,
+          modelRef(body.model),
+          chatMessagesOf(body),
+          format,
+          body.stream === true ? "POST /v1/responses (stream)" : null,
+        );
+        if ("answer" in run) return responseObject(identity, run.answer);
         server?.timeout(request, 0);
-        const response = responseStream(identity, events, stop, {
-          written: () => (given ? Promise.resolve() : call.written()),
+        const response = responseStream(identity, run.events, run.stop, {
+          written: run.written,
           fail: streamFailure(log, meta.id, "response stream"),
         });
         return withHeaders(response, set.headers, meta.id) as unknown as ReturnType<typeof responseObject>;

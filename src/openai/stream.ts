@@ -9,12 +9,10 @@
  * sends one `data: {"error": {...}}` (OpenAI's SDKs raise it) and ends
  * without [DONE]. The stream closes only once the call's usage is written.
  */
-import { ServiceError } from "../errors.ts";
+import { eventStreamResponse } from "../http/event-stream.ts";
 import { drain, type RunEvents } from "../research/run/drain.ts";
 import type { ResearchEvent } from "../research/types.ts";
 import { contentOf, sourcesOf, usageOf, type CompletionIdentity } from "./completion.ts";
-
-const HEARTBEAT_MS = 15_000;
 
 export interface StreamOptions {
   includeUsage: boolean;
@@ -25,9 +23,6 @@ export interface StreamOptions {
 }
 
 export function completionStream(identity: CompletionIdentity, events: RunEvents, stop: AbortController, options: StreamOptions): Response {
-  const encoder = new TextEncoder();
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
-  let open = true;
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
     id: identity.id,
     object: "chat.completion.chunk",
@@ -36,45 +31,28 @@ export function completionStream(identity: CompletionIdentity, events: RunEvents
     choices,
     ...extra,
   });
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (value: unknown) => {
-        if (!open) throw new ServiceError("bad_request", "the caller went away");
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify(value)}\n\n`));
-      };
-      heartbeat = setInterval(() => open && controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
-      let opened = false;
-      const openMessage = (extra: Record<string, unknown> = {}) => {
-        if (opened) return;
-        opened = true;
-        send(chunk([{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }], extra));
-      };
-      try {
-        const info = await drain(events, (event: ResearchEvent) => {
-          if (event.type === "context") return openMessage({ ...sourcesOf(event.content) });
-          openMessage();
-          send(chunk([{ index: 0, delta: { content: contentOf(event.content) }, logprobs: null, finish_reason: null }]));
-        });
+  return eventStreamResponse(stop, async (stream) => {
+    const send = (value: unknown) => stream.write(`data: ${JSON.stringify(value)}\n\n`);
+    let opened = false;
+    const openMessage = (extra: Record<string, unknown> = {}) => {
+      if (opened) return;
+      opened = true;
+      send(chunk([{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }], extra));
+    };
+    try {
+      const info = await drain(events, (event: ResearchEvent) => {
+        if (event.type === "context") return openMessage({ ...sourcesOf(event.content) });
         openMessage();
-        await options.written();
-        send(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: "stop" }]));
-        if (options.includeUsage) send(chunk([], { usage: usageOf(info) }));
-        if (open) controller.enqueue(encoder.encode("data: [DONE]\n\n"));
-      } catch (error) {
-        const failure = options.fail(error);
-        if (open) controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error: { ...failure, param: null } })}\n\n`));
-      } finally {
-        clearInterval(heartbeat);
-        if (open) controller.close();
-      }
-    },
-    cancel() {
-      open = false;
-      clearInterval(heartbeat);
-      stop.abort();
-    },
-  });
-  return new Response(body, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" },
+        send(chunk([{ index: 0, delta: { content: contentOf(event.content) }, logprobs: null, finish_reason: null }]));
+      });
+      openMessage();
+      await options.written();
+      send(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: "stop" }]));
+      if (options.includeUsage) send(chunk([], { usage: usageOf(info) }));
+      if (stream.open()) stream.write("data: [DONE]\n\n");
+    } catch (error) {
+      const failure = options.fail(error);
+      if (stream.open()) stream.write(`data: ${JSON.stringify({ error: { ...failure, param: null } })}\n\n`);
+    }
   });
 }
