@@ -19,11 +19,16 @@ export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 export type DatabaseKind = "pglite" | "postgres";
 
+/** The embedded instance itself (one connection, shared), or the URL a library opens its own pool with. */
+export type DatabaseConnection = { kind: "pglite"; client: PGlite } | { kind: "postgres"; url: string };
+
 export interface DatabaseHandle {
   readonly db: Database;
   readonly kind: DatabaseKind;
   /** A short description for logs: never the password. */
   readonly description: string;
+  /** The connection behind it, for a library that speaks to the database itself (db/jobs.ts: pg-boss). */
+  readonly connection: DatabaseConnection;
   ping(signal?: AbortSignal): Promise<void>;
   /**
    * Calls `onMessage` with the payload of every NOTIFY on `channel`, and
@@ -79,6 +84,7 @@ function openPglite(client: PGlite, description: string, afterClose: () => Promi
     db,
     kind: "pglite",
     description,
+    connection: { kind: "pglite", client },
     async ping() {
       await client.query("select 1");
     },
@@ -115,6 +121,7 @@ function openPostgres(url: string, poolMax: number): DatabaseHandle {
     db,
     kind: "postgres",
     description: describePostgresUrl(url),
+    connection: { kind: "postgres", url },
     async ping(signal) {
       const query = client`select 1`;
       signal?.addEventListener("abort", () => query.cancel(), { once: true });

@@ -14,6 +14,7 @@ import { migrate } from "drizzle-orm/pglite/migrator";
 import { readTemplate } from "./cluster-template.ts";
 import { PGLITE_OPTIONS } from "./pglite-options.ts";
 import { migrationsFolder } from "./migrate.ts";
+import { migrateJobs } from "./jobs.ts";
 
 /**
  * Loaded from the shipped template when it fits this PGlite (db/cluster-template.ts), else made by initdb.
@@ -33,6 +34,7 @@ async function createCluster(pgdata: string, templateDir: string | undefined): P
   const writer = new PGlite(staging, { ...PGLITE_OPTIONS, loadDataDir: cluster });
   await writer.waitReady;
   await migrate(drizzle({ client: writer }), { migrationsFolder });
+  await migrateJobs({ kind: "pglite", client: writer });
   await writer.close();
   // A server stopped while this ran may have been started again, with a child of its own on the same folder.
   if (process.ppid !== parent) throw new Error("the process that asked for this database is gone; its cluster is left unfinished");

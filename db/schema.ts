@@ -13,6 +13,7 @@ import {
   json,
   jsonb,
   pgTable,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -403,4 +404,67 @@ export const mcpSessionEvents = pgTable(
     message: text("message").notNull(),
   },
   (table) => [index("mcp_session_events_session_idx").on(table.sessionId, table.id)],
+);
+
+/**
+ * Research started now and answered later (src/tasks/): a search's body or an endpoint's inputs, run off the
+ * request path by whichever instance takes its job from the queue (pg-boss, in the `pgboss` schema), its answer
+ * kept here until TASK_RETENTION_DAYS after it finished. Bodies and results are JSON text: their keys keep
+ * their order (an output_format's fields, an answer's object).
+ */
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** The key that created it (null for a dashboard session): on its usage record. */
+    keyId: text("key_id"),
+    /** queued, running, succeeded, failed or canceled (tasks/model.ts). */
+    status: text("status").$type<"queued" | "running" | "succeeded" | "failed" | "canceled">().notNull(),
+    /** search, endpoint or published: what `request` is the body of. */
+    kind: text("kind").$type<"search" | "endpoint" | "published">().notNull(),
+    /** The endpoint's stub or the listing's public stub; null for a search. */
+    target: text("target"),
+    /** The search's body, or the endpoint's inputs (JSON text). */
+    request: text("request").notNull(),
+    /** The caller's small JSON object, echoed back (JSON text). */
+    metadata: text("metadata"),
+    webhookUrl: text("webhook_url"),
+    /** The Idempotency-Key it was created with, and a digest of the body it came with: a retry with another body is a 409. */
+    idempotencyKey: text("idempotency_key"),
+    requestDigest: text("request_digest"),
+    /** `{response, context, info}` as the synchronous call answers it (JSON text), once it succeeded. */
+    result: text("result"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    /** How many times a worker began it: more than 1 after an instance died running it, or a transient refusal. */
+    attempts: integer("attempts").notNull().default(0),
+    createdAt: createdAt(),
+    startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }),
+    finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    index("tasks_account_idx").on(table.accountId, sql`${table.id} desc`),
+    index("tasks_account_status_idx").on(table.accountId, table.status),
+    uniqueIndex("tasks_idempotency_idx").on(table.accountId, table.idempotencyKey).where(sql`${table.idempotencyKey} is not null`),
+    index("tasks_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} is not null`),
+    check("tasks_status_check", sql`${table.status} in ('queued', 'running', 'succeeded', 'failed', 'canceled')`),
+  ],
+);
+
+/** What a task's event stream sent, in order (`seq` is its Last-Event-ID): status changes and its run's own events. */
+export const taskEvents = pgTable(
+  "task_events",
+  {
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    type: text("type").notNull(),
+    /** The event's JSON text as the stream sends it. */
+    data: text("data").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.taskId, table.seq] })],
 );

@@ -47,6 +47,12 @@ import { throttledWarn, type Logger } from "./log.ts";
 import { drainGate, type DrainState } from "./ops/drain.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import type { UsageRecorder } from "./usage/recorder.ts";
+import { TaskEvents } from "./tasks/events.ts";
+import type { TaskQueue } from "./tasks/queue.ts";
+import { taskRoutes } from "./tasks/routes.ts";
+import { runTask } from "./tasks/run.ts";
+import type { TaskRow } from "./tasks/queries.ts";
+import { abandonTask, queueAgain, sweepTasks, type TasksContext } from "./tasks/service.ts";
 
 export interface AppDeps {
   database: DatabaseHandle;
@@ -71,6 +77,8 @@ export interface AppDeps {
   abuse?: AbuseDetector;
   /** The MCP sessions, on the store the fleet shares (mcp/wiring.ts); shutdown lets go of what this process holds. */
   mcpSessions: McpSessions;
+  /** The tasks' job queue, shared by the fleet through the database: this app serves its jobs once it has started. */
+  tasks: TaskQueue;
 }
 
 export type AppConfig = Pick<
@@ -85,6 +93,7 @@ export type AppConfig = Pick<
   | "fetch"
   | "dashboard"
   | "clientAddress"
+  | "tasks"
 >;
 
 /** Where shutdown stands (ops/drain.ts): not ready once it begins, refusing new calls once its grace is over. */
@@ -153,6 +162,23 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
           deps.log.warn("MCP sessions were not told their tools changed", { account_id: change.accountId, error }),
         ),
   );
+  const tasks: TasksContext = {
+    db: deps.database.db,
+    clock: deps.clock,
+    log: deps.log,
+    runs,
+    endpoints,
+    queue: deps.tasks,
+    events: new TaskEvents(deps.database.db),
+    queuedMax: config.tasks.queuedMax,
+    retentionDays: config.tasks.retentionDays,
+  };
+  const taskRuns = { ...tasks, usage: deps.usage, requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds) };
+  deps.tasks.serve({
+    run: (taskId, signal) => runTask(taskRuns, taskId, signal),
+    dead: (taskId) => abandonTask(tasks, taskId),
+    sweep: () => sweepTasks(tasks),
+  });
   // The MCP face calls the app's own routes; the app is composed below.
   let handle: Dispatch = () => Promise.reject(new Error("the app is not composed yet"));
   const app = new Elysia({
@@ -186,6 +212,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     .use(userServiceRoutes(auth, endpoints, runs))
     .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
+    .use(taskRoutes(auth, tasks))
     // A tool call is a call of the route behind it, made in this process with the caller's key.
     .use(
       mcpRoutes(

@@ -443,6 +443,56 @@ export const EnvSchema = Type.Object({
     default: 30,
     description: "Days a limit-evasion flag (with its hashed evidence) is kept.",
   }),
+  TASK_WORKERS: Type.Integer({
+    minimum: 0,
+    maximum: 1_000,
+    default: 4,
+    description:
+      "Tasks (POST /v1/tasks) this instance runs at once, taken from the queue every instance shares; 0 takes none (the instance still creates and serves them). Their research runs share the instance's RUN_CONCURRENCY with the calls it answers.",
+  }),
+  TASK_CONCURRENCY_FREE: Type.Integer({
+    minimum: 1,
+    maximum: 1_000,
+    default: 1,
+    description: "Tasks of one Free account running at once, across the fleet.",
+  }),
+  TASK_CONCURRENCY_PRO: Type.Integer({
+    minimum: 1,
+    maximum: 1_000,
+    default: 5,
+    description: "Tasks of one Pro account running at once, across the fleet.",
+  }),
+  TASK_CONCURRENCY_ENTERPRISE: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 20,
+    description: "Tasks of one Enterprise account running at once, across the fleet.",
+  }),
+  TASK_QUEUED_MAX: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 1_000,
+    description: "Tasks one account may have waiting to run; creating another is a 429 until some have started or been canceled.",
+  }),
+  TASK_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3_650,
+    default: 30,
+    description: "Days a finished task, its result and its events are kept.",
+  }),
+  TASK_HEARTBEAT_SECONDS: Type.Integer({
+    minimum: 10,
+    maximum: 3_600,
+    default: 30,
+    description:
+      "How often a running task's instance tells the queue it is alive: a task whose instance stops telling (killed, cut off) is run again by another instance within about twice this.",
+  }),
+  TASK_POLL_SECONDS: Type.Number({
+    minimum: 0.5,
+    maximum: 60,
+    default: 2,
+    description: "How often an idle instance asks the queue for tasks (a task created on this instance wakes it at once).",
+  }),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -491,6 +541,16 @@ export interface Config {
   readonly pricing: { readonly perMillionTokens: number; readonly publisherShare: number };
   /** Where a call comes from (http/client-address.ts): sign-in limits and abuse detection read it. */
   readonly clientAddress: { readonly trustProxy: boolean; readonly header: string | undefined };
+  /** Tasks: research run off the request path, from the shared job queue (src/tasks/). */
+  readonly tasks: {
+    readonly workers: number;
+    /** Running tasks per account across the fleet, by plan. */
+    readonly concurrency: { readonly free: number; readonly pro: number; readonly enterprise: number };
+    readonly queuedMax: number;
+    readonly retentionDays: number;
+    readonly heartbeatSeconds: number;
+    readonly pollSeconds: number;
+  };
   /** Limit-evasion detection across Free accounts (src/abuse/). */
   readonly abuse: {
     readonly action: "report" | "throttle" | "suspend";
@@ -741,6 +801,14 @@ export function loadConfig(
       minAccounts: env.ABUSE_MIN_ACCOUNTS,
       hashKey: env.ABUSE_HASH_KEY,
       retentionDays: env.ABUSE_RETENTION_DAYS,
+    },
+    tasks: {
+      workers: env.TASK_WORKERS,
+      concurrency: { free: env.TASK_CONCURRENCY_FREE, pro: env.TASK_CONCURRENCY_PRO, enterprise: env.TASK_CONCURRENCY_ENTERPRISE },
+      queuedMax: env.TASK_QUEUED_MAX,
+      retentionDays: env.TASK_RETENTION_DAYS,
+      heartbeatSeconds: env.TASK_HEARTBEAT_SECONDS,
+      pollSeconds: env.TASK_POLL_SECONDS,
     },
     dashboard: {
       sessionDays: env.SESSION_DAYS,

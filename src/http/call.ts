@@ -37,6 +37,8 @@ export interface CallInit {
   log: Logger;
   /** Hears how long the call's research run waited for a slot (the request's log line). */
   queued?(slot: { waitedMs: number; ahead: number }): void;
+  /** The event id its records carry, when it is not made afresh: a task's run bills under its task's id (tasks/run.ts), however often it runs. */
+  eventId?: string;
 }
 
 export class Call {
@@ -70,7 +72,7 @@ export class Call {
 
   /** The id every record of this call carries: written twice, it is one row and one debit. Made when first asked. */
   get eventId(): string {
-    this.id ??= newId("use");
+    this.id ??= this.init.eventId ?? newId("use");
     return this.id;
   }
 

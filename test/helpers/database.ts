@@ -12,6 +12,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import { type DatabaseHandle, openDatabase } from "../../db/client.ts";
 import { readTemplate } from "../../db/cluster-template.ts";
+import { jobsLibraryVersion } from "../../db/jobs.ts";
 import { migrateDatabase, migrationsFolder } from "../../db/migrate.ts";
 import { TEST_DATABASE_URL } from "./env.ts";
 
@@ -34,6 +35,8 @@ function migrationsDigest(): string {
     .filter((f) => f.endsWith(".sql"))
     .sort())
     hash.update(readFileSync(join(migrationsFolder, file)));
+  // pg-boss installs its own schema as part of migrating: another version of it is another template.
+  hash.update(jobsLibraryVersion());
   return hash.digest("hex").slice(0, 12);
 }
 

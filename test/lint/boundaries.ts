@@ -32,6 +32,7 @@ export const FOLDERS = [
   "ops",
   "research",
   "search",
+  "tasks",
   "usage",
 ] as const;
 export type Folder = (typeof FOLDERS)[number];
@@ -147,6 +148,13 @@ export const FLOORS: Floor[] = [
     mayImport: ["http", "accounts", "limits", "research", "usage", "endpoints", "marketplace"],
     message:
       "The OpenAI-compatible face may import research/, endpoints/, marketplace/, http/, accounts/, limits/, usage/, db/ and kernels: never dashboard/ (nor contents/, discovery/, ops/, mcp/, abuse/, search/).",
+  },
+  {
+    what: "Tasks: research run off the request path, over the research run and the endpoints' and marketplace's calls.",
+    folders: ["tasks"],
+    mayImport: ["http", "accounts", "limits", "research", "usage", "endpoints", "marketplace"],
+    message:
+      "src/tasks/ may import research/, endpoints/, marketplace/, http/, accounts/, limits/, usage/, db/ and kernels: never a face (search/, openai/, dashboard/, mcp/) nor contents/, discovery/, ops/, abuse/.",
   },
   {
     what: "The features between the faces and research/.",

@@ -1,0 +1,180 @@
+/** The tasks table and its events: every query scoped to its account where a caller reaches it. */
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { type Database, isUniqueViolation } from "../../db/client.ts";
+import { taskEvents, tasks } from "../../db/schema.ts";
+import type { TaskStatus } from "./model.ts";
+
+export type TaskRow = typeof tasks.$inferSelect;
+export type NewTask = typeof tasks.$inferInsert;
+export type TaskEventRow = typeof taskEvents.$inferSelect;
+
+/** The new task, or null when the account already has one under its Idempotency-Key (another request won the race). */
+export async function insertTask(db: Database, row: NewTask): Promise<TaskRow | null> {
+  try {
+    const [inserted] = await db.insert(tasks).values(row).returning();
+    return inserted!;
+  } catch (error) {
+    if (row.idempotencyKey && isUniqueViolation(error)) return null;
+    throw error;
+  }
+}
+
+export async function findTask(db: Database, accountId: string, id: string): Promise<TaskRow | null> {
+  const [row] = await db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.accountId, accountId), eq(tasks.id, id)));
+  return row ?? null;
+}
+
+/** For a worker: the task whatever its account. */
+export async function taskById(db: Database, id: string): Promise<TaskRow | null> {
+  const [row] = await db.select().from(tasks).where(eq(tasks.id, id));
+  return row ?? null;
+}
+
+export async function findByIdempotencyKey(db: Database, accountId: string, key: string): Promise<TaskRow | null> {
+  const [row] = await db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.accountId, accountId), eq(tasks.idempotencyKey, key)));
+  return row ?? null;
+}
+
+export async function countQueued(db: Database, accountId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(tasks)
+    .where(and(eq(tasks.accountId, accountId), eq(tasks.status, "queued")));
+  return row?.n ?? 0;
+}
+
+/** Newest first; `before` is the id the page starts after (ids sort by creation time). One more than `limit` says whether more follow. */
+export async function listTasks(
+  db: Database,
+  accountId: string,
+  options: { status?: TaskStatus; before?: string; limit: number },
+): Promise<TaskRow[]> {
+  return db
+    .select()
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.accountId, accountId),
+        options.status ? eq(tasks.status, options.status) : undefined,
+        options.before ? lt(tasks.id, options.before) : undefined,
+      ),
+    )
+    .orderBy(desc(tasks.id))
+    .limit(options.limit + 1);
+}
+
+/**
+ * A worker takes the task: running, started now, one more attempt. Null when it is not there to take (canceled,
+ * finished, deleted). A task already running was begun by an instance that died: it is taken again.
+ */
+export async function claimTask(db: Database, id: string, at: Date): Promise<TaskRow | null> {
+  const [row] = await db
+    .update(tasks)
+    .set({ status: "running", startedAt: at, attempts: sql`${tasks.attempts} + 1` })
+    .where(and(eq(tasks.id, id), inArray(tasks.status, ["queued", "running"])))
+    .returning();
+  return row ?? null;
+}
+
+/** Back to the queue (a transient refusal: the instance's runs were full): only from running, so a cancel stands. */
+export async function requeueTask(db: Database, id: string): Promise<boolean> {
+  const rows = await db
+    .update(tasks)
+    .set({ status: "queued" })
+    .where(and(eq(tasks.id, id), eq(tasks.status, "running")))
+    .returning({ id: tasks.id });
+  return rows.length > 0;
+}
+
+export interface TaskEnd {
+  status: "succeeded" | "failed";
+  result?: string;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+/** The run's end, only while the task is still running: a task canceled meanwhile stays canceled. */
+export async function finishTask(db: Database, id: string, end: TaskEnd, at: Date): Promise<TaskRow | null> {
+  const [row] = await db
+    .update(tasks)
+    .set({
+      status: end.status,
+      result: end.result ?? null,
+      errorCode: end.errorCode ?? null,
+      errorMessage: end.errorMessage ?? null,
+      finishedAt: at,
+    })
+    .where(and(eq(tasks.id, id), inArray(tasks.status, ["queued", "running"])))
+    .returning();
+  return row ?? null;
+}
+
+/** Cancels a task that has not finished; null when there is none (or it had finished: `findTask` tells which). */
+export async function cancelTask(db: Database, accountId: string, id: string, at: Date): Promise<TaskRow | null> {
+  const [row] = await db
+    .update(tasks)
+    .set({ status: "canceled", finishedAt: at })
+    .where(and(eq(tasks.accountId, accountId), eq(tasks.id, id), inArray(tasks.status, ["queued", "running"])))
+    .returning();
+  return row ?? null;
+}
+
+export async function statusOf(db: Database, id: string): Promise<TaskStatus | null> {
+  const [row] = await db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, id));
+  return row?.status ?? null;
+}
+
+/** Deletes up to `limit` tasks (their events with them) that finished before `cutoff`; answers how many. */
+export async function deleteFinishedBefore(db: Database, cutoff: Date, limit: number): Promise<number> {
+  const doomed = db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(and(isNotNull(tasks.finishedAt), lt(tasks.finishedAt, cutoff)))
+    .limit(limit);
+  const rows = await db.delete(tasks).where(inArray(tasks.id, doomed)).returning({ id: tasks.id });
+  return rows.length;
+}
+
+/**
+ * Appends an event after the task's last: its number is the stream's event id. Two writers at once (a cancel and
+ * the run's end) may pick the same number; the loser takes the next.
+ */
+export async function appendEvent(db: Database, taskId: string, type: string, data: string): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const [row] = await db
+        .insert(taskEvents)
+        .select(
+          db
+            .select({
+              taskId: sql<string>`${taskId}`.as("task_id"),
+              seq: sql<number>`coalesce(max(${taskEvents.seq}), 0) + 1`.as("seq"),
+              type: sql<string>`${type}`.as("type"),
+              data: sql<string>`${data}`.as("data"),
+            })
+            .from(taskEvents)
+            .where(eq(taskEvents.taskId, taskId)),
+        )
+        .returning({ seq: taskEvents.seq });
+      return row!.seq;
+    } catch (error) {
+      if (attempt < 5 && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+}
+
+export async function eventsAfter(db: Database, taskId: string, after: number, limit: number): Promise<TaskEventRow[]> {
+  return db
+    .select()
+    .from(taskEvents)
+    .where(and(eq(taskEvents.taskId, taskId), gt(taskEvents.seq, after)))
+    .orderBy(asc(taskEvents.seq))
+    .limit(limit);
+}

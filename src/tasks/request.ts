@@ -1,0 +1,81 @@
+/**
+ * A task's body checked as its synchronous call would check it, before
+ * anything is queued: a search's body by the search's own rules, an
+ * endpoint's inputs against the version that would run (its 404, 400 or 422
+ * now, not in the task's result later). Unknown fields are refused.
+ */
+import { InvalidInput, invalid, type ValidationIssue } from "../errors.ts";
+import type { EndpointInput } from "../endpoints/model.ts";
+import { calledVersion } from "../endpoints/reads.ts";
+import { resolveCall } from "../endpoints/runtime/call-inputs.ts";
+import type { EndpointsContext } from "../endpoints/service.ts";
+import { findCallable } from "../marketplace/listings.ts";
+import { isGiven } from "../research/request.ts";
+import { checkSearchBody, type RunDeps } from "../research/run/hold.ts";
+import { METADATA_MAX_BYTES, TaskCreateBody, type TaskCreate, type TaskKind } from "./model.ts";
+
+const SEARCH_FIELDS = ["prompt", "image", "source_whitelist", "source_blacklist", "output_format"] as const;
+const KNOWN = new Set(Object.keys(TaskCreateBody.properties));
+
+/** What a task runs, as stored: its kind, the endpoint it names, and its search body or inputs as JSON text. */
+export interface TaskWork {
+  kind: TaskKind;
+  target: string | null;
+  request: string;
+  metadata: string | null;
+  webhookUrl: string | null;
+}
+
+export async function checkTaskBody(
+  deps: { runs: RunDeps; endpoints: EndpointsContext },
+  accountId: string,
+  body: TaskCreate,
+): Promise<TaskWork> {
+  const raw = body as Record<string, unknown>;
+  const issues: ValidationIssue[] = Object.keys(raw)
+    .filter((name) => !KNOWN.has(name))
+    .map((name) => ({ loc: ["body", name], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
+  if (issues.length > 0) throw new InvalidInput(issues);
+  const kinds = (["prompt", "endpoint", "published"] as const).filter((name) => raw[name] !== undefined && raw[name] !== null);
+  if (kinds.length !== 1)
+    throw invalid(
+      ["body"],
+      "give exactly one of prompt (a search), endpoint (your endpoint's stub) or published (a public stub)",
+      "value_error",
+    );
+  const metadata = checkMetadata(body.metadata);
+  // Webhooks are accepted once they are delivered: a task whose end nobody is told of must not look as though it will be.
+  if (isGiven(body.webhook))
+    throw invalid(["body", "webhook"], "webhooks are not delivered by this server yet: read the task, or stream its events, instead");
+  const kind = kinds[0]!;
+  if (kind === "prompt") {
+    if (body.inputs !== undefined) throw invalid(["body", "inputs"], "inputs go with endpoint or published, not with a prompt");
+    const search: Record<string, unknown> = {};
+    for (const name of SEARCH_FIELDS) if (raw[name] !== undefined) search[name] = raw[name];
+    checkSearchBody(deps.runs, search as Parameters<typeof checkSearchBody>[1]);
+    return { kind: "search", target: null, request: JSON.stringify(search), metadata, webhookUrl: null };
+  }
+  for (const name of SEARCH_FIELDS)
+    if (isGiven(raw[name])) throw invalid(["body", name], `${name} belongs to a search; an endpoint's task takes its inputs instead`);
+  const stub = kind === "endpoint" ? body.endpoint! : body.published!;
+  const inputs = body.inputs ?? {};
+  if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
+    throw invalid(["body", "inputs"], "inputs must be a JSON object of the endpoint's input names and values", "dict_type");
+  const declared =
+    kind === "endpoint"
+      ? (await calledVersion(deps.endpoints, accountId, stub, null)).inputs
+      : (await findCallable(deps.endpoints, stub)).versions.at(-1)!.inputs;
+  // The endpoint's own checks, as its route makes them: a missing or mistyped input is refused now.
+  resolveCall(declared as EndpointInput[], inputs);
+  return { kind, target: stub, request: JSON.stringify(inputs), metadata, webhookUrl: null };
+}
+
+function checkMetadata(metadata: TaskCreate["metadata"]): string | null {
+  if (metadata === undefined || metadata === null) return null;
+  if (typeof metadata !== "object" || Array.isArray(metadata))
+    throw invalid(["body", "metadata"], "metadata must be a JSON object", "dict_type");
+  const text = JSON.stringify(metadata);
+  if (new TextEncoder().encode(text).length > METADATA_MAX_BYTES)
+    throw invalid(["body", "metadata"], `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`, "too_long");
+  return text;
+}

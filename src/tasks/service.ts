@@ -1,0 +1,184 @@
+/**
+ * The tasks' verbs, free of HTTP: create (checked, bounded, idempotent,
+ * queued), read, list, cancel, and the sweep of finished tasks past their
+ * retention. Every read is scoped to its account: another account's task
+ * is a 404 like one that does not exist.
+ */
+import type { Database } from "../../db/client.ts";
+import { getAccount } from "../accounts/queries.ts";
+import type { Caller } from "../caller.ts";
+import type { Clock } from "../clock.ts";
+import type { EndpointsContext } from "../endpoints/service.ts";
+import { notFound, ServiceError } from "../errors.ts";
+import { looksLikeId, newId } from "../ids.ts";
+import { planFor } from "../limits/plans.ts";
+import type { Logger } from "../log.ts";
+import type { RunDeps } from "../research/run/hold.ts";
+import type { TaskEvents } from "./events.ts";
+import type { TaskCreate, TaskStatus, TaskViewBody } from "./model.ts";
+import * as q from "./queries.ts";
+import type { TaskQueue } from "./queue.ts";
+import { checkTaskBody } from "./request.ts";
+
+export interface TasksContext {
+  db: Database;
+  clock: Clock;
+  log: Logger;
+  runs: RunDeps;
+  endpoints: EndpointsContext;
+  queue: TaskQueue;
+  events: TaskEvents;
+  queuedMax: number;
+  retentionDays: number;
+}
+
+/** The most characters of an Idempotency-Key. */
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+/**
+ * A new task, queued; or, for an Idempotency-Key the account used before with the same body, that first task
+ * (`created` false). The same key with another body is a 409.
+ */
+export async function createTask(
+  ctx: TasksContext,
+  caller: Caller,
+  body: TaskCreate,
+  idempotencyKey: string | null,
+): Promise<{ task: q.TaskRow; created: boolean }> {
+  const digest = idempotencyKey === null ? null : await digestOf(body);
+  if (idempotencyKey !== null) {
+    const earlier = await q.findByIdempotencyKey(ctx.db, caller.accountId, idempotencyKey);
+    if (earlier) return { task: sameRequest(earlier, digest!), created: false };
+  }
+  const work = await checkTaskBody(ctx, caller.accountId, body);
+  const queued = await q.countQueued(ctx.db, caller.accountId);
+  if (queued >= ctx.queuedMax)
+    throw new ServiceError(
+      "rate_limited",
+      `this account has ${queued} tasks waiting to run, the most it may have: wait for some to start, or cancel some, before creating more`,
+      { retryAfterSeconds: 30 },
+    );
+  const id = newId("task", ctx.clock.now());
+  const task = await q.insertTask(ctx.db, {
+    id,
+    accountId: caller.accountId,
+    keyId: caller.keyId,
+    status: "queued",
+    ...work,
+    idempotencyKey,
+    requestDigest: digest,
+    createdAt: new Date(ctx.clock.now()),
+  });
+  if (!task) {
+    // Another request with the same key got there first: its task is the answer.
+    const earlier = await q.findByIdempotencyKey(ctx.db, caller.accountId, idempotencyKey!);
+    return { task: sameRequest(earlier!, digest!), created: false };
+  }
+  await ctx.events.append(task.id, { type: "status", status: "queued" });
+  try {
+    await ctx.queue.enqueue(task.id, { id: caller.accountId, plan: planFor(caller).name });
+  } catch (error) {
+    // Not queued, so never run: the task is removed rather than left waiting for nothing.
+    await q.cancelTask(ctx.db, caller.accountId, task.id, new Date(ctx.clock.now())).catch(() => {});
+    ctx.log.error("a task could not be queued", { task_id: task.id, error });
+    throw new ServiceError("service_unavailable", "the task could not be queued; try again shortly", { retryAfterSeconds: 5 });
+  }
+  return { task, created: true };
+}
+
+function sameRequest(earlier: q.TaskRow, digest: string): q.TaskRow {
+  if (earlier.requestDigest !== digest)
+    throw new ServiceError("conflict", "this Idempotency-Key was used for a task with another body: use a new key for a new task");
+  return earlier;
+}
+
+async function digestOf(body: TaskCreate): Promise<string> {
+  const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(body)));
+  return Buffer.from(bytes).toString("hex");
+}
+
+export async function getTask(ctx: Pick<TasksContext, "db">, accountId: string, id: string): Promise<q.TaskRow> {
+  const task = looksLikeId("task", id) ? await q.findTask(ctx.db, accountId, id) : null;
+  if (!task) throw notFound("task");
+  return task;
+}
+
+export async function listTasks(
+  ctx: Pick<TasksContext, "db">,
+  accountId: string,
+  query: { status?: TaskStatus; limit?: number; cursor?: string },
+): Promise<{ tasks: q.TaskRow[]; nextCursor: string | null }> {
+  const limit = query.limit ?? 20;
+  if (query.cursor !== undefined && !looksLikeId("task", query.cursor))
+    throw new ServiceError("bad_request", "cursor is not one this API gave: pass the next_cursor of the page before");
+  const rows = await q.listTasks(ctx.db, accountId, { status: query.status, before: query.cursor, limit });
+  const page = rows.slice(0, limit);
+  return { tasks: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
+}
+
+/**
+ * Cancels a task that has not finished: a queued one never runs (and costs nothing); a running one stops within a
+ * second wherever it runs, and is not billed. A finished task is a 409.
+ */
+export async function cancelTask(ctx: TasksContext, accountId: string, id: string): Promise<q.TaskRow> {
+  const task = await getTask(ctx, accountId, id);
+  const canceled = await q.cancelTask(ctx.db, accountId, task.id, new Date(ctx.clock.now()));
+  if (!canceled) {
+    const now = await getTask(ctx, accountId, id);
+    throw new ServiceError("conflict", `the task has already ${now.status === "canceled" ? "been canceled" : now.status}`);
+  }
+  await ctx.events.append(task.id, { type: "status", status: "canceled" });
+  return canceled;
+}
+
+/** Queues a task's job again, to run after `seconds`, at its account's plan now. */
+export async function queueAgain(ctx: Pick<TasksContext, "db" | "queue">, task: q.TaskRow, seconds: number): Promise<void> {
+  const account = await getAccount(ctx.db, task.accountId);
+  await ctx.queue.enqueue(
+    task.id,
+    { id: task.accountId, plan: planFor(account ?? { balanceMicros: 0, customRateLimit: null }).name },
+    seconds,
+  );
+}
+
+/** The task whose job will not be tried again (its instance died running it, each time): failed, with words that say so. */
+export async function abandonTask(ctx: Pick<TasksContext, "db" | "clock" | "events">, id: string): Promise<void> {
+  const error = { code: "internal_error", message: "the task could not be run: the instances running it stopped before it finished" };
+  const done = await q.finishTask(
+    ctx.db,
+    id,
+    { status: "failed", errorCode: error.code, errorMessage: error.message },
+    new Date(ctx.clock.now()),
+  );
+  if (done) await ctx.events.append(id, { type: "status", status: "failed", error });
+}
+
+/** Deletes the tasks that finished more than the retention ago (in batches); answers how many. */
+export async function sweepTasks(ctx: Pick<TasksContext, "db" | "clock" | "retentionDays">): Promise<number> {
+  const cutoff = new Date(ctx.clock.now() - ctx.retentionDays * 86_400_000);
+  let total = 0;
+  for (;;) {
+    const deleted = await q.deleteFinishedBefore(ctx.db, cutoff, 500);
+    total += deleted;
+    if (deleted < 500) return total;
+  }
+}
+
+/** A task as every read shows it. */
+export function taskView(task: q.TaskRow): TaskViewBody {
+  return {
+    id: task.id,
+    object: "task",
+    status: task.status,
+    kind: task.kind,
+    endpoint: task.target,
+    metadata: task.metadata === null ? null : (JSON.parse(task.metadata) as Record<string, unknown>),
+    webhook: task.webhookUrl === null ? null : { url: task.webhookUrl },
+    attempts: task.attempts,
+    created_at: task.createdAt.toISOString(),
+    started_at: task.startedAt?.toISOString() ?? null,
+    finished_at: task.finishedAt?.toISOString() ?? null,
+    result: task.status === "succeeded" && task.result !== null ? (JSON.parse(task.result) as TaskViewBody["result"]) : null,
+    error: task.status === "failed" && task.errorCode !== null ? { code: task.errorCode, message: task.errorMessage ?? "" } : null,
+  };
+}
