@@ -126,4 +126,4 @@ export const TaskListQuery = t.Object({
   cursor: t.Optional(t.String({ maxLength: 64, description: "The `next_cursor` of the page before." })),
 });
 
-export const TaskIdParams = t.Object({ id: t.String({ maxLength: 64 }) });
+export const TaskIdParams = t.Object({ task_id: t.String({ maxLength: 64 }) });

@@ -37,7 +37,7 @@ export function taskRoutes(auth: AuthDeps, ctx: TasksContext) {
           tags,
           summary: "Start research that answers later: a search, or a call of an endpoint, run off the request path",
           description:
-            'Takes the body of `POST /v1/search`, or `{"endpoint": "<stub>", "inputs": {…}}`, or `{"published": "<public_stub>", "inputs": {…}}`, with an optional `metadata` object echoed back. The body is checked as its synchronous call checks it (a 404 or 422 now), then the task is queued: 202 with the task. Read it with `GET /v1/tasks/{id}`, or follow `GET /v1/tasks/{id}/events`. With an `Idempotency-Key` header a retried create answers 200 with the first task; the same key with another body is a 409. The task is billed once, when it succeeds, as its synchronous call is; a task canceled before it runs costs nothing. An account runs a few tasks at once (Free 1, Pro 5), and may have a bounded number waiting (a 429 past it).',
+            'Takes the body of `POST /v1/search`, or `{"endpoint": "<stub>", "inputs": {…}}`, or `{"published": "<public_stub>", "inputs": {…}}`, with an optional `metadata` object echoed back. The body is checked as its synchronous call checks it (a 404 or 422 now), then the task is queued: 202 with the task. Read it with `GET /v1/tasks/{task_id}`, or follow `GET /v1/tasks/{task_id}/events`. With an `Idempotency-Key` header a retried create answers 200 with the first task; the same key with another body is a 409. The task is billed once, when it succeeds, as its synchronous call is; a task canceled before it runs costs nothing. An account runs a few tasks at once (Free 1, Pro 5), and may have a bounded number waiting (a 429 past it).',
         }),
       },
     )
@@ -58,7 +58,7 @@ export function taskRoutes(auth: AuthDeps, ctx: TasksContext) {
         detail: secured({ tags, summary: "The account's tasks, newest first, by status, a page at a time" }),
       },
     )
-    .get("/tasks/:id", async ({ caller, params }) => taskView(await getTask(ctx, caller.accountId, params.id)), {
+    .get("/tasks/:task_id", async ({ caller, params }) => taskView(await getTask(ctx, caller.accountId, params.task_id)), {
       params: TaskIdParams,
       response: { 200: TaskView, 404: ErrorBody },
       detail: secured({
@@ -67,9 +67,9 @@ export function taskRoutes(auth: AuthDeps, ctx: TasksContext) {
       }),
     })
     .get(
-      "/tasks/:id/events",
+      "/tasks/:task_id/events",
       async ({ caller, params, request, server }) => {
-        const task = await getTask(ctx, caller.accountId, params.id);
+        const task = await getTask(ctx, caller.accountId, params.task_id);
         server?.timeout(request, 0);
         return taskEventStream(ctx, task, lastEventId(request.headers.get("last-event-id")), requestMeta(request).id);
       },
@@ -88,7 +88,7 @@ export function taskRoutes(auth: AuthDeps, ctx: TasksContext) {
         }),
       },
     )
-    .post("/tasks/:id/cancel", async ({ caller, params }) => taskView(await cancelTask(ctx, caller.accountId, params.id)), {
+    .post("/tasks/:task_id/cancel", async ({ caller, params }) => taskView(await cancelTask(ctx, caller.accountId, params.task_id)), {
       params: TaskIdParams,
       response: { 200: TaskView, 404: ErrorBody, 409: ErrorBody },
       detail: secured({

@@ -1,5 +1,5 @@
 /**
- * GET /v1/tasks/{id}/events: the task's events as server-sent events, from
+ * GET /v1/tasks/{task_id}/events: the task's events as server-sent events, from
  * the start or after the Last-Event-ID the reader comes back with, each
  * with its number as `id:` and its JSON as `data:`; the stream ends after a
  * final status. A task that ended without its final event written (its

@@ -43,6 +43,7 @@ const BODIES: Record<string, (world: SearchWorld) => unknown> = {
   "POST /v1/responses": () => ({ model: "search", input: "river bridge cost" }),
   "POST /v1/contents": (w) => ({ url: w.url("news.test", "/bridge.html") }),
   "POST /v1/keys": () => ({ name: "matrix" }),
+  "POST /v1/tasks": () => ({ prompt: "river bridge cost" }),
   "POST /v1/design-api": () => landmarkEndpoint,
   "PATCH /v1/design-api/{api_id}": () => ({ version_notes: "matrix" }),
   "POST /v1/design-api/{api_id}/publish": () => ({ public_stub: `matrix-${crypto.randomUUID().slice(0, 8)}` }),
@@ -60,6 +61,12 @@ const PARAMS: Record<string, (op: Operation) => Promise<string>> = {
   version: async () => "v1",
   public_stub: async () => (await published()).public_stub,
   model: async () => "search",
+  // Canceled at once, so its event stream replays and ends.
+  task_id: async () => {
+    const { id } = await jsonOf(setup("POST", "/v1/tasks", { prompt: "river bridge cost" }));
+    await setup("POST", `/v1/tasks/${id}/cancel`);
+    return id;
+  },
 };
 
 /** A call made to set the matrix up: recorded under its own request id, which no assertion reads. */
@@ -116,7 +123,8 @@ const outboundCount = () =>
 beforeAll(async () => {
   world = startSearchWorld();
   database = await freshDatabase();
-  app = await startTestApp(database, { env: world.env({ SEARCH_HEDGING: "false" }), resolver: world.resolver });
+  // No task workers: a task's run is billed as its own call (tasks.test.ts), and would reach out while another operation is counted.
+  app = await startTestApp(database, { env: world.env({ SEARCH_HEDGING: "false", TASK_WORKERS: "0" }), resolver: world.resolver });
   // A paying caller (a custom limit makes the Enterprise plan, invoiced for what its calls cost), whose limit the
   // matrix and its set-up calls stay far below.
   caller = await app.account({ name: "matrix", limit: 100_000 });

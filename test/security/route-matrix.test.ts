@@ -42,6 +42,17 @@ const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: T
     missing: "endpoint:no-such-endpoint-000000",
     create: async (app, owner) => `endpoint:${(await designed(app, owner)).stub}`,
   },
+  task_id: {
+    missing: "task_01m81vxjpee6ta28c6edpbkmfh",
+    create: async (app, owner) => {
+      const response = await app.fetch("/v1/tasks", {
+        method: "POST",
+        headers: { "X-API-Key": owner.apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ prompt: "matrix" }),
+      });
+      return ((await response.json()) as { id: string }).id;
+    },
+  },
 };
 
 /** Operations on resources every account may use (the marketplace): the foreign-id rule does not apply. */
@@ -65,7 +76,8 @@ let operations: Operation[];
 
 beforeAll(async () => {
   database = await freshDatabase();
-  app = await startTestApp(database);
+  // Tasks are made to be pointed at, not run.
+  app = await startTestApp(database, { env: { TASK_WORKERS: "0" } });
   caller = await app.account({ name: "caller", limit: 100_000 });
   other = await app.account({ name: "other", limit: 100_000 });
   const revoked = await app.account({ name: "revoked" });
