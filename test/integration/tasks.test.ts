@@ -11,6 +11,7 @@ import { eq } from "drizzle-orm";
 import { usageRecords } from "../../db/schema.ts";
 import { taskEventId } from "../../src/tasks/run.ts";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
+import { landmarkEndpoint, client as restClient } from "../helpers/endpoints.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
 
@@ -126,6 +127,43 @@ describe("a search task", () => {
     const task = await settled((await jsonOf(create(body))).id);
     expect(task.status).toBe("succeeded");
     expect(Object.keys(task.result.response)).toEqual(["decision", "timeline"]);
+  });
+});
+
+describe("an endpoint's task", () => {
+  test("a designed endpoint's task answers what its route answers, billed with its version; a published one bills its publisher's share", async () => {
+    const owner = await app.account({ name: "owner", limit: 100_000 });
+    const caller = await app.account({ name: "caller", limit: 100_000 });
+    const designed = (await restClient(app, owner.apiKey).json("POST", "/v1/design-api", landmarkEndpoint)).response;
+    const publicStub = `landmarks-${crypto.randomUUID().slice(0, 8)}`;
+    await restClient(app, owner.apiKey).json("POST", `/v1/design-api/${designed.id}/publish`, { public_stub: publicStub });
+    const inputs = { landmark: "Eiffel Tower" };
+
+    const own = await create({ endpoint: designed.stub, inputs }, owner.apiKey);
+    expect(own.status).toBe(202);
+    const ownTask = await settled((await own.json()).id, owner.apiKey);
+    expect(ownTask).toMatchObject({ status: "succeeded", kind: "endpoint", endpoint: designed.stub });
+    const direct = await restClient(app, owner.apiKey).json("POST", `/v1/user-defined-service/${designed.stub}`, inputs);
+    expect(ownTask.result.response).toEqual(direct.response);
+    const [ownRecord] = await app.db.select().from(usageRecords).where(eq(usageRecords.eventId, taskEventId(ownTask.id)));
+    expect(ownRecord).toMatchObject({ route: "POST /v1/tasks (run)", status: 200, apiId: designed.id });
+    expect(ownRecord!.tokens).toBeGreaterThan(0);
+
+    const theirs = await settled((await jsonOf(create({ published: publicStub, inputs }, caller.apiKey))).id, caller.apiKey);
+    expect(theirs).toMatchObject({ status: "succeeded", kind: "published", endpoint: publicStub });
+    expect(theirs.result.response).toEqual(direct.response);
+    const [record] = await app.db.select().from(usageRecords).where(eq(usageRecords.eventId, taskEventId(theirs.id)));
+    expect(record).toMatchObject({ accountId: caller.accountId, publisherAccountId: owner.accountId, status: 200 });
+
+    // The endpoint's own checks, before anything is queued: its inputs, and whose endpoint it is.
+    const missing = await create({ endpoint: designed.stub, inputs: {} }, owner.apiKey);
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).error).toBe("missing_inputs");
+    expect((await create({ endpoint: designed.stub, inputs: { landmark: ["x"] } }, owner.apiKey)).status).toBe(422);
+    expect((await create({ endpoint: designed.stub, inputs: [1] }, owner.apiKey)).status).toBe(422);
+    expect((await create({ endpoint: designed.stub, inputs }, caller.apiKey)).status).toBe(404);
+    expect((await create({ endpoint: designed.stub, prompt: "x", inputs }, owner.apiKey)).status).toBe(422);
+    expect((await create({ endpoint: designed.stub, output_format: { a: "string" }, inputs }, owner.apiKey)).status).toBe(422);
   });
 });
 
