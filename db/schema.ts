@@ -12,6 +12,7 @@ import {
   integer,
   json,
   jsonb,
+  type AnyPgColumn,
   pgTable,
   primaryKey,
   smallint,
@@ -441,6 +442,11 @@ export const tasks = pgTable(
     errorMessage: text("error_message"),
     /** How many times a worker began it: more than 1 after an instance died running it, or a transient refusal. */
     attempts: integer("attempts").notNull().default(0),
+    /** The batch it is one input of, and its place there (batches' results come back in input order). */
+    batchId: text("batch_id").references((): AnyPgColumn => batches.id, { onDelete: "cascade" }),
+    batchIndex: integer("batch_index"),
+    /** The monitor that started it: one run of the monitor's schedule. */
+    monitorId: text("monitor_id").references((): AnyPgColumn => monitors.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
@@ -451,6 +457,8 @@ export const tasks = pgTable(
     uniqueIndex("tasks_idempotency_idx").on(table.accountId, table.idempotencyKey).where(sql`${table.idempotencyKey} is not null`),
     index("tasks_finished_idx").on(table.finishedAt).where(sql`${table.finishedAt} is not null`),
     check("tasks_status_check", sql`${table.status} in ('queued', 'running', 'succeeded', 'failed', 'canceled')`),
+    index("tasks_batch_idx").on(table.batchId, table.batchIndex).where(sql`${table.batchId} is not null`),
+    index("tasks_monitor_idx").on(table.monitorId, sql`${table.id} desc`).where(sql`${table.monitorId} is not null`),
   ],
 );
 
@@ -467,4 +475,134 @@ export const taskEvents = pgTable(
     data: text("data").notNull(),
   },
   (table) => [primaryKey({ columns: [table.taskId, table.seq] })],
+);
+
+/**
+ * One endpoint called over many inputs (src/tasks/batches): each input is a task of the batch, in input order
+ * (tasks.batch_index), run at the pace of the account's plan. Done once every task of it has finished.
+ */
+export const batches = pgTable(
+  "batches",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    keyId: text("key_id"),
+    /** running until every task has finished, then completed; canceled when its owner stopped it. */
+    status: text("status").$type<"running" | "completed" | "canceled">().notNull(),
+    /** endpoint or published, as a task's kind. */
+    kind: text("kind").$type<"endpoint" | "published">().notNull(),
+    target: text("target").notNull(),
+    total: integer("total").notNull(),
+    webhookUrl: text("webhook_url"),
+    metadata: text("metadata"),
+    idempotencyKey: text("idempotency_key"),
+    requestDigest: text("request_digest"),
+    createdAt: createdAt(),
+    finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    index("batches_account_idx").on(table.accountId, sql`${table.id} desc`),
+    uniqueIndex("batches_idempotency_idx").on(table.accountId, table.idempotencyKey).where(sql`${table.idempotencyKey} is not null`),
+    check("batches_status_check", sql`${table.status} in ('running', 'completed', 'canceled')`),
+  ],
+);
+
+/**
+ * A task body run on a schedule (src/tasks/monitors): each run is a task; its webhook hears `monitor.changed` when
+ * the answer changed in substance from the last run's (`last_result`).
+ */
+export const monitors = pgTable(
+  "monitors",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    keyId: text("key_id"),
+    /** active or paused. */
+    status: text("status").$type<"active" | "paused">().notNull(),
+    kind: text("kind").$type<"search" | "endpoint" | "published">().notNull(),
+    target: text("target"),
+    /** The task body it runs: a search's body or an endpoint's inputs (JSON text, as tasks.request). */
+    request: text("request").notNull(),
+    /** `{"every_minutes": N}` or `{"cron": "..."}` (JSON text). */
+    schedule: text("schedule").notNull(),
+    webhookUrl: text("webhook_url").notNull(),
+    metadata: text("metadata"),
+    /** When its next run is due; a scheduler on any instance claims it (and moves it on) before starting the run. */
+    nextRunAt: timestamp("next_run_at", { withTimezone: true, mode: "date" }).notNull(),
+    /** The last run that succeeded, and its result (JSON text): what the next one is compared with. */
+    lastTaskId: text("last_task_id"),
+    lastResult: text("last_result"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("monitors_account_idx").on(table.accountId, sql`${table.id} desc`),
+    index("monitors_due_idx").on(table.nextRunAt).where(sql`${table.status} = 'active'`),
+    check("monitors_status_check", sql`${table.status} in ('active', 'paused')`),
+  ],
+);
+
+/**
+ * Each account's webhook signing secret (Standard Webhooks' `whsec_…`): its owner reads it to verify deliveries.
+ * After a rotation the previous secret also signs until `previous_until`, so receivers can switch without a gap.
+ */
+export const webhookSecrets = pgTable("webhook_secrets", {
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: "cascade" }),
+  secret: text("secret").notNull(),
+  previousSecret: text("previous_secret"),
+  previousUntil: timestamp("previous_until", { withTimezone: true, mode: "date" }),
+  createdAt: createdAt(),
+  rotatedAt: timestamp("rotated_at", { withTimezone: true, mode: "date" }),
+});
+
+/** A webhook message to one URL (its id is the `webhook-id` header), tried until it is answered 2xx or 24 hours pass. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** task.succeeded, task.failed, task.canceled, batch.completed, monitor.changed. */
+    eventType: text("event_type").notNull(),
+    url: text("url").notNull(),
+    /** The body sent, as sent (JSON text). */
+    payload: text("payload").notNull(),
+    /** pending (being tried), delivered, or failed (24 hours of refusals). */
+    status: text("status").$type<"pending" | "delivered" | "failed">().notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    lastStatus: integer("last_status"),
+    /** What went wrong on the last attempt, in our words (never the receiver's body). */
+    lastError: text("last_error"),
+    lastLatencyMs: integer("last_latency_ms"),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }),
+    createdAt: createdAt(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    index("webhook_deliveries_account_idx").on(table.accountId, sql`${table.id} desc`),
+    check("webhook_deliveries_status_check", sql`${table.status} in ('pending', 'delivered', 'failed')`),
+  ],
+);
+
+/** Each attempt of a delivery: when, the receiver's status (null when it never answered), how long, and why it failed. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    n: integer("n").notNull(),
+    at: timestamp("at", { withTimezone: true, mode: "date" }).notNull(),
+    status: integer("status"),
+    latencyMs: integer("latency_ms").notNull(),
+    error: text("error"),
+  },
+  (table) => [primaryKey({ columns: [table.deliveryId, table.n] })],
 );

@@ -48,7 +48,8 @@ import { drainGate, type DrainState } from "./ops/drain.ts";
 import { opsRoutes } from "./ops/routes.ts";
 import type { UsageRecorder } from "./usage/recorder.ts";
 import { TaskEvents } from "./tasks/events.ts";
-import type { TaskQueue } from "./tasks/queue.ts";
+import { TaskQueue } from "./tasks/queue.ts";
+import type { JobQueue } from "./job-queue.ts";
 import { taskRoutes } from "./tasks/routes.ts";
 import { runTask } from "./tasks/run.ts";
 import type { TaskRow } from "./tasks/queries.ts";
@@ -77,8 +78,8 @@ export interface AppDeps {
   abuse?: AbuseDetector;
   /** The MCP sessions, on the store the fleet shares (mcp/wiring.ts); shutdown lets go of what this process holds. */
   mcpSessions: McpSessions;
-  /** The tasks' job queue, shared by the fleet through the database: this app serves its jobs once it has started. */
-  tasks: TaskQueue;
+  /** The job queue, shared by the fleet through the database: the app defines its queues and workers; they work once it has started. */
+  jobs: JobQueue;
 }
 
 export type AppConfig = Pick<
@@ -168,17 +169,20 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     log: deps.log,
     runs,
     endpoints,
-    queue: deps.tasks,
+    queue: new TaskQueue(deps.jobs, { ...config.tasks, deadlineMs: config.search.deadlineMs }),
     events: new TaskEvents(deps.database.db),
     queuedMax: config.tasks.queuedMax,
     retentionDays: config.tasks.retentionDays,
   };
   const taskRuns = { ...tasks, usage: deps.usage, requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds) };
-  deps.tasks.serve({
-    run: (taskId, signal) => runTask(taskRuns, taskId, signal),
-    dead: (taskId) => abandonTask(tasks, taskId),
-    sweep: () => sweepTasks(tasks),
-  });
+  tasks.queue.serve(
+    {
+      run: (taskId, signal) => runTask(taskRuns, taskId, signal),
+      dead: (taskId) => abandonTask(tasks, taskId),
+      sweep: () => sweepTasks(tasks),
+    },
+    (message, error) => deps.log.warn(message, { error }),
+  );
   // The MCP face calls the app's own routes; the app is composed below.
   let handle: Dispatch = () => Promise.reject(new Error("the app is not composed yet"));
   const app = new Elysia({

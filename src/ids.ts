@@ -6,7 +6,24 @@
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lowercase
 const CODES = Array.from(ALPHABET, (char) => char.charCodeAt(0));
 
-export type IdPrefix = "acct" | "key" | "req" | "page" | "ep" | "pub" | "pubv" | "sess" | "user" | "aud" | "link" | "abf" | "use" | "task";
+export type IdPrefix =
+  | "acct"
+  | "key"
+  | "req"
+  | "page"
+  | "ep"
+  | "pub"
+  | "pubv"
+  | "sess"
+  | "user"
+  | "aud"
+  | "link"
+  | "abf"
+  | "use"
+  | "task"
+  | "batch"
+  | "mon"
+  | "msg";
 
 // One request id per call: drawing the CSPRNG's bytes 4 KiB at a time instead of 16 saves a native call on most.
 const pool = new Uint8Array(4096);

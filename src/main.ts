@@ -33,7 +33,7 @@ import { InFlightGauge } from "./limits/peak-load.ts";
 import { createRateLimiter } from "./limits/wiring.ts";
 import { createLogger, flushLogs } from "./log.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
-import { TaskQueue } from "./tasks/queue.ts";
+import { JobQueue, jobQueueSettings } from "./job-queue.ts";
 import { drainWhenSupervisorGoes, superviseWorkers } from "./ops/supervisor.ts";
 
 function fail(message: string): never {
@@ -111,9 +111,9 @@ const background = new BackgroundWrites();
 // The detector's own verbs (throttle, suspend) reach this process's running calls through `standing` at once.
 const abuse = createAbuseDetector(config, { accounts: { db: database.db, clock, keyCache, standing }, log, background });
 const mcpSessions = await createMcpSessions(config, { database, clock, log });
-const tasks = new TaskQueue(database.connection, { ...config.tasks, deadlineMs: config.search.deadlineMs }, log);
+const jobs = new JobQueue(database.connection, jobQueueSettings(config), log);
 const app = buildApp(
-  { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse, mcpSessions, tasks },
+  { database, limiter, usage, clock, log, load, keyCache, standing, fetcher, pageReads, extractor, background, abuse, mcpSessions, jobs },
   config,
   {
     draining: () => phase !== "serving",
@@ -125,8 +125,8 @@ app.listen({ port: config.port, hostname: config.host, reusePort: true });
 const server = app.server!;
 const localUrl = localBaseUrl(config.host, server.port!);
 log.info("listening", { url: localUrl, database: database.description, rate_limit_store: limiter.status().store });
-// The tasks queued before this start (on any instance) are run: the queue is shared through the database.
-await tasks.start().catch((error: unknown) => log.error("the task queue did not start: tasks wait until it does", { error }));
+// The jobs queued before this start (on any instance) are worked: the queue is shared through the database.
+await jobs.start().catch((error: unknown) => log.error("the job queue did not start: tasks wait until it does", { error }));
 
 const first = await bootstrapFirstAccount({ db: database.db, clock });
 if (first) {
@@ -171,7 +171,7 @@ async function shutdown(signal: string): Promise<void> {
   // in the shared store, and their clients reconnect to another instance).
   mcpSessions.closeAll();
   // No new tasks are taken; the running ones finish with the calls, or go back to the queue for another instance.
-  const tasksStopped = tasks.stop(config.shutdownTimeoutMs);
+  const jobsStopped = jobs.stop(config.shutdownTimeoutMs);
   // The calls and streams already running finish, within the deadline; what outlives it is cut.
   const until = performance.now() + config.shutdownTimeoutMs;
   while (performance.now() < until && (server.pendingRequests > 0 || server.pendingWebSockets > 0)) await Bun.sleep(50);
@@ -179,7 +179,7 @@ async function shutdown(signal: string): Promise<void> {
     log.warn("shutdown deadline passed; closing remaining connections");
     await server.stop(true);
   } else await stopped;
-  await tasksStopped;
+  await jobsStopped;
   await pageReads.drain();
   await background.settled();
   await extractor.close();

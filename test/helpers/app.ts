@@ -12,7 +12,7 @@ import { StandingWatch } from "../../src/accounts/standing-watch.ts";
 import { createAccount } from "../../src/accounts/service.ts";
 import type { AccountsContext } from "../../src/accounts/context.ts";
 import { buildApp } from "../../src/app.ts";
-import { TaskQueue } from "../../src/tasks/queue.ts";
+import { JobQueue, jobQueueSettings } from "../../src/job-queue.ts";
 import { MemorySessionStore } from "../../src/mcp/memory-session-store.ts";
 import { MemoryNotices } from "../../src/mcp/session-notices.ts";
 import { McpSessions } from "../../src/mcp/sessions.ts";
@@ -78,8 +78,8 @@ export interface TestApp {
    * the instances of a fleet do. A test waits for a client's notification stream here before changing its tools.
    */
   mcpSessions: McpSessions;
-  /** The tasks' job queue: started by the first task created, or by a test that wants this app to take queued tasks. */
-  tasks: TaskQueue;
+  /** The job queue: started by the first job sent (a task created), or by a test that wants this app to work queued jobs. */
+  jobs: JobQueue;
   usage: UsageRecorder;
   load: InFlightGauge;
   pageReads: PageReads;
@@ -128,7 +128,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     : undefined;
   const mcpSessions = await testMcpSessions(database.handle, { config, redis: choice === "redis", clock, log });
   // Started when the first task is created (most tests create none, and never poll).
-  const tasks = new TaskQueue(database.handle.connection, { ...config.tasks, deadlineMs: config.search.deadlineMs }, log);
+  const jobs = new JobQueue(database.handle.connection, jobQueueSettings(config), log);
   const app = buildApp(
     {
       database: database.handle,
@@ -145,7 +145,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
       background,
       abuse,
       mcpSessions,
-      tasks,
+      jobs,
     },
     config,
   );
@@ -176,9 +176,9 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
       });
       return { accountId: created.account.id, keyId: created.key.id, apiKey: created.secret };
     },
-    tasks,
+    jobs,
     async stop() {
-      await tasks.stop(5_000);
+      await jobs.stop(5_000);
       await mcpSessions.close();
       await app.stop(true);
       await unfollow();

@@ -145,14 +145,20 @@ describe("an endpoint's task", () => {
     expect(ownTask).toMatchObject({ status: "succeeded", kind: "endpoint", endpoint: designed.stub });
     const direct = await restClient(app, owner.apiKey).json("POST", `/v1/user-defined-service/${designed.stub}`, inputs);
     expect(ownTask.result.response).toEqual(direct.response);
-    const [ownRecord] = await app.db.select().from(usageRecords).where(eq(usageRecords.eventId, taskEventId(ownTask.id)));
+    const [ownRecord] = await app.db
+      .select()
+      .from(usageRecords)
+      .where(eq(usageRecords.eventId, taskEventId(ownTask.id)));
     expect(ownRecord).toMatchObject({ route: "POST /v1/tasks (run)", status: 200, apiId: designed.id });
     expect(ownRecord!.tokens).toBeGreaterThan(0);
 
     const theirs = await settled((await jsonOf(create({ published: publicStub, inputs }, caller.apiKey))).id, caller.apiKey);
     expect(theirs).toMatchObject({ status: "succeeded", kind: "published", endpoint: publicStub });
     expect(theirs.result.response).toEqual(direct.response);
-    const [record] = await app.db.select().from(usageRecords).where(eq(usageRecords.eventId, taskEventId(theirs.id)));
+    const [record] = await app.db
+      .select()
+      .from(usageRecords)
+      .where(eq(usageRecords.eventId, taskEventId(theirs.id)));
     expect(record).toMatchObject({ accountId: caller.accountId, publisherAccountId: owner.accountId, status: 200 });
 
     // The endpoint's own checks, before anything is queued: its inputs, and whose endpoint it is.

@@ -1,0 +1,142 @@
+/**
+ * The service's job queue: one pg-boss instance per process (db/jobs.ts
+ * says where it keeps its jobs), shared by the features that queue work
+ * (tasks, webhook deliveries). A feature defines its queues and their
+ * workers once (define); they are made and served when the queue starts:
+ * at the server's start, so jobs queued before a restart are worked, or at
+ * the first job sent, so an app that sends none (most tests) never polls.
+ *
+ * pg-boss over graphile-worker and BullMQ: it runs on both of the service's
+ * stores (PGlite, through its own adapter, and Postgres), so the embedded
+ * default needs no Redis; and it brings what the features need without code
+ * of ours: a limit of running jobs per group across the fleet with tiers,
+ * heartbeats (a job whose instance stops beating is retried at the next
+ * supervision, not at its expiry), retries with backoff, dead letters.
+ */
+import { PgBoss, type Job, type Queue, type SendOptions, type WorkOptions } from "pg-boss";
+
+/** A queue's options, as pg-boss takes them when making it. */
+export type QueueOptions = Omit<Queue, "name">;
+import type { DatabaseConnection } from "../db/client.ts";
+import { jobStore } from "../db/jobs.ts";
+import type { Config } from "./config.ts";
+import type { Logger } from "./log.ts";
+
+/** The queue's settings from the configuration: supervised as often as tasks beat, a pool a little larger than the workers. */
+export function jobQueueSettings(config: Pick<Config, "tasks">): JobQueueSettings {
+  return {
+    superviseSeconds: Math.min(config.tasks.heartbeatSeconds, 30),
+    poolMax: Math.max(2, Math.min(config.tasks.workers + 2, 10)),
+  };
+}
+
+export interface JobQueueSettings {
+  /** How often queues are supervised (heartbeats checked, expired jobs failed), in seconds. */
+  superviseSeconds: number;
+  /** Connections of pg-boss's own pool on Postgres (the embedded database has one, shared). */
+  poolMax: number;
+}
+
+/** Works one job; `signal` aborts when the process stops before the job is done (its job is then tried again elsewhere). */
+export type JobHandler<T> = (data: T, signal: AbortSignal, job: Job<T>) => Promise<void>;
+
+interface Definition {
+  options: QueueOptions;
+  worker?: { options: WorkOptions; handler: JobHandler<object> };
+}
+
+export class JobQueue {
+  private readonly definitions = new Map<string, Definition>();
+  private starting: Promise<PgBoss> | undefined;
+  private readonly workers = new Map<string, string>();
+  private readonly running = new Set<AbortController>();
+  private stopped = false;
+
+  constructor(
+    private readonly connection: DatabaseConnection,
+    private readonly settings: JobQueueSettings,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * A queue, made (or its options brought up to date) when the queue starts, and its worker on this instance (none:
+   * this instance only sends to it). Defining again replaces the definition.
+   */
+  define<T extends object>(name: string, options: QueueOptions, worker?: { options: WorkOptions; handler: JobHandler<T> }): void {
+    this.definitions.set(name, { options, ...(worker ? { worker: worker as { options: WorkOptions; handler: JobHandler<object> } } : {}) });
+  }
+
+  /** Starts the queue, once: makes the defined queues and starts their workers. */
+  start(): Promise<PgBoss> {
+    this.starting ??= this.open().catch((error: unknown) => {
+      this.starting = undefined;
+      throw error;
+    });
+    return this.starting;
+  }
+
+  /** Sends a job (starting the queue if need be) and wakes this instance's worker of that queue. */
+  async send(name: string, data: object, options: SendOptions = {}): Promise<void> {
+    const boss = await this.start();
+    await boss.send(name, data, options);
+    const worker = this.workers.get(name);
+    if (worker) boss.notifyWorker(worker);
+  }
+
+  /**
+   * Stops taking jobs and gives the running ones `timeoutMs` to finish; those still running then are aborted (their
+   * handlers put their work back, or pg-boss retries their jobs once their heartbeats stop).
+   */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopped = true;
+    const boss = await this.starting?.catch(() => undefined);
+    if (!boss) return;
+    for (const name of this.workers.keys()) await boss.offWork(name).catch(() => {});
+    const until = performance.now() + timeoutMs;
+    while (this.running.size > 0 && performance.now() < until) await Bun.sleep(50);
+    for (const run of this.running) run.abort();
+    while (this.running.size > 0 && performance.now() < until + 5_000) await Bun.sleep(50);
+    await boss.stop({ graceful: true, timeout: 5_000 }).catch(() => {});
+  }
+
+  private async open(): Promise<PgBoss> {
+    const every = this.settings.superviseSeconds;
+    const boss = new PgBoss({
+      ...jobStore(this.connection, this.settings.poolMax),
+      migrate: true,
+      supervise: true,
+      schedule: false,
+      superviseIntervalSeconds: every,
+      monitorIntervalSeconds: every,
+    });
+    boss.on("error", (error) => this.log.warn("the job queue reported an error", { error }));
+    await boss.start();
+    // Queues that name no dead letters first: a queue's dead-letter queue must exist before it.
+    const ordered = [...this.definitions].sort(
+      ([, a], [, b]) => Number(a.options.deadLetter !== undefined) - Number(b.options.deadLetter !== undefined),
+    );
+    for (const [name, { options }] of ordered) {
+      await boss.createQueue(name, options);
+      // A queue made by an earlier start keeps its options: this start's settings apply.
+      await boss.updateQueue(name, options);
+    }
+    if (!this.stopped)
+      for (const [name, definition] of this.definitions) if (definition.worker) await this.work(boss, name, definition.worker);
+    return boss;
+  }
+
+  private async work(boss: PgBoss, name: string, worker: NonNullable<Definition["worker"]>): Promise<void> {
+    const id = await boss.work<object>(name, { batchSize: 1, ...worker.options }, async (jobs: Job<object>[]) => {
+      for (const job of jobs) {
+        const run = new AbortController();
+        this.running.add(run);
+        try {
+          await worker.handler(job.data, run.signal, job);
+        } finally {
+          this.running.delete(run);
+        }
+      }
+    });
+    this.workers.set(name, id);
+  }
+}
