@@ -34,6 +34,7 @@ export const FOLDERS = [
   "search",
   "tasks",
   "usage",
+  "webhooks",
 ] as const;
 export type Folder = (typeof FOLDERS)[number];
 
@@ -152,9 +153,16 @@ export const FLOORS: Floor[] = [
   {
     what: "Tasks: research run off the request path, over the research run and the endpoints' and marketplace's calls.",
     folders: ["tasks"],
-    mayImport: ["http", "accounts", "limits", "research", "usage", "endpoints", "marketplace"],
+    mayImport: ["http", "accounts", "limits", "research", "usage", "endpoints", "marketplace", "webhooks"],
     message:
-      "src/tasks/ may import research/, endpoints/, marketplace/, http/, accounts/, limits/, usage/, db/ and kernels: never a face (search/, openai/, dashboard/, mcp/) nor contents/, discovery/, ops/, abuse/.",
+      "src/tasks/ may import research/, endpoints/, marketplace/, webhooks/, http/, accounts/, limits/, usage/, db/ and kernels: never a face (search/, openai/, dashboard/, mcp/) nor contents/, discovery/, ops/, abuse/.",
+  },
+  {
+    what: "Webhooks: signed deliveries to the URLs owners give, through the egress guard.",
+    folders: ["webhooks"],
+    mayImport: ["http", "accounts", "contents"],
+    message:
+      "src/webhooks/ may import contents/ (the egress guard), accounts/, http/, db/ and kernels: it knows nothing of what it delivers.",
   },
   {
     what: "The features between the faces and research/.",
