@@ -582,6 +582,8 @@ export const webhookDeliveries = pgTable(
     lastError: text("last_error"),
     lastLatencyMs: integer("last_latency_ms"),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }),
+    /** No attempt after this: 24 hours after it was made, or after its owner asked for it again. */
+    retryUntil: timestamp("retry_until", { withTimezone: true, mode: "date" }).notNull(),
     createdAt: createdAt(),
     deliveredAt: timestamp("delivered_at", { withTimezone: true, mode: "date" }),
   },

@@ -50,6 +50,8 @@ import type { UsageRecorder } from "./usage/recorder.ts";
 import { TaskEvents } from "./tasks/events.ts";
 import { TaskQueue } from "./tasks/queue.ts";
 import type { JobQueue } from "./job-queue.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
+import { Webhooks } from "./webhooks/service.ts";
 import { taskRoutes } from "./tasks/routes.ts";
 import { runTask } from "./tasks/run.ts";
 import type { TaskRow } from "./tasks/queries.ts";
@@ -95,6 +97,7 @@ export type AppConfig = Pick<
   | "dashboard"
   | "clientAddress"
   | "tasks"
+  | "webhooks"
 >;
 
 /** Where shutdown stands (ops/drain.ts): not ready once it begins, refusing new calls once its grace is over. */
@@ -163,6 +166,14 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
           deps.log.warn("MCP sessions were not told their tools changed", { account_id: change.accountId, error }),
         ),
   );
+  const webhooks = new Webhooks({
+    db: deps.database.db,
+    clock: deps.clock,
+    log: deps.log,
+    jobs: deps.jobs,
+    fetcher: deps.fetcher,
+    settings: { ...config.webhooks, userAgent: config.fetch.userAgent, retentionDays: config.tasks.retentionDays },
+  });
   const tasks: TasksContext = {
     db: deps.database.db,
     clock: deps.clock,
@@ -173,13 +184,15 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     events: new TaskEvents(deps.database.db),
     queuedMax: config.tasks.queuedMax,
     retentionDays: config.tasks.retentionDays,
+    webhooks,
+    egress: config.fetch,
   };
   const taskRuns = { ...tasks, usage: deps.usage, requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds) };
   tasks.queue.serve(
     {
       run: (taskId, signal) => runTask(taskRuns, taskId, signal),
       dead: (taskId) => abandonTask(tasks, taskId),
-      sweep: () => sweepTasks(tasks),
+      sweep: async () => (await sweepTasks(tasks)) + (await webhooks.sweep()),
     },
     (message, error) => deps.log.warn(message, { error }),
   );
@@ -217,6 +230,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
     .use(taskRoutes(auth, tasks))
+    .use(webhookRoutes(auth, webhooks, () => deps.clock.now()))
     // A tool call is a call of the route behind it, made in this process with the caller's key.
     .use(
       mcpRoutes(

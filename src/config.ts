@@ -493,6 +493,30 @@ export const EnvSchema = Type.Object({
     default: 2,
     description: "How often an idle instance asks the queue for tasks (a task created on this instance wakes it at once).",
   }),
+  WEBHOOK_WORKERS: Type.Integer({
+    minimum: 0,
+    maximum: 1_000,
+    default: 4,
+    description: "Webhook deliveries this instance makes at once, from the queue every instance shares; 0 makes none.",
+  }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 10_000,
+    description: "How long a webhook's receiver has to answer one attempt.",
+  }),
+  WEBHOOK_RETRY_BASE_SECONDS: Type.Number({
+    minimum: 0.1,
+    maximum: 3_600,
+    default: 5,
+    description: "The wait before a refused webhook is tried the second time; each later wait is 5 times the one before, at most 3 hours.",
+  }),
+  WEBHOOK_RETRY_HOURS: Type.Number({
+    minimum: 0.001,
+    maximum: 168,
+    default: 24,
+    description: "How long a webhook message is tried before it is given up (its owner can deliver it again).",
+  }),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -551,6 +575,8 @@ export interface Config {
     readonly heartbeatSeconds: number;
     readonly pollSeconds: number;
   };
+  /** Webhook deliveries (src/webhooks/). */
+  readonly webhooks: { readonly workers: number; readonly timeoutMs: number; readonly retryBaseMs: number; readonly retryWindowMs: number };
   /** Limit-evasion detection across Free accounts (src/abuse/). */
   readonly abuse: {
     readonly action: "report" | "throttle" | "suspend";
@@ -809,6 +835,12 @@ export function loadConfig(
       retentionDays: env.TASK_RETENTION_DAYS,
       heartbeatSeconds: env.TASK_HEARTBEAT_SECONDS,
       pollSeconds: env.TASK_POLL_SECONDS,
+    },
+    webhooks: {
+      workers: env.WEBHOOK_WORKERS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: Math.round(env.WEBHOOK_RETRY_BASE_SECONDS * 1000),
+      retryWindowMs: Math.round(env.WEBHOOK_RETRY_HOURS * 3_600_000),
     },
     dashboard: {
       sessionDays: env.SESSION_DAYS,

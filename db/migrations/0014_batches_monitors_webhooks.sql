@@ -57,6 +57,7 @@ CREATE TABLE "webhook_deliveries" (
 	"last_error" text,
 	"last_latency_ms" integer,
 	"next_attempt_at" timestamp with time zone,
+	"retry_until" timestamp with time zone NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"delivered_at" timestamp with time zone,
 	CONSTRAINT "webhook_deliveries_status_check" CHECK ("webhook_deliveries"."status" in ('pending', 'delivered', 'failed'))

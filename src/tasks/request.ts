@@ -12,6 +12,7 @@ import type { EndpointsContext } from "../endpoints/service.ts";
 import { findCallable } from "../marketplace/listings.ts";
 import { isGiven } from "../research/request.ts";
 import { checkSearchBody, type RunDeps } from "../research/run/hold.ts";
+import { checkWebhookUrl, type WebhookUrlPolicy } from "../webhooks/url.ts";
 import { METADATA_MAX_BYTES, TaskCreateBody, type TaskCreate, type TaskKind } from "./model.ts";
 
 const SEARCH_FIELDS = ["prompt", "image", "source_whitelist", "source_blacklist", "output_format"] as const;
@@ -27,7 +28,7 @@ export interface TaskWork {
 }
 
 export async function checkTaskBody(
-  deps: { runs: RunDeps; endpoints: EndpointsContext },
+  deps: { runs: RunDeps; endpoints: EndpointsContext; egress: WebhookUrlPolicy },
   accountId: string,
   body: TaskCreate,
 ): Promise<TaskWork> {
@@ -44,16 +45,14 @@ export async function checkTaskBody(
       "value_error",
     );
   const metadata = checkMetadata(body.metadata);
-  // Webhooks are accepted once they are delivered: a task whose end nobody is told of must not look as though it will be.
-  if (isGiven(body.webhook))
-    throw invalid(["body", "webhook"], "webhooks are not delivered by this server yet: read the task, or stream its events, instead");
+  const webhookUrl = isGiven(body.webhook) ? checkWebhookUrl(body.webhook.url, deps.egress, ["body", "webhook", "url"]) : null;
   const kind = kinds[0]!;
   if (kind === "prompt") {
     if (body.inputs !== undefined) throw invalid(["body", "inputs"], "inputs go with endpoint or published, not with a prompt");
     const search: Record<string, unknown> = {};
     for (const name of SEARCH_FIELDS) if (raw[name] !== undefined) search[name] = raw[name];
     checkSearchBody(deps.runs, search as Parameters<typeof checkSearchBody>[1]);
-    return { kind: "search", target: null, request: JSON.stringify(search), metadata, webhookUrl: null };
+    return { kind: "search", target: null, request: JSON.stringify(search), metadata, webhookUrl };
   }
   for (const name of SEARCH_FIELDS)
     if (isGiven(raw[name])) throw invalid(["body", name], `${name} belongs to a search; an endpoint's task takes its inputs instead`);
@@ -67,7 +66,7 @@ export async function checkTaskBody(
       : (await findCallable(deps.endpoints, stub)).versions.at(-1)!.inputs;
   // The endpoint's own checks, as its route makes them: a missing or mistyped input is refused now.
   resolveCall(declared as EndpointInput[], inputs);
-  return { kind, target: stub, request: JSON.stringify(inputs), metadata, webhookUrl: null };
+  return { kind, target: stub, request: JSON.stringify(inputs), metadata, webhookUrl };
 }
 
 function checkMetadata(metadata: TaskCreate["metadata"]): string | null {

@@ -6,7 +6,8 @@ import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { TaskCreateBody, TaskIdParams, TaskListBody, TaskListQuery, TaskView } from "./model.ts";
-import { cancelTask, createTask, getTask, IDEMPOTENCY_KEY_MAX, listTasks, taskView, type TasksContext } from "./service.ts";
+import { cancelTask, createTask, getTask, IDEMPOTENCY_KEY_MAX, listTasks, type TasksContext } from "./service.ts";
+import { taskView } from "./view.ts";
 import { lastEventId, taskEventStream } from "./stream.ts";
 
 const tags = ["Tasks"];

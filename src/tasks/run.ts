@@ -31,6 +31,8 @@ import { answerSearch, checkSearchBody, runOf, type RunDeps } from "../research/
 import { faceOutcome, logOutcome } from "../research/run/outcome.ts";
 import type { ResearchEvent } from "../research/types.ts";
 import type { TaskEvents } from "./events.ts";
+import { notifyEnd } from "./notify.ts";
+import type { WebhookSink } from "../webhooks/emit.ts";
 import { claimTask, finishTask, requeueTask, statusOf, type TaskRow } from "./queries.ts";
 
 /** How often a running task looks whether it was canceled (on whichever instance the cancel came). */
@@ -52,6 +54,7 @@ export interface TaskRunDeps {
   endpoints: EndpointsContext;
   usage: UsageSink;
   events: TaskEvents;
+  webhooks: WebhookSink;
   /** Puts a task back in the queue to run after `seconds`. */
   requeue(task: TaskRow, seconds: number): Promise<void>;
 }
@@ -102,7 +105,10 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
     });
     const answer = await answerTask(deps, task, call, signal);
     const done = await finishTask(deps.db, task.id, { status: "succeeded", result: JSON.stringify(answer) }, new Date(deps.clock.now()));
-    if (done) await deps.events.append(task.id, { type: "status", status: "succeeded" });
+    if (done) {
+      await deps.events.append(task.id, { type: "status", status: "succeeded" });
+      await notifyEnd(deps, done);
+    }
   } catch (error) {
     if (canceled.signal.aborted) return; // the cancel wrote the task's end and its event
     if (stopping.aborted) {
@@ -126,7 +132,10 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
       { status: "failed", errorCode: failure.code, errorMessage: failure.message },
       new Date(deps.clock.now()),
     );
-    if (done) await deps.events.append(task.id, { type: "status", status: "failed", error: failure });
+    if (done) {
+      await deps.events.append(task.id, { type: "status", status: "failed", error: failure });
+      await notifyEnd(deps, done);
+    }
   } finally {
     clearInterval(watch);
   }

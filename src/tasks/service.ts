@@ -15,10 +15,13 @@ import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";
 import type { RunDeps } from "../research/run/hold.ts";
 import type { TaskEvents } from "./events.ts";
-import type { TaskCreate, TaskStatus, TaskViewBody } from "./model.ts";
+import type { TaskCreate, TaskStatus } from "./model.ts";
 import * as q from "./queries.ts";
 import type { TaskQueue } from "./queue.ts";
+import { notifyEnd } from "./notify.ts";
 import { checkTaskBody } from "./request.ts";
+import type { WebhookSink } from "../webhooks/emit.ts";
+import type { WebhookUrlPolicy } from "../webhooks/url.ts";
 
 export interface TasksContext {
   db: Database;
@@ -30,6 +33,10 @@ export interface TasksContext {
   events: TaskEvents;
   queuedMax: number;
   retentionDays: number;
+  /** Where a task's end is told, when it has a webhook. */
+  webhooks: WebhookSink;
+  /** What a webhook URL is judged by: the page reads' egress policy. */
+  egress: WebhookUrlPolicy;
 }
 
 /** The most characters of an Idempotency-Key. */
@@ -128,6 +135,7 @@ export async function cancelTask(ctx: TasksContext, accountId: string, id: strin
     throw new ServiceError("conflict", `the task has already ${now.status === "canceled" ? "been canceled" : now.status}`);
   }
   await ctx.events.append(task.id, { type: "status", status: "canceled" });
+  await notifyEnd(ctx, canceled);
   return canceled;
 }
 
@@ -162,23 +170,4 @@ export async function sweepTasks(ctx: Pick<TasksContext, "db" | "clock" | "reten
     total += deleted;
     if (deleted < 500) return total;
   }
-}
-
-/** A task as every read shows it. */
-export function taskView(task: q.TaskRow): TaskViewBody {
-  return {
-    id: task.id,
-    object: "task",
-    status: task.status,
-    kind: task.kind,
-    endpoint: task.target,
-    metadata: task.metadata === null ? null : (JSON.parse(task.metadata) as Record<string, unknown>),
-    webhook: task.webhookUrl === null ? null : { url: task.webhookUrl },
-    attempts: task.attempts,
-    created_at: task.createdAt.toISOString(),
-    started_at: task.startedAt?.toISOString() ?? null,
-    finished_at: task.finishedAt?.toISOString() ?? null,
-    result: task.status === "succeeded" && task.result !== null ? (JSON.parse(task.result) as TaskViewBody["result"]) : null,
-    error: task.status === "failed" && task.errorCode !== null ? { code: task.errorCode, message: task.errorMessage ?? "" } : null,
-  };
 }

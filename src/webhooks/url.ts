@@ -12,6 +12,9 @@ import { invalid, ServiceError } from "../errors.ts";
 
 export const WEBHOOK_URL_MAX = 2_048;
 
+/** The egress policy a webhook URL is judged by (FETCH_ALLOW_HOSTS and the allowed ports): page reads' own. */
+export type WebhookUrlPolicy = EgressPolicy;
+
 export function checkWebhookUrl(raw: string, policy: EgressPolicy, loc: (string | number)[]): string {
   if (raw.length > WEBHOOK_URL_MAX) throw invalid(loc, `URL must be at most ${WEBHOOK_URL_MAX} characters`, "string_too_long");
   const url = parseRequestedUrl(raw, loc);

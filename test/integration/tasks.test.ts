@@ -318,7 +318,7 @@ describe("what is refused", () => {
       [{ prompt: QUESTION, metadata: [1, 2] }, 422],
       [{ endpoint: "no-such-endpoint", inputs: {} }, 404],
       [{ published: "no-such-listing", inputs: {} }, 404],
-      [{ prompt: QUESTION, webhook: { url: "https://hooks.example.com/x" } }, 422],
+      [{ prompt: QUESTION, webhook: { url: "https://10.0.0.1/x" } }, 422],
     ];
     for (const [body, status] of cases) {
       const response = await create(body);

@@ -61,6 +61,14 @@ const PARAMS: Record<string, (op: Operation) => Promise<string>> = {
   version: async () => "v1",
   public_stub: async () => (await published()).public_stub,
   model: async () => "search",
+  // A canceled task's webhook message (never delivered: this app has no webhook workers).
+  delivery_id: async () => {
+    const { id } = await jsonOf(
+      setup("POST", "/v1/tasks", { prompt: "river bridge cost", webhook: { url: "https://hooks.example.com/matrix" } }),
+    );
+    await setup("POST", `/v1/tasks/${id}/cancel`);
+    return (await jsonOf(setup("GET", "/v1/webhooks/deliveries"))).data[0].id;
+  },
   // Canceled at once, so its event stream replays and ends.
   task_id: async () => {
     const { id } = await jsonOf(setup("POST", "/v1/tasks", { prompt: "river bridge cost" }));
@@ -124,7 +132,10 @@ beforeAll(async () => {
   world = startSearchWorld();
   database = await freshDatabase();
   // No task workers: a task's run is billed as its own call (tasks.test.ts), and would reach out while another operation is counted.
-  app = await startTestApp(database, { env: world.env({ SEARCH_HEDGING: "false", TASK_WORKERS: "0" }), resolver: world.resolver });
+  app = await startTestApp(database, {
+    env: world.env({ SEARCH_HEDGING: "false", TASK_WORKERS: "0", WEBHOOK_WORKERS: "0" }),
+    resolver: world.resolver,
+  });
   // A paying caller (a custom limit makes the Enterprise plan, invoiced for what its calls cost), whose limit the
   // matrix and its set-up calls stay far below.
   caller = await app.account({ name: "matrix", limit: 100_000 });

@@ -78,6 +78,8 @@ describe("request bodies", () => {
       "POST /auth/signout",
       "POST /v1/marketplace/{public_stub}/subscribe",
       "POST /v1/tasks/{task_id}/cancel",
+      "POST /v1/webhooks/secret/rotate",
+      "POST /v1/webhooks/deliveries/{delivery_id}/redeliver",
     ];
     const writes = operations.filter(([name]) => /^(POST|PUT|PATCH) /.test(name) && !bodiless.includes(name)).map(([name]) => name);
     expect(withBody.map(([name]) => name).sort()).toEqual(writes.sort());

@@ -42,6 +42,23 @@ const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: T
     missing: "endpoint:no-such-endpoint-000000",
     create: async (app, owner) => `endpoint:${(await designed(app, owner)).stub}`,
   },
+  // A delivery of a task's webhook: its message is made when the task ends, so one canceled at once has it.
+  delivery_id: {
+    missing: "msg_01m81vxjpee6ta28c6edpbkmfh",
+    create: async (app, owner) => {
+      const headers = { "X-API-Key": owner.apiKey, "content-type": "application/json" };
+      const task = (await (
+        await app.fetch("/v1/tasks", {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ prompt: "matrix", webhook: { url: "https://hooks.example.com/matrix" } }),
+        })
+      ).json()) as { id: string };
+      await app.fetch(`/v1/tasks/${task.id}/cancel`, { method: "POST", headers });
+      const list = (await (await app.fetch("/v1/webhooks/deliveries", { headers })).json()) as { data: { id: string }[] };
+      return list.data[0]!.id;
+    },
+  },
   task_id: {
     missing: "task_01m81vxjpee6ta28c6edpbkmfh",
     create: async (app, owner) => {
@@ -77,7 +94,7 @@ let operations: Operation[];
 beforeAll(async () => {
   database = await freshDatabase();
   // Tasks are made to be pointed at, not run.
-  app = await startTestApp(database, { env: { TASK_WORKERS: "0" } });
+  app = await startTestApp(database, { env: { TASK_WORKERS: "0", WEBHOOK_WORKERS: "0" } });
   caller = await app.account({ name: "caller", limit: 100_000 });
   other = await app.account({ name: "other", limit: 100_000 });
   const revoked = await app.account({ name: "revoked" });

@@ -30,6 +30,8 @@ export interface EgressSettings extends EgressPolicy {
 export interface FetchOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /** A POST's body (webhooks/deliver.ts): sent instead of a GET. */
+  body?: string;
   maxBytes?: number;
   timeoutMs?: number;
   /** Media types worth reading; others fail as unsupported_content_type before the body is read. */
@@ -75,6 +77,34 @@ export class SafeFetch {
       if (error instanceof ServiceError) throw error;
       this.deps.log.debug("fetch failed", { host: url.hostname, error });
       throw new ServiceError("fetch_failed", "the page could not be fetched");
+    }
+  }
+
+  /**
+   * One POST to a URL an owner gave (a webhook): the same checks and pinned address as a page read, no redirect
+   * followed (a 3xx is the receiver's answer), the answer's body never read. Resolves to the receiver's status.
+   */
+  async post(
+    url: URL,
+    body: string,
+    options: { headers: Record<string, string>; timeoutMs: number; signal?: AbortSignal },
+  ): Promise<number> {
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    try {
+      const { response, release } = await this.once(url, { headers: options.headers, body }, signal);
+      try {
+        await response.body?.cancel().catch(() => {});
+        return response.status;
+      } finally {
+        release();
+      }
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (deadline.aborted) throw new ServiceError("fetch_timeout", "the receiver did not answer in time");
+      if (error instanceof ServiceError) throw error;
+      this.deps.log.debug("post failed", { host: url.hostname, error });
+      throw new ServiceError("fetch_failed", "the receiver could not be reached");
     }
   }
 
@@ -173,7 +203,8 @@ export class SafeFetch {
       const target = new URL(url);
       target.hostname = address.includes(":") ? `[${address}]` : address;
       const response = await fetch(target, {
-        method: "GET",
+        method: options.body === undefined ? "GET" : "POST",
+        ...(options.body === undefined ? {} : { body: options.body }),
         redirect: "manual",
         signal: AbortSignal.any([signal, firstByte.signal]),
         headers: {
