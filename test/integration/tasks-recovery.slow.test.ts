@@ -112,3 +112,24 @@ test("a task whose instance is killed mid-run is run again by the next instance,
   expect(billed).toHaveLength(1);
   expect(billed[0]).toMatchObject({ request_id: task.id, tokens: done.result.info.token_usage });
 }, 240_000);
+
+test("a healthy task that runs longer than its heartbeat is never taken for dead: one attempt", async () => {
+  // The server the test above started second, on the same database and account.
+  const server = servers.at(-1)!;
+  const key = (await waitForOutput(servers[0]!, KEY_LINE, 30_000))[1]!;
+  world.slowOver("harbour", 25_000);
+  const created = await fetch(`${server.url}/v1/tasks`, {
+    method: "POST",
+    headers: { "X-API-Key": key, "content-type": "application/json" },
+    body: JSON.stringify({ prompt: "What happened at the harbour bridge?" }),
+  });
+  const task = (await created.json()) as { id: string };
+  const events = await follow(
+    server,
+    key,
+    task.id,
+    (event) => event.type === "status" && ["succeeded", "failed", "canceled"].includes(event.status),
+  );
+  expect(events.at(-1)).toEqual({ type: "status", status: "succeeded" });
+  expect(events.filter((event) => event.type === "status" && event.status === "running").map((event) => event.attempt)).toEqual([1]);
+}, 120_000);
