@@ -4,6 +4,7 @@ import { ErrorBody } from "../accounts/model.ts";
 import { invalid } from "../errors.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
+import { listBody } from "../paging.ts";
 import { requestMeta } from "../http/request-context.ts";
 import { TaskCreateBody, TaskIdParams, TaskListBody, TaskListQuery, TaskView } from "./model.ts";
 import { cancelTask, createTask, getTask, IDEMPOTENCY_KEY_MAX, listTasks, type TasksContext } from "./service.ts";
@@ -42,23 +43,11 @@ export function taskRoutes(auth: AuthDeps, ctx: TasksContext) {
         }),
       },
     )
-    .get(
-      "/tasks",
-      async ({ caller, query }) => {
-        const page = await listTasks(ctx, caller.accountId, query);
-        return {
-          object: "list" as const,
-          data: page.tasks.map(taskView),
-          has_more: page.nextCursor !== null,
-          next_cursor: page.nextCursor,
-        };
-      },
-      {
-        query: TaskListQuery,
-        response: { 200: TaskListBody },
-        detail: secured({ tags, summary: "The account's tasks, newest first, by status, a page at a time" }),
-      },
-    )
+    .get("/tasks", async ({ caller, query }) => listBody(await listTasks(ctx, caller.accountId, query), taskView), {
+      query: TaskListQuery,
+      response: { 200: TaskListBody },
+      detail: secured({ tags, summary: "The account's tasks, newest first, by status, a page at a time" }),
+    })
     .get("/tasks/:task_id", async ({ caller, params }) => taskView(await getTask(ctx, caller.accountId, params.task_id)), {
       params: TaskIdParams,
       response: { 200: TaskView, 404: ErrorBody },

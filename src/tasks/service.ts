@@ -11,6 +11,7 @@ import type { Clock } from "../clock.ts";
 import type { EndpointsContext } from "../endpoints/service.ts";
 import { notFound, ServiceError } from "../errors.ts";
 import { looksLikeId, newId } from "../ids.ts";
+import { DEFAULT_PAGE, pageCursor, pageOf } from "../paging.ts";
 import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";
 import type { RunDeps } from "../research/run/hold.ts";
@@ -114,13 +115,10 @@ export async function listTasks(
   ctx: Pick<TasksContext, "db">,
   accountId: string,
   query: { status?: TaskStatus; limit?: number; cursor?: string },
-): Promise<{ tasks: q.TaskRow[]; nextCursor: string | null }> {
-  const limit = query.limit ?? 20;
-  if (query.cursor !== undefined && !looksLikeId("task", query.cursor))
-    throw new ServiceError("bad_request", "cursor is not one this API gave: pass the next_cursor of the page before");
-  const rows = await q.listTasks(ctx.db, accountId, { status: query.status, before: query.cursor, limit });
-  const page = rows.slice(0, limit);
-  return { tasks: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
+): Promise<{ items: q.TaskRow[]; nextCursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_PAGE;
+  const rows = await q.listTasks(ctx.db, accountId, { status: query.status, before: pageCursor("task", query.cursor), limit });
+  return pageOf(rows, limit);
 }
 
 /**

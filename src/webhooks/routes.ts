@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { ErrorBody } from "../accounts/model.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
+import { listBody } from "../paging.ts";
 import {
   DeliveryDetail,
   deliveryDetail,
@@ -34,23 +35,11 @@ export function webhookRoutes(auth: AuthDeps, webhooks: Webhooks, now: () => num
         summary: "A new signing secret; the previous one also signs for 24 hours, so receivers can switch without a gap",
       }),
     })
-    .get(
-      "/deliveries",
-      async ({ caller, query }) => {
-        const page = await webhooks.list(caller.accountId, query);
-        return {
-          object: "list" as const,
-          data: page.deliveries.map(deliveryView),
-          has_more: page.nextCursor !== null,
-          next_cursor: page.nextCursor,
-        };
-      },
-      {
-        query: DeliveryListQuery,
-        response: { 200: DeliveryList },
-        detail: secured({ tags, summary: "The account's webhook deliveries, newest first: status, attempts, latency" }),
-      },
-    )
+    .get("/deliveries", async ({ caller, query }) => listBody(await webhooks.list(caller.accountId, query), deliveryView), {
+      query: DeliveryListQuery,
+      response: { 200: DeliveryList },
+      detail: secured({ tags, summary: "The account's webhook deliveries, newest first: status, attempts, latency" }),
+    })
     .get(
       "/deliveries/:delivery_id",
       async ({ caller, params }) => {

@@ -11,6 +11,7 @@ import { notFound, ServiceError } from "../errors.ts";
 import { looksLikeId, newId } from "../ids.ts";
 import type { JobQueue } from "../job-queue.ts";
 import type { Logger } from "../log.ts";
+import { DEFAULT_PAGE, pageCursor, pageOf } from "../paging.ts";
 import { attemptDelivery } from "./deliver.ts";
 import type { WebhookMessage, WebhookSink } from "./emit.ts";
 import * as q from "./queries.ts";
@@ -107,13 +108,10 @@ export class Webhooks implements WebhookSink {
   async list(
     accountId: string,
     query: { status?: q.DeliveryStatus; limit?: number; cursor?: string },
-  ): Promise<{ deliveries: q.DeliveryRow[]; nextCursor: string | null }> {
-    const limit = query.limit ?? 20;
-    if (query.cursor !== undefined && !looksLikeId("msg", query.cursor))
-      throw new ServiceError("bad_request", "cursor is not one this API gave: pass the next_cursor of the page before");
-    const rows = await q.listDeliveries(this.ctx.db, accountId, { status: query.status, before: query.cursor, limit });
-    const page = rows.slice(0, limit);
-    return { deliveries: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
+  ): Promise<{ items: q.DeliveryRow[]; nextCursor: string | null }> {
+    const limit = query.limit ?? DEFAULT_PAGE;
+    const rows = await q.listDeliveries(this.ctx.db, accountId, { status: query.status, before: pageCursor("msg", query.cursor), limit });
+    return pageOf(rows, limit);
   }
 
   async get(accountId: string, id: string): Promise<{ delivery: q.DeliveryRow; attempts: q.AttemptRow[] }> {
