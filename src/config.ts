@@ -493,6 +493,20 @@ export const EnvSchema = Type.Object({
     default: 2,
     description: "How often an idle instance asks the queue for tasks (a task created on this instance wakes it at once).",
   }),
+  MONITOR_MIN_EVERY_MINUTES: Type.Number({
+    minimum: 0.01,
+    maximum: 1_440,
+    default: 5,
+    description:
+      "The shortest schedule a monitor (POST /v1/monitors) may have, in minutes: `every_minutes` below it, or a cron that fires more often, is refused. An operator's setting (a fraction of a minute suits a test).",
+  }),
+  MONITOR_TICK_SECONDS: Type.Number({
+    minimum: 0.1,
+    maximum: 3_600,
+    default: 30,
+    description:
+      "How often an instance that runs tasks (TASK_WORKERS above 0) looks for monitors whose run is due; a run starts up to this late.",
+  }),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -551,6 +565,8 @@ export interface Config {
     readonly heartbeatSeconds: number;
     readonly pollSeconds: number;
   };
+  /** Monitors: task bodies run on a schedule (src/tasks/monitors.ts). */
+  readonly monitors: { readonly minEveryMinutes: number; readonly tickSeconds: number };
   /** Limit-evasion detection across Free accounts (src/abuse/). */
   readonly abuse: {
     readonly action: "report" | "throttle" | "suspend";
@@ -810,6 +826,7 @@ export function loadConfig(
       heartbeatSeconds: env.TASK_HEARTBEAT_SECONDS,
       pollSeconds: env.TASK_POLL_SECONDS,
     },
+    monitors: { minEveryMinutes: env.MONITOR_MIN_EVERY_MINUTES, tickSeconds: env.MONITOR_TICK_SECONDS },
     dashboard: {
       sessionDays: env.SESSION_DAYS,
       credit: env.DASHBOARD_CREDIT,
