@@ -51,6 +51,9 @@ import { TaskEvents } from "./tasks/events.ts";
 import { TaskQueue } from "./tasks/queue.ts";
 import type { JobQueue } from "./job-queue.ts";
 import { taskRoutes } from "./tasks/routes.ts";
+import { MonitorScheduler } from "./tasks/monitor-scheduler.ts";
+import { monitorRoutes } from "./tasks/monitor-routes.ts";
+import { monitorRunSucceeded, type MonitorsContext, runDueMonitors } from "./tasks/monitors.ts";
 import { runTask } from "./tasks/run.ts";
 import type { TaskRow } from "./tasks/queries.ts";
 import { abandonTask, queueAgain, sweepTasks, type TasksContext } from "./tasks/service.ts";
@@ -95,6 +98,7 @@ export type AppConfig = Pick<
   | "dashboard"
   | "clientAddress"
   | "tasks"
+  | "monitors"
 >;
 
 /** Where shutdown stands (ops/drain.ts): not ready once it begins, refusing new calls once its grace is over. */
@@ -174,7 +178,27 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     queuedMax: config.tasks.queuedMax,
     retentionDays: config.tasks.retentionDays,
   };
-  const taskRuns = { ...tasks, usage: deps.usage, requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds) };
+  const monitors: MonitorsContext = {
+    tasks,
+    egress: config.fetch,
+    minEveryMinutes: config.monitors.minEveryMinutes,
+    start: () => deps.jobs.start(),
+  };
+  const taskRuns = {
+    ...tasks,
+    usage: deps.usage,
+    requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds),
+    succeeded: (task: TaskRow) => monitorRunSucceeded(monitors, task),
+  };
+  // Monitors' runs are started where tasks are run: an instance with no task workers starts none.
+  if (config.tasks.workers > 0)
+    deps.jobs.alongside(
+      new MonitorScheduler(
+        config.monitors.tickSeconds * 1000,
+        () => runDueMonitors(monitors),
+        (message, error) => deps.log.warn(message, { error }),
+      ),
+    );
   tasks.queue.serve(
     {
       run: (taskId, signal) => runTask(taskRuns, taskId, signal),
@@ -217,6 +241,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
     .use(taskRoutes(auth, tasks))
+    .use(monitorRoutes(auth, monitors))
     // A tool call is a call of the route behind it, made in this process with the caller's key.
     .use(
       mcpRoutes(

@@ -23,7 +23,8 @@ export function checkSchedule(raw: unknown, minEveryMinutes: number, loc: (strin
   const schedule = raw as Record<string, unknown>;
   if ("every_minutes" in schedule) {
     const every = schedule.every_minutes;
-    if (typeof every !== "number" || !Number.isFinite(every)) throw invalid([...loc, "every_minutes"], "every_minutes must be a number", "float_type");
+    if (typeof every !== "number" || !Number.isFinite(every))
+      throw invalid([...loc, "every_minutes"], "every_minutes must be a number", "float_type");
     if (every < minEveryMinutes)
       throw invalid([...loc, "every_minutes"], `every_minutes must be at least ${minEveryMinutes}`, "greater_than_equal");
     if (every > 525_600) throw invalid([...loc, "every_minutes"], "every_minutes must be at most 525600 (a year)", "less_than_equal");

@@ -39,11 +39,11 @@ export async function checkTaskBody(
   return { ...(await checkTaskWork(deps, accountId, body)), metadata, webhookUrl: null };
 }
 
-/** Refuses the fields of `body` that are not in `known`, each by name (422). */
-export function refuseUnknown(body: Record<string, unknown>, known: ReadonlySet<string>): void {
+/** Refuses the fields of `body` (at `loc`) that are not in `known`, each by name (422). */
+export function refuseUnknown(body: Record<string, unknown>, known: ReadonlySet<string>, loc: string[] = ["body"]): void {
   const issues: ValidationIssue[] = Object.keys(body)
     .filter((name) => !known.has(name))
-    .map((name) => ({ loc: ["body", name], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
+    .map((name) => ({ loc: [...loc, name], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
   if (issues.length > 0) throw new InvalidInput(issues);
 }
 
