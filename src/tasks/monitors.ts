@@ -8,7 +8,6 @@
  * monitor's webhook hears `monitor.changed` when the answer changed in
  * substance.
  */
-import type { EgressPolicy } from "../contents/egress/policy.ts";
 import { getAccount } from "../accounts/queries.ts";
 import type { Caller } from "../caller.ts";
 import { notFound, ServiceError } from "../errors.ts";
@@ -27,7 +26,7 @@ import { queueTask, taskView, type TasksContext } from "./service.ts";
 export interface MonitorsContext {
   tasks: TasksContext;
   /** What a webhook URL may name: the egress policy page reads follow (FETCH_ALLOW_HOSTS, FETCH_PORTS). */
-  egress: EgressPolicy;
+  egress: Parameters<typeof checkWebhookUrl>[1];
   minEveryMinutes: number;
   /** Where `monitor.changed` goes; absent, changes are only written to the runs' events. */
   webhooks?: WebhookSink;
