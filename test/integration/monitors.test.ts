@@ -22,19 +22,19 @@ const QUESTION = "What did the council decide about the river bridge?";
 /** 3 seconds: the shortest this app allows (MONITOR_MIN_EVERY_MINUTES below). */
 const EVERY = 0.05;
 
+/** Pages are fetched afresh by every run (CONTENTS_MAX_AGE_SECONDS=0): a changed page is seen by the next run. */
+const fleetEnv = () =>
+  world.env({
+    TASK_POLL_SECONDS: "0.5",
+    MONITOR_MIN_EVERY_MINUTES: String(EVERY),
+    MONITOR_TICK_SECONDS: "0.5",
+    CONTENTS_MAX_AGE_SECONDS: "0",
+  });
+
 beforeAll(async () => {
   world = startSearchWorld();
   database = await freshDatabase();
-  app = await startTestApp(database, {
-    // Pages are fetched afresh by every run (CONTENTS_MAX_AGE_SECONDS=0): a changed page is seen by the next run.
-    env: world.env({
-      TASK_POLL_SECONDS: "0.5",
-      MONITOR_MIN_EVERY_MINUTES: String(EVERY),
-      MONITOR_TICK_SECONDS: "0.5",
-      CONTENTS_MAX_AGE_SECONDS: "0",
-    }),
-    resolver: world.resolver,
-  });
+  app = await startTestApp(database, { env: fleetEnv(), resolver: world.resolver });
   apiKey = (await app.account({ limit: 100_000 })).apiKey;
 });
 afterAll(async () => {
@@ -143,6 +143,25 @@ describe("a monitor on a short schedule over the loopback web", () => {
     } finally {
       world.site.put("/bridge.html", article("Council approves the river bridge", BRIDGE, { site: "news.test" }));
       await call("DELETE", `/v1/monitors/${monitor.id}`);
+    }
+  });
+});
+
+describe("across a fleet", () => {
+  test("two instances looking for due monitors on one database start each run once, on schedule", async () => {
+    const second = await startTestApp(database, { env: fleetEnv(), resolver: world.resolver });
+    try {
+      // Its scheduler runs once its job queue has started, as a server's does at its start.
+      await second.jobs.start();
+      const monitor = await jsonOf(call("POST", "/v1/monitors", { prompt: QUESTION, schedule: { every_minutes: EVERY }, webhook: hook() }));
+      const runs = compared(await runsUntil(monitor.id, (all) => compared(all).length >= 4)).slice(0, 4);
+      const starts = runs.map((run) => Date.parse(run.created_at));
+      // A run claimed twice would start twice within a tick; each is about EVERY after the one before.
+      for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(EVERY * 60_000 - 1_000);
+      expect(runs.slice(1).every((run) => run.monitor.changed === false)).toBe(true);
+      await call("DELETE", `/v1/monitors/${monitor.id}`);
+    } finally {
+      await second.stop();
     }
   });
 });
