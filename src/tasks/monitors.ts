@@ -189,7 +189,10 @@ export async function runDueMonitors(ctx: MonitorsContext): Promise<number> {
  * A monitor's run succeeded: its answer is compared with the last one, the comparison written to its events, and
  * it becomes the answer the next run is compared with. A change in substance is sent to the monitor's webhook.
  */
-export async function monitorRunSucceeded(ctx: Pick<MonitorsContext, "tasks" | "webhooks">, task: TaskRow): Promise<void> {
+export async function monitorRunSucceeded(
+  ctx: { tasks: Pick<TasksContext, "db" | "events">; webhooks?: WebhookSink },
+  task: TaskRow,
+): Promise<void> {
   if (task.monitorId === null || task.result === null) return;
   const monitor = await mq.monitorById(ctx.tasks.db, task.monitorId);
   if (!monitor || monitor.accountId !== task.accountId) return;
