@@ -166,6 +166,18 @@ describe("across a fleet", () => {
   });
 });
 
+describe("a cron schedule", () => {
+  test("runs come at the cron's times (here every 6 seconds, the schedule's seconds field)", async () => {
+    const monitor = await jsonOf(call("POST", "/v1/monitors", { prompt: QUESTION, schedule: { cron: "*/6 * * * * *" }, webhook: hook() }));
+    expect(Date.parse(monitor.next_run_at) % 6_000).toBe(0);
+    const runs = compared(await runsUntil(monitor.id, (all) => compared(all).length >= 2)).slice(0, 2);
+    await call("DELETE", `/v1/monitors/${monitor.id}`);
+    // Each run starts within a look (MONITOR_TICK_SECONDS) and a little after a multiple of 6 s.
+    for (const run of runs) expect(Date.parse(run.created_at) % 6_000).toBeLessThan(1_500);
+    expect(runs[1].monitor).toEqual({ compared: true, changed: false, changes: null });
+  });
+});
+
 describe("reading, changing and deleting", () => {
   test("listed newest first a page at a time; changed by PATCH; deleted (200), then a 404, its runs still tasks", async () => {
     const body = { prompt: QUESTION, schedule: { cron: "0 9 * * 1" }, webhook: hook(), status: "paused" };
