@@ -53,6 +53,9 @@ import type { JobQueue } from "./job-queue.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { Webhooks } from "./webhooks/service.ts";
 import { taskRoutes } from "./tasks/routes.ts";
+import { MonitorScheduler } from "./tasks/monitor-scheduler.ts";
+import { monitorRoutes } from "./tasks/monitor-routes.ts";
+import { monitorRunSucceeded, type MonitorsContext, runDueMonitors } from "./tasks/monitors.ts";
 import { runTask } from "./tasks/run.ts";
 import type { TaskRow } from "./tasks/queries.ts";
 import { abandonTask, queueAgain, sweepTasks, type TasksContext } from "./tasks/service.ts";
@@ -98,6 +101,7 @@ export type AppConfig = Pick<
   | "clientAddress"
   | "tasks"
   | "webhooks"
+  | "monitors"
 >;
 
 /** Where shutdown stands (ops/drain.ts): not ready once it begins, refusing new calls once its grace is over. */
@@ -187,7 +191,28 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     webhooks,
     egress: config.fetch,
   };
-  const taskRuns = { ...tasks, usage: deps.usage, requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds) };
+  const monitors: MonitorsContext = {
+    tasks,
+    egress: config.fetch,
+    minEveryMinutes: config.monitors.minEveryMinutes,
+    start: () => deps.jobs.start(),
+    webhooks,
+  };
+  const taskRuns = {
+    ...tasks,
+    usage: deps.usage,
+    requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds),
+    succeeded: (task: TaskRow) => monitorRunSucceeded(monitors, task),
+  };
+  // Monitors' runs are started where tasks are run: an instance with no task workers starts none.
+  if (config.tasks.workers > 0)
+    deps.jobs.alongside(
+      new MonitorScheduler(
+        config.monitors.tickSeconds * 1000,
+        () => runDueMonitors(monitors),
+        (message, error) => deps.log.warn(message, { error }),
+      ),
+    );
   tasks.queue.serve(
     {
       run: (taskId, signal) => runTask(taskRuns, taskId, signal),
@@ -231,6 +256,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
     .use(taskRoutes(auth, tasks))
     .use(webhookRoutes(auth, webhooks, () => deps.clock.now()))
+    .use(monitorRoutes(auth, monitors))
     // A tool call is a call of the route behind it, made in this process with the caller's key.
     .use(
       mcpRoutes(

@@ -517,6 +517,20 @@ export const EnvSchema = Type.Object({
     default: 24,
     description: "How long a webhook message is tried before it is given up (its owner can deliver it again).",
   }),
+  MONITOR_MIN_EVERY_MINUTES: Type.Number({
+    minimum: 0.01,
+    maximum: 1_440,
+    default: 5,
+    description:
+      "The shortest schedule a monitor (POST /v1/monitors) may have, in minutes: `every_minutes` below it, or a cron that fires more often, is refused. An operator's setting (a fraction of a minute suits a test).",
+  }),
+  MONITOR_TICK_SECONDS: Type.Number({
+    minimum: 0.1,
+    maximum: 3_600,
+    default: 30,
+    description:
+      "How often an instance that runs tasks (TASK_WORKERS above 0) looks for monitors whose run is due; a run starts up to this late.",
+  }),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
 });
 
@@ -577,6 +591,8 @@ export interface Config {
   };
   /** Webhook deliveries (src/webhooks/). */
   readonly webhooks: { readonly workers: number; readonly timeoutMs: number; readonly retryBaseMs: number; readonly retryWindowMs: number };
+  /** Monitors: task bodies run on a schedule (src/tasks/monitors.ts). */
+  readonly monitors: { readonly minEveryMinutes: number; readonly tickSeconds: number };
   /** Limit-evasion detection across Free accounts (src/abuse/). */
   readonly abuse: {
     readonly action: "report" | "throttle" | "suspend";
@@ -842,6 +858,7 @@ export function loadConfig(
       retryBaseMs: Math.round(env.WEBHOOK_RETRY_BASE_SECONDS * 1000),
       retryWindowMs: Math.round(env.WEBHOOK_RETRY_HOURS * 3_600_000),
     },
+    monitors: { minEveryMinutes: env.MONITOR_MIN_EVERY_MINUTES, tickSeconds: env.MONITOR_TICK_SECONDS },
     dashboard: {
       sessionDays: env.SESSION_DAYS,
       credit: env.DASHBOARD_CREDIT,

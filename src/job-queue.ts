@@ -40,6 +40,12 @@ export interface JobQueueSettings {
 /** Works one job; `signal` aborts when the process stops before the job is done (its job is then tried again elsewhere). */
 export type JobHandler<T> = (data: T, signal: AbortSignal, job: Job<T>) => Promise<void>;
 
+/** Something that runs while the queue does (JobQueue.alongside). */
+export interface QueueService {
+  start(): void;
+  stop(): Promise<void>;
+}
+
 interface Definition {
   options: QueueOptions;
   worker?: { options: WorkOptions; handler: JobHandler<object> };
@@ -50,6 +56,7 @@ export class JobQueue {
   private starting: Promise<PgBoss> | undefined;
   private readonly workers = new Map<string, string>();
   private readonly running = new Set<AbortController>();
+  private readonly services: QueueService[] = [];
   private stopped = false;
 
   constructor(
@@ -64,6 +71,14 @@ export class JobQueue {
    */
   define<T extends object>(name: string, options: QueueOptions, worker?: { options: WorkOptions; handler: JobHandler<T> }): void {
     this.definitions.set(name, { options, ...(worker ? { worker: worker as { options: WorkOptions; handler: JobHandler<object> } } : {}) });
+  }
+
+  /**
+   * A service of this instance that runs while the queue does (a scheduler that queues work on it): started once the
+   * queue has started and its workers with it, stopped first when it stops.
+   */
+  alongside(service: QueueService): void {
+    this.services.push(service);
   }
 
   /** Starts the queue, once: makes the defined queues and starts their workers. */
@@ -89,6 +104,7 @@ export class JobQueue {
    */
   async stop(timeoutMs: number): Promise<void> {
     this.stopped = true;
+    for (const service of this.services) await service.stop().catch(() => {});
     const boss = await this.starting?.catch(() => undefined);
     if (!boss) return;
     for (const name of this.workers.keys()) await boss.offWork(name).catch(() => {});
@@ -122,6 +138,7 @@ export class JobQueue {
     }
     if (!this.stopped)
       for (const [name, definition] of this.definitions) if (definition.worker) await this.work(boss, name, definition.worker);
+    if (!this.stopped) for (const service of this.services) service.start();
     return boss;
   }
 

@@ -16,7 +16,9 @@ export const POLL_MS = 500;
 export type TaskEvent =
   | { type: "status"; status: TaskStatus; attempt?: number; error?: { code: string; message: string } }
   | { type: "context"; content: unknown }
-  | { type: "response"; content: unknown };
+  | { type: "response"; content: unknown }
+  /** A monitor's run compared with the answer before it (tasks/monitors.ts), written before its final status. */
+  | { type: "monitor"; compared: boolean; changed: boolean; changes: unknown };
 
 export class TaskEvents {
   private readonly waiters = new Map<string, Set<() => void>>();

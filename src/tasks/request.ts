@@ -32,11 +32,30 @@ export async function checkTaskBody(
   accountId: string,
   body: TaskCreate,
 ): Promise<TaskWork> {
-  const raw = body as Record<string, unknown>;
-  const issues: ValidationIssue[] = Object.keys(raw)
-    .filter((name) => !KNOWN.has(name))
-    .map((name) => ({ loc: ["body", name], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
+  refuseUnknown(body as Record<string, unknown>, KNOWN);
+  const metadata = checkMetadata(body.metadata);
+  const webhookUrl = isGiven(body.webhook) ? checkWebhookUrl(body.webhook.url, deps.egress, ["body", "webhook", "url"]) : null;
+  return { ...(await checkTaskWork(deps, accountId, body)), metadata, webhookUrl };
+}
+
+/** Refuses the fields of `body` (at `loc`) that are not in `known`, each by name (422). */
+export function refuseUnknown(body: Record<string, unknown>, known: ReadonlySet<string>, loc: string[] = ["body"]): void {
+  const issues: ValidationIssue[] = Object.keys(body)
+    .filter((name) => !known.has(name))
+    .map((name) => ({ loc: [...loc, name], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
   if (issues.length > 0) throw new InvalidInput(issues);
+}
+
+/**
+ * What a body runs, checked as its synchronous call would check it: exactly one of prompt, endpoint or published,
+ * and only the fields of that kind. A task's and a monitor's body share it; their other fields are theirs to check.
+ */
+export async function checkTaskWork(
+  deps: { runs: RunDeps; endpoints: EndpointsContext },
+  accountId: string,
+  body: Omit<TaskCreate, "metadata" | "webhook">,
+): Promise<Pick<TaskWork, "kind" | "target" | "request">> {
+  const raw = body as Record<string, unknown>;
   const kinds = (["prompt", "endpoint", "published"] as const).filter((name) => raw[name] !== undefined && raw[name] !== null);
   if (kinds.length !== 1)
     throw invalid(
@@ -44,15 +63,13 @@ export async function checkTaskBody(
       "give exactly one of prompt (a search), endpoint (your endpoint's stub) or published (a public stub)",
       "value_error",
     );
-  const metadata = checkMetadata(body.metadata);
-  const webhookUrl = isGiven(body.webhook) ? checkWebhookUrl(body.webhook.url, deps.egress, ["body", "webhook", "url"]) : null;
   const kind = kinds[0]!;
   if (kind === "prompt") {
     if (body.inputs !== undefined) throw invalid(["body", "inputs"], "inputs go with endpoint or published, not with a prompt");
     const search: Record<string, unknown> = {};
     for (const name of SEARCH_FIELDS) if (raw[name] !== undefined) search[name] = raw[name];
     checkSearchBody(deps.runs, search as Parameters<typeof checkSearchBody>[1]);
-    return { kind: "search", target: null, request: JSON.stringify(search), metadata, webhookUrl };
+    return { kind: "search", target: null, request: JSON.stringify(search) };
   }
   for (const name of SEARCH_FIELDS)
     if (isGiven(raw[name])) throw invalid(["body", name], `${name} belongs to a search; an endpoint's task takes its inputs instead`);
@@ -66,10 +83,10 @@ export async function checkTaskBody(
       : (await findCallable(deps.endpoints, stub)).versions.at(-1)!.inputs;
   // The endpoint's own checks, as its route makes them: a missing or mistyped input is refused now.
   resolveCall(declared as EndpointInput[], inputs);
-  return { kind, target: stub, request: JSON.stringify(inputs), metadata, webhookUrl };
+  return { kind, target: stub, request: JSON.stringify(inputs) };
 }
 
-function checkMetadata(metadata: TaskCreate["metadata"]): string | null {
+export function checkMetadata(metadata: unknown): string | null {
   if (metadata === undefined || metadata === null) return null;
   if (typeof metadata !== "object" || Array.isArray(metadata))
     throw invalid(["body", "metadata"], "metadata must be a JSON object", "dict_type");

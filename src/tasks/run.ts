@@ -57,6 +57,8 @@ export interface TaskRunDeps {
   webhooks: WebhookSink;
   /** Puts a task back in the queue to run after `seconds`. */
   requeue(task: TaskRow, seconds: number): Promise<void>;
+  /** Hears a task that succeeded, before its final event is written (a monitor's run is compared here). */
+  succeeded?(task: TaskRow): Promise<void>;
 }
 
 /** The usage event id of a task's run: the task id's time and randomness under the usage prefix. */
@@ -106,6 +108,8 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
     const answer = await answerTask(deps, task, call, signal);
     const done = await finishTask(deps.db, task.id, { status: "succeeded", result: JSON.stringify(answer) }, new Date(deps.clock.now()));
     if (done) {
+      // What hears it must not fail the task: its answer is stored and billed.
+      await deps.succeeded?.(done).catch((error: unknown) => log.error("a task's success was not heard", { error }));
       await deps.events.append(task.id, { type: "status", status: "succeeded" });
       await notifyEnd(deps, done);
     }

@@ -20,7 +20,7 @@ import type { TaskCreate, TaskStatus } from "./model.ts";
 import * as q from "./queries.ts";
 import type { TaskQueue } from "./queue.ts";
 import { notifyEnd } from "./notify.ts";
-import { checkTaskBody } from "./request.ts";
+import { checkTaskBody, type TaskWork } from "./request.ts";
 import type { WebhookSink } from "../webhooks/emit.ts";
 import type { WebhookUrlPolicy } from "../webhooks/url.ts";
 
@@ -59,6 +59,24 @@ export async function createTask(
     if (earlier) return { task: sameRequest(earlier, digest!), created: false };
   }
   const work = await checkTaskBody(ctx, caller.accountId, body);
+  const task = await queueTask(ctx, caller, { ...work, idempotencyKey, requestDigest: digest });
+  if (!task) {
+    // Another request with the same key got there first: its task is the answer.
+    const earlier = await q.findByIdempotencyKey(ctx.db, caller.accountId, idempotencyKey!);
+    return { task: sameRequest(earlier!, digest!), created: false };
+  }
+  return { task, created: true };
+}
+
+/**
+ * A task of checked work, stored and queued, within the account's bound on waiting tasks (a 429 past it). Null when
+ * its Idempotency-Key is taken. A monitor's run is queued here too, its body checked when the monitor was made.
+ */
+export async function queueTask(
+  ctx: TasksContext,
+  caller: Pick<Caller, "accountId" | "keyId" | "balanceMicros" | "customRateLimit">,
+  work: TaskWork & { idempotencyKey?: string | null; requestDigest?: string | null; monitorId?: string | null },
+): Promise<q.TaskRow | null> {
   const queued = await q.countQueued(ctx.db, caller.accountId);
   if (queued >= ctx.queuedMax)
     throw new ServiceError(
@@ -73,15 +91,9 @@ export async function createTask(
     keyId: caller.keyId,
     status: "queued",
     ...work,
-    idempotencyKey,
-    requestDigest: digest,
     createdAt: new Date(ctx.clock.now()),
   });
-  if (!task) {
-    // Another request with the same key got there first: its task is the answer.
-    const earlier = await q.findByIdempotencyKey(ctx.db, caller.accountId, idempotencyKey!);
-    return { task: sameRequest(earlier!, digest!), created: false };
-  }
+  if (!task) return null;
   await ctx.events.append(task.id, { type: "status", status: "queued" });
   try {
     await ctx.queue.enqueue(task.id, { id: caller.accountId, plan: planFor(caller).name });
@@ -91,7 +103,7 @@ export async function createTask(
     ctx.log.error("a task could not be queued", { task_id: task.id, error });
     throw new ServiceError("service_unavailable", "the task could not be queued; try again shortly", { retryAfterSeconds: 5 });
   }
-  return { task, created: true };
+  return task;
 }
 
 function sameRequest(earlier: q.TaskRow, digest: string): q.TaskRow {

@@ -44,6 +44,13 @@ const BODIES: Record<string, (world: SearchWorld) => unknown> = {
   "POST /v1/contents": (w) => ({ url: w.url("news.test", "/bridge.html") }),
   "POST /v1/keys": () => ({ name: "matrix" }),
   "POST /v1/tasks": () => ({ prompt: "river bridge cost" }),
+  // A loopback host the app's FETCH_ALLOW_HOSTS exempts: http and a private address are allowed for it.
+  "POST /v1/monitors": (w) => ({
+    prompt: "river bridge cost",
+    schedule: { every_minutes: 60 },
+    webhook: { url: w.url("news.test", "/hook") },
+  }),
+  "PATCH /v1/monitors/{monitor_id}": () => ({ status: "paused" }),
   "POST /v1/design-api": () => landmarkEndpoint,
   "PATCH /v1/design-api/{api_id}": () => ({ version_notes: "matrix" }),
   "POST /v1/design-api/{api_id}/publish": () => ({ public_stub: `matrix-${crypto.randomUUID().slice(0, 8)}` }),
@@ -75,6 +82,16 @@ const PARAMS: Record<string, (op: Operation) => Promise<string>> = {
     await setup("POST", `/v1/tasks/${id}/cancel`);
     return id;
   },
+  monitor_id: async () =>
+    (
+      await jsonOf(
+        setup("POST", "/v1/monitors", {
+          prompt: "river bridge cost",
+          schedule: { every_minutes: 60 },
+          webhook: { url: world.url("news.test", "/hook") },
+        }),
+      )
+    ).id,
 };
 
 /** A call made to set the matrix up: recorded under its own request id, which no assertion reads. */

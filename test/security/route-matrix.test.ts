@@ -70,6 +70,17 @@ const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: T
       return ((await response.json()) as { id: string }).id;
     },
   },
+  monitor_id: {
+    missing: "mon_01m81vxjpee6ta28c6edpbkmfh",
+    create: async (app, owner) => {
+      const response = await app.fetch("/v1/monitors", {
+        method: "POST",
+        headers: { "X-API-Key": owner.apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ prompt: "matrix", schedule: { every_minutes: 60 }, webhook: { url: "https://hooks.example.com/m" } }),
+      });
+      return ((await response.json()) as { id: string }).id;
+    },
+  },
 };
 
 /** Operations on resources every account may use (the marketplace): the foreign-id rule does not apply. */
