@@ -8,6 +8,7 @@
  * bodies refused; another account's monitor a 404.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Webhook } from "standardwebhooks";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { article } from "../helpers/peers/pages.ts";
@@ -19,12 +20,25 @@ let app: TestApp;
 let apiKey: string;
 
 const QUESTION = "What did the council decide about the river bridge?";
+
+/** A webhook receiver on loopback: keeps every message it is sent. */
+const received: { headers: Record<string, string>; body: string }[] = [];
+const receiver = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(request) {
+    received.push({ headers: Object.fromEntries(request.headers.entries()), body: await request.text() });
+    return new Response("ok");
+  },
+});
+const receiverUrl = `http://127.0.0.1:${receiver.port}/monitor-hook`;
 /** 3 seconds: the shortest this app allows (MONITOR_MIN_EVERY_MINUTES below). */
 const EVERY = 0.05;
 
 /** Pages are fetched afresh by every run (CONTENTS_MAX_AGE_SECONDS=0): a changed page is seen by the next run. */
 const fleetEnv = () =>
   world.env({
+    FETCH_ALLOW_HOSTS: `${world.env().FETCH_ALLOW_HOSTS},127.0.0.1:${receiver.port}`,
     TASK_POLL_SECONDS: "0.5",
     MONITOR_MIN_EVERY_MINUTES: String(EVERY),
     MONITOR_TICK_SECONDS: "0.5",
@@ -41,6 +55,7 @@ afterAll(async () => {
   await app.stop();
   await database.drop();
   world.stop();
+  receiver.stop(true);
 });
 
 const headers = (key = apiKey) => ({ "X-API-Key": key, "content-type": "application/json" });
@@ -73,7 +88,7 @@ describe("a monitor on a short schedule over the loopback web", () => {
     const created = await call("POST", "/v1/monitors", {
       prompt: QUESTION,
       schedule: { every_minutes: EVERY },
-      webhook: hook(),
+      webhook: { url: receiverUrl },
       metadata: { team: "roads" },
     });
     expect(created.status).toBe(201);
@@ -85,7 +100,7 @@ describe("a monitor on a short schedule over the loopback web", () => {
       endpoint: null,
       request: { prompt: QUESTION },
       schedule: { every_minutes: EVERY },
-      webhook: hook(),
+      webhook: { url: receiverUrl },
       metadata: { team: "roads" },
       last_run: null,
     });
@@ -140,6 +155,19 @@ describe("a monitor on a short schedule over the loopback web", () => {
       const events = await (await app.fetch(`/v1/tasks/${changed.id}/events`, { headers: headers() })).text();
       const types = [...events.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
       expect(types.slice(-2)).toEqual(["monitor", "status"]);
+      // Its webhook heard monitor.changed once, for the change and for nothing else, verified by standardwebhooks.
+      const secret = (await jsonOf(call("GET", "/v1/webhooks/secret"))).secret as string;
+      const mine = () => received.filter((message) => JSON.parse(message.body).data?.monitor?.id === monitor.id);
+      const until = Date.now() + 10_000;
+      while (mine().length === 0 && Date.now() < until) await Bun.sleep(100);
+      await Bun.sleep(500);
+      expect(mine()).toHaveLength(1);
+      const event = new Webhook(secret).verify(mine()[0]!.body, mine()[0]!.headers) as { type: string; data: any };
+      expect(event.type).toBe("monitor.changed");
+      expect(event.data.task_id).toBe(changed.id);
+      expect(event.data.changes.claims.added.some((claim: string) => claim.includes("postponed"))).toBe(true);
+      expect(JSON.stringify(event.data.before)).not.toContain("postponed");
+      expect(JSON.stringify(event.data.after)).toContain("postponed");
     } finally {
       world.site.put("/bridge.html", article("Council approves the river bridge", BRIDGE, { site: "news.test" }));
       await call("DELETE", `/v1/monitors/${monitor.id}`);
