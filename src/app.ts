@@ -50,6 +50,8 @@ import type { UsageRecorder } from "./usage/recorder.ts";
 import { TaskEvents } from "./tasks/events.ts";
 import { TaskQueue } from "./tasks/queue.ts";
 import type { JobQueue } from "./job-queue.ts";
+import { batchPacer } from "./tasks/batch-pacing.ts";
+import { batchRoutes } from "./tasks/batch-routes.ts";
 import { taskRoutes } from "./tasks/routes.ts";
 import { runTask } from "./tasks/run.ts";
 import type { TaskRow } from "./tasks/queries.ts";
@@ -174,7 +176,13 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     queuedMax: config.tasks.queuedMax,
     retentionDays: config.tasks.retentionDays,
   };
-  const taskRuns = { ...tasks, usage: deps.usage, requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds) };
+  const taskRuns = {
+    ...tasks,
+    usage: deps.usage,
+    requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds),
+    // A batch's tasks spend the plan's limit as they start, from the bucket the account's calls spend.
+    pace: batchPacer({ db: deps.database.db, limiter: deps.limiter }),
+  };
   tasks.queue.serve(
     {
       run: (taskId, signal) => runTask(taskRuns, taskId, signal),
@@ -217,6 +225,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
     .use(taskRoutes(auth, tasks))
+    .use(batchRoutes(auth, tasks))
     // A tool call is a call of the route behind it, made in this process with the caller's key.
     .use(
       mcpRoutes(

@@ -32,10 +32,7 @@ export async function checkTaskBody(
   body: TaskCreate,
 ): Promise<TaskWork> {
   const raw = body as Record<string, unknown>;
-  const issues: ValidationIssue[] = Object.keys(raw)
-    .filter((name) => !KNOWN.has(name))
-    .map((name) => ({ loc: ["body", name], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
-  if (issues.length > 0) throw new InvalidInput(issues);
+  refuseUnknownFields(raw, KNOWN);
   const kinds = (["prompt", "endpoint", "published"] as const).filter((name) => raw[name] !== undefined && raw[name] !== null);
   if (kinds.length !== 1)
     throw invalid(
@@ -44,9 +41,7 @@ export async function checkTaskBody(
       "value_error",
     );
   const metadata = checkMetadata(body.metadata);
-  // Webhooks are accepted once they are delivered: a task whose end nobody is told of must not look as though it will be.
-  if (isGiven(body.webhook))
-    throw invalid(["body", "webhook"], "webhooks are not delivered by this server yet: read the task, or stream its events, instead");
+  refuseWebhook(body.webhook, "read the task, or stream its events, instead");
   const kind = kinds[0]!;
   if (kind === "prompt") {
     if (body.inputs !== undefined) throw invalid(["body", "inputs"], "inputs go with endpoint or published, not with a prompt");
@@ -61,16 +56,40 @@ export async function checkTaskBody(
   const inputs = body.inputs ?? {};
   if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
     throw invalid(["body", "inputs"], "inputs must be a JSON object of the endpoint's input names and values", "dict_type");
-  const declared =
-    kind === "endpoint"
-      ? (await calledVersion(deps.endpoints, accountId, stub, null)).inputs
-      : (await findCallable(deps.endpoints, stub)).versions.at(-1)!.inputs;
+  const declared = await declaredInputs(deps, accountId, kind, stub);
   // The endpoint's own checks, as its route makes them: a missing or mistyped input is refused now.
-  resolveCall(declared as EndpointInput[], inputs);
+  resolveCall(declared, inputs);
   return { kind, target: stub, request: JSON.stringify(inputs), metadata, webhookUrl: null };
 }
 
-function checkMetadata(metadata: TaskCreate["metadata"]): string | null {
+/** Fields a body's schema lets through (so they are not stripped silently) but that it does not know: a 422 naming each. */
+export function refuseUnknownFields(raw: Record<string, unknown>, known: ReadonlySet<string>): void {
+  const issues: ValidationIssue[] = Object.keys(raw)
+    .filter((name) => !known.has(name))
+    .map((name) => ({ loc: ["body", name], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
+  if (issues.length > 0) throw new InvalidInput(issues);
+}
+
+/** Webhooks are accepted once they are delivered: work whose end nobody is told of must not look as though it will be. */
+export function refuseWebhook(webhook: TaskCreate["webhook"], instead: string): void {
+  if (isGiven(webhook)) throw invalid(["body", "webhook"], `webhooks are not delivered by this server yet: ${instead}`);
+}
+
+/** The inputs the endpoint that would run declares: the live version of the account's own, or a listing's newest (or their 404). */
+export async function declaredInputs(
+  deps: { endpoints: EndpointsContext },
+  accountId: string,
+  kind: "endpoint" | "published",
+  stub: string,
+): Promise<EndpointInput[]> {
+  const inputs =
+    kind === "endpoint"
+      ? (await calledVersion(deps.endpoints, accountId, stub, null)).inputs
+      : (await findCallable(deps.endpoints, stub)).versions.at(-1)!.inputs;
+  return inputs as EndpointInput[];
+}
+
+export function checkMetadata(metadata: TaskCreate["metadata"]): string | null {
   if (metadata === undefined || metadata === null) return null;
   if (typeof metadata !== "object" || Array.isArray(metadata))
     throw invalid(["body", "metadata"], "metadata must be a JSON object", "dict_type");

@@ -14,6 +14,9 @@ import { looksLikeId, newId } from "../ids.ts";
 import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";
 import type { RunDeps } from "../research/run/hold.ts";
+import type { WebhookSink } from "../webhooks/emit.ts";
+import { taskEnded } from "./batch-end.ts";
+import { deleteFinishedBatchesBefore } from "./batch-queries.ts";
 import type { TaskEvents } from "./events.ts";
 import type { TaskCreate, TaskStatus, TaskViewBody } from "./model.ts";
 import * as q from "./queries.ts";
@@ -30,6 +33,8 @@ export interface TasksContext {
   events: TaskEvents;
   queuedMax: number;
   retentionDays: number;
+  /** Where webhook messages go (a completed batch's); absent, none is sent. */
+  webhooks?: WebhookSink;
 }
 
 /** The most characters of an Idempotency-Key. */
@@ -92,7 +97,8 @@ function sameRequest(earlier: q.TaskRow, digest: string): q.TaskRow {
   return earlier;
 }
 
-async function digestOf(body: TaskCreate): Promise<string> {
+/** The body's digest, kept with an Idempotency-Key: a retry must send the same body. */
+export async function digestOf(body: unknown): Promise<string> {
   const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(body)));
   return Buffer.from(bytes).toString("hex");
 }
@@ -128,6 +134,7 @@ export async function cancelTask(ctx: TasksContext, accountId: string, id: strin
     throw new ServiceError("conflict", `the task has already ${now.status === "canceled" ? "been canceled" : now.status}`);
   }
   await ctx.events.append(task.id, { type: "status", status: "canceled" });
+  await taskEnded(ctx, canceled);
   return canceled;
 }
 
@@ -142,7 +149,7 @@ export async function queueAgain(ctx: Pick<TasksContext, "db" | "queue">, task: 
 }
 
 /** The task whose job will not be tried again (its instance died running it, each time): failed, with words that say so. */
-export async function abandonTask(ctx: Pick<TasksContext, "db" | "clock" | "events">, id: string): Promise<void> {
+export async function abandonTask(ctx: Pick<TasksContext, "db" | "clock" | "log" | "events" | "webhooks">, id: string): Promise<void> {
   const error = { code: "internal_error", message: "the task could not be run: the instances running it stopped before it finished" };
   const done = await q.finishTask(
     ctx.db,
@@ -150,18 +157,25 @@ export async function abandonTask(ctx: Pick<TasksContext, "db" | "clock" | "even
     { status: "failed", errorCode: error.code, errorMessage: error.message },
     new Date(ctx.clock.now()),
   );
-  if (done) await ctx.events.append(id, { type: "status", status: "failed", error });
+  if (!done) return;
+  await ctx.events.append(id, { type: "status", status: "failed", error });
+  await taskEnded(ctx, done);
 }
 
-/** Deletes the tasks that finished more than the retention ago (in batches); answers how many. */
+/**
+ * Deletes the tasks, and the batches, that finished more than the retention ago (500 at a time); answers how many
+ * tasks and batches. A batch's tasks go with it.
+ */
 export async function sweepTasks(ctx: Pick<TasksContext, "db" | "clock" | "retentionDays">): Promise<number> {
   const cutoff = new Date(ctx.clock.now() - ctx.retentionDays * 86_400_000);
   let total = 0;
-  for (;;) {
-    const deleted = await q.deleteFinishedBefore(ctx.db, cutoff, 500);
-    total += deleted;
-    if (deleted < 500) return total;
-  }
+  for (const sweep of [q.deleteFinishedBefore, deleteFinishedBatchesBefore])
+    for (;;) {
+      const deleted = await sweep(ctx.db, cutoff, 500);
+      total += deleted;
+      if (deleted < 500) break;
+    }
+  return total;
 }
 
 /** A task as every read shows it. */
