@@ -166,7 +166,8 @@ describe("cancel, and the bound of waiting tasks", () => {
       // Its canceled tasks no longer wait: another batch fits now. Each of its tasks canceled on its own ends it.
       const second = await jsonOf(createOn(idle, { endpoint: ownStub, inputs: inputsOf(2) }, key));
       const ids = (await linesOf(second.id, key, idle)).map((line) => line.task_id);
-      for (const id of ids) expect((await idle.fetch(`/v1/tasks/${id}/cancel`, { method: "POST", headers: headers(key) })).status).toBe(200);
+      for (const id of ids)
+        expect((await idle.fetch(`/v1/tasks/${id}/cancel`, { method: "POST", headers: headers(key) })).status).toBe(200);
       const ended = await read(second.id, key, idle);
       expect(ended).toMatchObject({ status: "completed", counts: { canceled: 2 } });
       expect((await idle.fetch(`/v1/batches/${second.id}/cancel`, { method: "POST", headers: headers(key) })).status).toBe(409);

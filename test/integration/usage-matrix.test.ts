@@ -34,6 +34,8 @@ let database: TestDatabase;
 let app: TestApp;
 let caller: TestAccount;
 let operations: Operation[];
+/** The caller's endpoint its batches call (made once: no batch runs here, TASK_WORKERS is 0). */
+let batchStub: string;
 /** The caller as billing sees it: its plan sets the price. */
 let enterprise: Caller;
 
@@ -44,6 +46,7 @@ const BODIES: Record<string, (world: SearchWorld) => unknown> = {
   "POST /v1/contents": (w) => ({ url: w.url("news.test", "/bridge.html") }),
   "POST /v1/keys": () => ({ name: "matrix" }),
   "POST /v1/tasks": () => ({ prompt: "river bridge cost" }),
+  "POST /v1/batches": () => ({ endpoint: batchStub, inputs: [{ landmark: "Eiffel Tower" }] }),
   "POST /v1/design-api": () => landmarkEndpoint,
   "PATCH /v1/design-api/{api_id}": () => ({ version_notes: "matrix" }),
   "POST /v1/design-api/{api_id}/publish": () => ({ public_stub: `matrix-${crypto.randomUUID().slice(0, 8)}` }),
@@ -65,6 +68,12 @@ const PARAMS: Record<string, (op: Operation) => Promise<string>> = {
   task_id: async () => {
     const { id } = await jsonOf(setup("POST", "/v1/tasks", { prompt: "river bridge cost" }));
     await setup("POST", `/v1/tasks/${id}/cancel`);
+    return id;
+  },
+  // Canceled at once, unless the operation is its cancel.
+  batch_id: async (op) => {
+    const { id } = await jsonOf(setup("POST", "/v1/batches", { endpoint: batchStub, inputs: [{ landmark: "Eiffel Tower" }] }));
+    if (!op.path.endsWith("/cancel")) await setup("POST", `/v1/batches/${id}/cancel`);
     return id;
   },
 };
@@ -136,6 +145,7 @@ beforeAll(async () => {
     balanceMicros: 0,
     customRateLimit: 100_000,
   };
+  batchStub = (await designed()).stub;
   const doc = await jsonOf(app.fetch("/openapi.json"));
   operations = [];
   for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, Record<string, unknown>>][])

@@ -78,6 +78,7 @@ describe("request bodies", () => {
       "POST /auth/signout",
       "POST /v1/marketplace/{public_stub}/subscribe",
       "POST /v1/tasks/{task_id}/cancel",
+      "POST /v1/batches/{batch_id}/cancel",
     ];
     const writes = operations.filter(([name]) => /^(POST|PUT|PATCH) /.test(name) && !bodiless.includes(name)).map(([name]) => name);
     expect(withBody.map(([name]) => name).sort()).toEqual(writes.sort());
