@@ -9,6 +9,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { batches, tasks } from "../../db/schema.ts";
+import { createLogger } from "../../src/log.ts";
+import { taskEnded } from "../../src/tasks/batch-end.ts";
+import { sweepTasks } from "../../src/tasks/service.ts";
+import type { WebhookMessage } from "../../src/webhooks/emit.ts";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { landmarkEndpoint, client as restClient } from "../helpers/endpoints.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -171,6 +175,57 @@ describe("cancel, and the bound of waiting tasks", () => {
       const ended = await read(second.id, key, idle);
       expect(ended).toMatchObject({ status: "completed", counts: { canceled: 2 } });
       expect((await idle.fetch(`/v1/batches/${second.id}/cancel`, { method: "POST", headers: headers(key) })).status).toBe(409);
+
+      // Past the retention a finished batch goes with its tasks; a running batch keeps even its finished tasks.
+      const third = await jsonOf(createOn(idle, { endpoint: ownStub, inputs: inputsOf(2) }, key));
+      const [early] = (await linesOf(third.id, key, idle)).map((line) => line.task_id);
+      await idle.fetch(`/v1/tasks/${early}/cancel`, { method: "POST", headers: headers(key) });
+      const later = { now: () => Date.now() + 31 * 86_400_000 };
+      expect(await sweepTasks({ db: idle.db, clock: later, retentionDays: 30 })).toBe(2);
+      const left = await idle.db.select().from(tasks);
+      expect(left.map((row) => row.batchId)).toEqual([third.id, third.id]);
+      expect((await idle.db.select().from(batches)).map((row) => row.id)).toEqual([third.id]);
+    } finally {
+      await idle.stop();
+      await own.drop();
+    }
+  });
+});
+
+describe("a batch's end", () => {
+  test("the last task's end completes the batch once, and its webhook hears batch.completed once, with the batch", async () => {
+    const own = await freshDatabase();
+    const idle = await startTestApp(own, { env: world.env({ TASK_WORKERS: "0" }), resolver: world.resolver });
+    try {
+      const owner = await idle.account({ limit: 100_000 });
+      const key = owner.apiKey;
+      const ownStub = (await restClient(idle, key).json("POST", "/v1/design-api", landmarkEndpoint)).response.stub;
+      const batch = await jsonOf(createOn(idle, { endpoint: ownStub, inputs: inputsOf(2) }, key));
+      // Webhooks are refused on the wire until they are delivered: the row is given one here.
+      await idle.db.update(batches).set({ webhookUrl: "https://hooks.example.com/batches" }).where(eq(batches.id, batch.id));
+      const heard: WebhookMessage[] = [];
+      const deps = {
+        db: idle.db,
+        clock: idle.clock,
+        log: createLogger({ level: "silent", sink: () => {} }),
+        webhooks: { emit: async (message: WebhookMessage) => (heard.push(message), `msg_${heard.length}`) },
+      };
+      const [first, second] = await idle.db.select().from(tasks).where(eq(tasks.batchId, batch.id)).orderBy(tasks.batchIndex);
+      await idle.db.update(tasks).set({ status: "succeeded", finishedAt: new Date() }).where(eq(tasks.id, first!.id));
+      await taskEnded(deps, first!);
+      expect(heard).toHaveLength(0);
+      expect((await read(batch.id, key, idle)).status).toBe("running");
+      await idle.db.update(tasks).set({ status: "failed", finishedAt: new Date() }).where(eq(tasks.id, second!.id));
+      await Promise.all([taskEnded(deps, second!), taskEnded(deps, first!)]);
+      expect(heard).toHaveLength(1);
+      const view = await read(batch.id, key, idle);
+      expect(view).toMatchObject({ status: "completed", counts: { succeeded: 1, failed: 1 } });
+      expect(heard[0]).toEqual({
+        accountId: owner.accountId,
+        url: "https://hooks.example.com/batches",
+        type: "batch.completed",
+        data: { batch: view },
+      });
     } finally {
       await idle.stop();
       await own.drop();
