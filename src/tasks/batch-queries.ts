@@ -75,6 +75,15 @@ export async function batchTasksAfter(db: Database, batchId: string, after: numb
     .limit(limit);
 }
 
+/** How many of the batch's tasks wait before this index: the ones a paced task lets start before it. */
+export async function queuedAhead(db: Database, batchId: string, index: number): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(tasks)
+    .where(and(eq(tasks.batchId, batchId), eq(tasks.status, "queued"), lt(tasks.batchIndex, index)));
+  return row?.n ?? 0;
+}
+
 /** Stops a running batch: null when it had completed or been canceled (or is not the account's). */
 export async function markCanceled(db: Database, accountId: string, id: string, at: Date): Promise<BatchRow | null> {
   const [row] = await db
