@@ -1,6 +1,6 @@
 /** The batches table, and its tasks read as a batch's: every query scoped to its account where a caller reaches it. */
 import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql } from "drizzle-orm";
-import { type Database, isUniqueViolation } from "../../db/client.ts";
+import type { Database } from "../../db/client.ts";
 import { batches, tasks } from "../../db/schema.ts";
 import type { TaskStatus } from "./model.ts";
 import type { TaskRow } from "./queries.ts";
@@ -9,15 +9,17 @@ export type BatchRow = typeof batches.$inferSelect;
 export type NewBatch = typeof batches.$inferInsert;
 export type BatchCounts = Record<TaskStatus, number>;
 
-/** The new batch, or null when the account already has one under its Idempotency-Key (another request won the race). */
+/**
+ * The new batch, or null when the account already has one under its Idempotency-Key (another request won the race).
+ * The conflict is passed over, not raised: the insert runs in the transaction that inserts the batch's tasks.
+ */
 export async function insertBatch(db: Database, row: NewBatch): Promise<BatchRow | null> {
-  try {
-    const [inserted] = await db.insert(batches).values(row).returning();
-    return inserted!;
-  } catch (error) {
-    if (row.idempotencyKey && isUniqueViolation(error)) return null;
-    throw error;
-  }
+  const [inserted] = await db
+    .insert(batches)
+    .values(row)
+    .onConflictDoNothing({ target: [batches.accountId, batches.idempotencyKey], where: sql`${batches.idempotencyKey} is not null` })
+    .returning();
+  return inserted ?? null;
 }
 
 export async function findBatch(db: Database, accountId: string, id: string): Promise<BatchRow | null> {

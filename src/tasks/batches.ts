@@ -7,6 +7,7 @@
  * them), paced by the plan's limit (batch-pacing.ts) and ending the batch
  * when the last ends (batch-end.ts).
  */
+import type { Database } from "../../db/client.ts";
 import type { Caller } from "../caller.ts";
 import { notFound, ServiceError } from "../errors.ts";
 import { looksLikeId, newId } from "../ids.ts";
@@ -14,6 +15,7 @@ import { planFor } from "../limits/plans.ts";
 import type { BatchCreate } from "./batch-model.ts";
 import * as bq from "./batch-queries.ts";
 import { checkBatchBody } from "./batch-request.ts";
+import type { TaskEvent } from "./events.ts";
 import * as q from "./queries.ts";
 import { digestOf, type TasksContext } from "./service.ts";
 
@@ -44,28 +46,26 @@ export async function createBatch(
       { retryAfterSeconds: 30 },
     );
   const now = ctx.clock.now();
-  const batch = await bq.insertBatch(ctx.db, {
-    id: newId("batch", now),
-    accountId: caller.accountId,
-    keyId: caller.keyId,
-    status: "running",
-    kind: work.kind,
-    target: work.target,
-    total: work.requests.length,
-    webhookUrl: work.webhookUrl,
-    metadata: work.metadata,
-    idempotencyKey,
-    requestDigest: digest,
-    createdAt: new Date(now),
-  });
-  if (!batch) {
-    // Another request with the same key got there first: its batch is the answer.
-    const earlier = await bq.findBatchByIdempotencyKey(ctx.db, caller.accountId, idempotencyKey!);
-    return { batch: sameRequest(earlier!, digest!), created: false };
-  }
-  try {
+  // The batch, its tasks and their first events at once: a batch is never seen without its tasks.
+  const inserted = await ctx.db.transaction(async (tx) => {
+    const db = tx as unknown as Database;
+    const batch = await bq.insertBatch(db, {
+      id: newId("batch", now),
+      accountId: caller.accountId,
+      keyId: caller.keyId,
+      status: "running",
+      kind: work.kind,
+      target: work.target,
+      total: work.requests.length,
+      webhookUrl: work.webhookUrl,
+      metadata: work.metadata,
+      idempotencyKey,
+      requestDigest: digest,
+      createdAt: new Date(now),
+    });
+    if (!batch) return null;
     const tasks = await q.insertTasks(
-      ctx.db,
+      db,
       work.requests.map((request, index) => ({
         id: newId("task", now),
         accountId: caller.accountId,
@@ -82,7 +82,17 @@ export async function createBatch(
       })),
     );
     const ids = tasks.map((task) => task.id);
-    await ctx.events.appendToEach(ids, { type: "status", status: "queued" });
+    await q.appendEventToEach(db, ids, "status", JSON.stringify({ type: "status", status: "queued" } satisfies TaskEvent));
+    return { batch, ids };
+  });
+  if (!inserted) {
+    // Another request with the same key got there first: its batch is the answer.
+    const earlier = await bq.findBatchByIdempotencyKey(ctx.db, caller.accountId, idempotencyKey!);
+    return { batch: sameRequest(earlier!, digest!), created: false };
+  }
+  const { batch, ids } = inserted;
+  try {
+    // After the transaction: on the embedded database the queue shares its one connection.
     await ctx.queue.enqueueMany(ids, { id: caller.accountId, plan: planFor(caller).name });
   } catch (error) {
     // Not (all) queued, so not all run: the batch is canceled rather than left waiting for tasks that never come.

@@ -132,6 +132,15 @@ describe("a batch", () => {
     expect(other.status).toBe(409);
     expect((await other.json()).error).toBe("conflict");
     await finished(a.id);
+
+    // Two at once under a new key: one batch, its tasks once.
+    const raced = { "Idempotency-Key": `batch-${crypto.randomUUID()}` };
+    const both = await Promise.all([create(body, apiKey, raced), create(body, apiKey, raced)]);
+    expect(both.map((response) => response.status).sort()).toEqual([200, 202]);
+    const [x, y] = await Promise.all(both.map((response) => response.json()));
+    expect(x.id).toBe(y.id);
+    expect(await app.db.select().from(tasks).where(eq(tasks.batchId, x.id))).toHaveLength(2);
+    await finished(x.id);
   });
 });
 
