@@ -5,16 +5,15 @@ import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
 import { BATCH_INPUTS_MAX, BatchCreateBody, BatchIdParams, BatchListBody, BatchListQuery, BatchView } from "./batch-model.ts";
 import type { BatchRow } from "./batch-queries.ts";
-import { batchView, batchViews } from "./batch-view.ts";
+import { batchViews } from "./batch-view.ts";
 import { batchResults, cancelBatch, createBatch, getBatch, listBatches } from "./batches.ts";
 import { idempotencyKeyOf } from "./routes.ts";
 import type { TasksContext } from "./service.ts";
-import { countsOf } from "./batch-queries.ts";
 
 const tags = ["Tasks"];
 
 export function batchRoutes(auth: AuthDeps, ctx: TasksContext) {
-  const viewOf = async (batch: BatchRow) => batchView(batch, (await countsOf(ctx.db, [batch.id])).get(batch.id)!);
+  const viewOf = async (batch: BatchRow) => (await batchViews(ctx.db, [batch]))[0]!;
   return new Elysia({ prefix: "/v1" })
     .use(authenticated(auth))
     .post(

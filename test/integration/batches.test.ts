@@ -189,6 +189,15 @@ describe("cancel, and the bound of waiting tasks", () => {
       const third = await jsonOf(createOn(idle, { endpoint: ownStub, inputs: inputsOf(2) }, key));
       const [early] = (await linesOf(third.id, key, idle)).map((line) => line.task_id);
       await idle.fetch(`/v1/tasks/${early}/cancel`, { method: "POST", headers: headers(key) });
+      // Listed newest first, a page at a time.
+      const page = await jsonOf(idle.fetch("/v1/batches?limit=2", { headers: headers(key) }));
+      expect(page.data.map((b: { id: string }) => b.id)).toEqual([third.id, second.id]);
+      expect(page.data[0].counts).toEqual({ queued: 1, running: 0, succeeded: 0, failed: 0, canceled: 1 });
+      const rest = await jsonOf(idle.fetch(`/v1/batches?limit=2&cursor=${page.next_cursor}`, { headers: headers(key) }));
+      expect(rest).toMatchObject({ has_more: false, next_cursor: null });
+      expect(rest.data.map((b: { id: string }) => b.id)).toEqual([first.id]);
+      expect((await idle.fetch("/v1/batches?cursor=nonsense", { headers: headers(key) })).status).toBe(400);
+
       const later = { now: () => Date.now() + 31 * 86_400_000 };
       expect(await sweepTasks({ db: idle.db, clock: later, retentionDays: 30 })).toBe(2);
       const left = await idle.db.select().from(tasks);
