@@ -211,7 +211,7 @@ describe("cancel, and the bound of waiting tasks", () => {
 });
 
 describe("a batch's end", () => {
-  test("the last task's end completes the batch once, and its webhook hears batch.completed once, with the batch", async () => {
+  test("the last task's end completes the batch once, and its webhook hears batch.completed once; 1,000 inputs queue at once, read back in order", async () => {
     const own = await freshDatabase();
     const idle = await startTestApp(own, { env: world.env({ TASK_WORKERS: "0" }), resolver: world.resolver });
     try {
@@ -244,6 +244,17 @@ describe("a batch's end", () => {
         type: "batch.completed",
         data: { batch: view },
       });
+
+      // The most inputs a batch takes: inserted, evented and queued at once, its results read back a page at a time.
+      const largest = await createOn(idle, { endpoint: ownStub, inputs: inputsOf(1_000) }, key);
+      expect(largest.status).toBe(202);
+      const big = await largest.json();
+      expect(big).toMatchObject({ total: 1_000, counts: { queued: 1_000 } });
+      const lines = await linesOf(big.id, key, idle);
+      expect(lines.map((line) => line.index)).toEqual(Array.from({ length: 1_000 }, (_, i) => i));
+      expect(lines.every((line) => line.status === "queued" && line.result === null)).toBe(true);
+      const lastTask = await jsonOf(idle.fetch(`/v1/tasks/${lines[999].task_id}`, { headers: headers(key) }));
+      expect(lastTask.status).toBe("queued");
     } finally {
       await idle.stop();
       await own.drop();
