@@ -52,6 +52,8 @@ import { TaskQueue } from "./tasks/queue.ts";
 import type { JobQueue } from "./job-queue.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { Webhooks } from "./webhooks/service.ts";
+import { batchPacer } from "./tasks/batch-pacing.ts";
+import { batchRoutes } from "./tasks/batch-routes.ts";
 import { taskRoutes } from "./tasks/routes.ts";
 import { MonitorScheduler } from "./tasks/monitor-scheduler.ts";
 import { monitorRoutes } from "./tasks/monitor-routes.ts";
@@ -203,6 +205,8 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     usage: deps.usage,
     requeue: (task: TaskRow, seconds: number) => queueAgain(tasks, task, seconds),
     succeeded: (task: TaskRow) => monitorRunSucceeded(monitors, task),
+    // A batch's tasks spend the plan's limit as they start, from the bucket the account's calls spend.
+    pace: batchPacer({ db: deps.database.db, limiter: deps.limiter }),
   };
   // Monitors' runs are started where tasks are run: an instance with no task workers starts none.
   if (config.tasks.workers > 0)
@@ -257,6 +261,7 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     .use(taskRoutes(auth, tasks))
     .use(webhookRoutes(auth, webhooks, () => deps.clock.now()))
     .use(monitorRoutes(auth, monitors))
+    .use(batchRoutes(auth, tasks))
     // A tool call is a call of the route behind it, made in this process with the caller's key.
     .use(
       mcpRoutes(

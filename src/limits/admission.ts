@@ -17,12 +17,20 @@ export interface AdmissionSettings {
   dashboardPerMinute: number;
 }
 
-function allowance(settings: AdmissionSettings, caller: Caller, path: string): { bucket: string; plan: Plan } {
+/**
+ * The bucket research spends, at the plan's limit: the caller's own, or, while limit-evasion detection throttles a
+ * Free account, the one it shares with the accounts flagged with it. A batch's tasks spend it as they run.
+ */
+export function researchAllowance(caller: Caller): { bucket: string; plan: Plan } {
   const plan = planFor(caller);
-  const research = !caller.sessionId || RESEARCH.test(path);
   // Throttled for limit evasion: the accounts flagged together share one Free allowance (paid plans are never throttled).
-  if (research && caller.sharedBucket && plan.name === "free") return { bucket: `shared:${caller.sharedBucket}`, plan };
-  if (research) return { bucket: bucketOf(caller), plan };
+  if (caller.sharedBucket && plan.name === "free") return { bucket: `shared:${caller.sharedBucket}`, plan };
+  return { bucket: bucketOf(caller), plan };
+}
+
+function allowance(settings: AdmissionSettings, caller: Caller, path: string): { bucket: string; plan: Plan } {
+  if (!caller.sessionId || RESEARCH.test(path)) return researchAllowance(caller);
+  const plan = planFor(caller);
   return { bucket: `dashboard:${caller.accountId}`, plan: { ...plan, perMinute: Math.max(plan.perMinute, settings.dashboardPerMinute) } };
 }
 

@@ -6,7 +6,8 @@
  * (POLL_MS): the instances of a fleet share no bus here.
  */
 import type { Database } from "../../db/client.ts";
-import { appendEvent, eventsAfter, type TaskEventRow } from "./queries.ts";
+import { isUniqueViolation } from "../../db/client.ts";
+import { appendEvent, appendEventToEach, eventsAfter, type TaskEventRow } from "./queries.ts";
 import type { TaskStatus } from "./model.ts";
 
 /** How often a reader looks for events written on another instance. */
@@ -31,6 +32,23 @@ export class TaskEvents {
     const waiting = this.waiters.get(taskId);
     if (waiting) for (const wake of waiting) wake();
     return seq;
+  }
+
+  /**
+   * Writes the event after each task's last, in one statement; should one of them gain an event meanwhile (its run
+   * wrote one), each is written on its own.
+   */
+  async appendToEach(taskIds: string[], event: TaskEvent): Promise<void> {
+    try {
+      await appendEventToEach(this.db, taskIds, event.type, JSON.stringify(event));
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      for (const id of taskIds) await appendEvent(this.db, id, event.type, JSON.stringify(event));
+    }
+    for (const id of taskIds) {
+      const waiting = this.waiters.get(id);
+      if (waiting) for (const wake of waiting) wake();
+    }
   }
 
   after(taskId: string, seq: number, limit = 100): Promise<TaskEventRow[]> {

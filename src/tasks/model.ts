@@ -16,7 +16,7 @@ export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(["succeeded", "fa
 export type TaskKind = "search" | "endpoint" | "published";
 
 // Spelt out: Elysia's types do not see through a union mapped from the list.
-const StatusSchema = t.Union([
+export const StatusSchema = t.Union([
   t.Literal("queued"),
   t.Literal("running"),
   t.Literal("succeeded"),
@@ -24,7 +24,7 @@ const StatusSchema = t.Union([
   t.Literal("canceled"),
 ]);
 
-const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()], { nullable: true });
+export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()], { nullable: true });
 
 /** The most bytes of metadata a task keeps (its JSON text). */
 export const METADATA_MAX_BYTES = 4_096;
@@ -73,7 +73,7 @@ export const TaskCreateBody = t.Object(
 );
 export type TaskCreate = Static<typeof TaskCreateBody>;
 
-const Timestamp = t.String({ format: "date-time" });
+export const Timestamp = t.String({ format: "date-time" });
 
 export const TaskResultSchema = t.Object(
   {

@@ -1,5 +1,5 @@
 /** The tasks table and its events: every query scoped to its account where a caller reaches it. */
-import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { type Database, isUniqueViolation } from "../../db/client.ts";
 import { taskEvents, tasks } from "../../db/schema.ts";
 import type { TaskStatus } from "./model.ts";
@@ -17,6 +17,14 @@ export async function insertTask(db: Database, row: NewTask): Promise<TaskRow | 
     if (row.idempotencyKey && isUniqueViolation(error)) return null;
     throw error;
   }
+}
+
+/** Many new tasks in one statement (a batch's); answers them in the order given. */
+export async function insertTasks(db: Database, rows: NewTask[]): Promise<TaskRow[]> {
+  if (rows.length === 0) return [];
+  const inserted = await db.insert(tasks).values(rows).returning();
+  const byId = new Map(inserted.map((row) => [row.id, row]));
+  return rows.map((row) => byId.get(row.id!)!);
 }
 
 export async function findTask(db: Database, accountId: string, id: string): Promise<TaskRow | null> {
@@ -130,12 +138,15 @@ export async function statusOf(db: Database, id: string): Promise<TaskStatus | n
   return row?.status ?? null;
 }
 
-/** Deletes up to `limit` tasks (their events with them) that finished before `cutoff`; answers how many. */
+/**
+ * Deletes up to `limit` tasks (their events with them) that finished before `cutoff`; answers how many. A batch's
+ * tasks go with their batch (its results read them all), not one by one.
+ */
 export async function deleteFinishedBefore(db: Database, cutoff: Date, limit: number): Promise<number> {
   const doomed = db
     .select({ id: tasks.id })
     .from(tasks)
-    .where(and(isNotNull(tasks.finishedAt), lt(tasks.finishedAt, cutoff)))
+    .where(and(isNotNull(tasks.finishedAt), lt(tasks.finishedAt, cutoff), isNull(tasks.batchId)))
     .limit(limit);
   const rows = await db.delete(tasks).where(inArray(tasks.id, doomed)).returning({ id: tasks.id });
   return rows.length;
@@ -168,6 +179,22 @@ export async function appendEvent(db: Database, taskId: string, type: string, da
       throw error;
     }
   }
+}
+
+/** The same event appended after each task's last, in one statement (a batch's tasks queued, or canceled). */
+export async function appendEventToEach(db: Database, taskIds: string[], type: string, data: string): Promise<void> {
+  if (taskIds.length === 0) return;
+  await db.insert(taskEvents).select(
+    db
+      .select({
+        taskId: sql<string>`${tasks.id}`.as("task_id"),
+        seq: sql<number>`coalesce((select max(e.seq) from task_events e where e.task_id = ${tasks.id}), 0) + 1`.as("seq"),
+        type: sql<string>`${type}`.as("type"),
+        data: sql<string>`${data}`.as("data"),
+      })
+      .from(tasks)
+      .where(inArray(tasks.id, taskIds)),
+  );
 }
 
 export async function eventsAfter(db: Database, taskId: string, after: number, limit: number): Promise<TaskEventRow[]> {

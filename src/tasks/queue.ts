@@ -83,6 +83,14 @@ export class TaskQueue {
     );
   }
 
+  /** Queues many tasks' jobs at once (a batch's), in their account's group at its plan's tier. */
+  enqueueMany(taskIds: string[], account: { id: string; plan: Plan["name"] }): Promise<void> {
+    return this.jobs.sendMany(
+      TASKS_QUEUE,
+      taskIds.map((id) => ({ data: { task: id } satisfies TaskJob, group: { id: account.id, tier: account.plan } })),
+    );
+  }
+
   /** Queues the task's job, in its account's group at its plan's tier. */
   enqueue(taskId: string, account: { id: string; plan: Plan["name"] }, startAfterSeconds = 0): Promise<void> {
     return this.jobs.send(TASKS_QUEUE, { task: taskId } satisfies TaskJob, {

@@ -77,13 +77,24 @@ export async function checkTaskWork(
   const inputs = body.inputs ?? {};
   if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
     throw invalid(["body", "inputs"], "inputs must be a JSON object of the endpoint's input names and values", "dict_type");
-  const declared =
+  const declared = await declaredInputs(deps, accountId, kind, stub);
+  // The endpoint's own checks, as its route makes them: a missing or mistyped input is refused now.
+  resolveCall(declared, inputs);
+  return { kind, target: stub, request: JSON.stringify(inputs) };
+}
+
+/** The inputs the endpoint that would run declares: the live version of the account's own, or a listing's newest (or their 404). */
+export async function declaredInputs(
+  deps: { endpoints: EndpointsContext },
+  accountId: string,
+  kind: "endpoint" | "published",
+  stub: string,
+): Promise<EndpointInput[]> {
+  const inputs =
     kind === "endpoint"
       ? (await calledVersion(deps.endpoints, accountId, stub, null)).inputs
       : (await findCallable(deps.endpoints, stub)).versions.at(-1)!.inputs;
-  // The endpoint's own checks, as its route makes them: a missing or mistyped input is refused now.
-  resolveCall(declared as EndpointInput[], inputs);
-  return { kind, target: stub, request: JSON.stringify(inputs) };
+  return inputs as EndpointInput[];
 }
 
 export function checkMetadata(metadata: unknown): string | null {

@@ -14,7 +14,7 @@ import { lastEventId, taskEventStream } from "./stream.ts";
 const tags = ["Tasks"];
 
 /** The Idempotency-Key header: printable ASCII, at most IDEMPOTENCY_KEY_MAX characters; null when absent. */
-function idempotencyKeyOf(request: Request): string | null {
+export function idempotencyKeyOf(request: Request): string | null {
   const key = request.headers.get("idempotency-key");
   if (key === null) return null;
   if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key))

@@ -30,10 +30,12 @@ import type { SearchAnswer } from "../research/run/drain.ts";
 import { answerSearch, checkSearchBody, runOf, type RunDeps } from "../research/run/hold.ts";
 import { faceOutcome, logOutcome } from "../research/run/outcome.ts";
 import type { ResearchEvent } from "../research/types.ts";
-import type { TaskEvents } from "./events.ts";
+import { taskEnded } from "./batch-end.ts";
+import type { BatchPacer } from "./batch-pacing.ts";
+import type { TaskEvent, TaskEvents } from "./events.ts";
 import { notifyEnd } from "./notify.ts";
 import type { WebhookSink } from "../webhooks/emit.ts";
-import { claimTask, finishTask, requeueTask, statusOf, type TaskRow } from "./queries.ts";
+import { claimTask, finishTask, requeueTask, statusOf, taskById, type TaskRow } from "./queries.ts";
 
 /** How often a running task looks whether it was canceled (on whichever instance the cancel came). */
 export const CANCEL_CHECK_MS = 1_000;
@@ -59,6 +61,8 @@ export interface TaskRunDeps {
   requeue(task: TaskRow, seconds: number): Promise<void>;
   /** Hears a task that succeeded, before its final event is written (a monitor's run is compared here). */
   succeeded?(task: TaskRow): Promise<void>;
+  /** A batch's task takes its token here before it runs (batch-pacing.ts). */
+  pace: BatchPacer;
 }
 
 /** The usage event id of a task's run: the task id's time and randomness under the usage prefix. */
@@ -68,6 +72,13 @@ export function taskEventId(taskId: string): string {
 
 /** Runs the task behind a job. Throws (for the queue to try the job again later) only when this instance is stopping. */
 export async function runTask(deps: TaskRunDeps, taskId: string, stopping: AbortSignal): Promise<void> {
+  const waiting = await taskById(deps.db, taskId);
+  if (!waiting || (waiting.status !== "queued" && waiting.status !== "running")) return;
+  // A batch's task waits for its plan's token unclaimed (no attempt counted); one found running was begun, and paid for, already.
+  if (waiting.batchId !== null && waiting.status === "queued") {
+    const wait = await deps.pace(waiting);
+    if (wait > 0) return deps.requeue(waiting, wait);
+  }
   const task = await claimTask(deps.db, taskId, new Date(deps.clock.now()));
   if (!task) return; // canceled, finished or gone: nothing to run
   const log = deps.log.child({ task_id: task.id });
@@ -110,8 +121,7 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
     if (done) {
       // What hears it must not fail the task: its answer is stored and billed.
       await deps.succeeded?.(done).catch((error: unknown) => log.error("a task's success was not heard", { error }));
-      await deps.events.append(task.id, { type: "status", status: "succeeded" });
-      await notifyEnd(deps, done);
+      await ended(deps, done, { type: "status", status: "succeeded" });
     }
   } catch (error) {
     if (canceled.signal.aborted) return; // the cancel wrote the task's end and its event
@@ -136,13 +146,22 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
       { status: "failed", errorCode: failure.code, errorMessage: failure.message },
       new Date(deps.clock.now()),
     );
-    if (done) {
-      await deps.events.append(task.id, { type: "status", status: "failed", error: failure });
-      await notifyEnd(deps, done);
-    }
+    if (done) await ended(deps, done, { type: "status", status: "failed", error: failure });
   } finally {
     clearInterval(watch);
   }
+}
+
+/**
+ * The task's final event, its webhook's message, then its batch's end if it was the last (a failure to mark it is
+ * logged: the task's end stands).
+ */
+async function ended(deps: TaskRunDeps, task: TaskRow, event: TaskEvent): Promise<void> {
+  await deps.events.append(task.id, event);
+  await notifyEnd(deps, task);
+  await taskEnded(deps, task).catch((error: unknown) =>
+    deps.log.warn("a batch's end could not be marked", { task_id: task.id, batch_id: task.batchId, error }),
+  );
 }
 
 /** The task's answer, as its synchronous call gives it; its events written as they come. */

@@ -20,6 +20,8 @@ import type { TaskCreate, TaskStatus } from "./model.ts";
 import * as q from "./queries.ts";
 import type { TaskQueue } from "./queue.ts";
 import { notifyEnd } from "./notify.ts";
+import { taskEnded } from "./batch-end.ts";
+import { deleteFinishedBatchesBefore } from "./batch-queries.ts";
 import { checkTaskBody, type TaskWork } from "./request.ts";
 import type { WebhookSink } from "../webhooks/emit.ts";
 import type { WebhookUrlPolicy } from "../webhooks/url.ts";
@@ -112,7 +114,8 @@ function sameRequest(earlier: q.TaskRow, digest: string): q.TaskRow {
   return earlier;
 }
 
-async function digestOf(body: TaskCreate): Promise<string> {
+/** The body's digest, kept with an Idempotency-Key: a retry must send the same body. */
+export async function digestOf(body: unknown): Promise<string> {
   const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(body)));
   return Buffer.from(bytes).toString("hex");
 }
@@ -146,6 +149,7 @@ export async function cancelTask(ctx: TasksContext, accountId: string, id: strin
   }
   await ctx.events.append(task.id, { type: "status", status: "canceled" });
   await notifyEnd(ctx, canceled);
+  await taskEnded(ctx, canceled);
   return canceled;
 }
 
@@ -160,7 +164,7 @@ export async function queueAgain(ctx: Pick<TasksContext, "db" | "queue">, task: 
 }
 
 /** The task whose job will not be tried again (its instance died running it, each time): failed, with words that say so. */
-export async function abandonTask(ctx: Pick<TasksContext, "db" | "clock" | "events">, id: string): Promise<void> {
+export async function abandonTask(ctx: Pick<TasksContext, "db" | "clock" | "events" | "webhooks" | "log">, id: string): Promise<void> {
   const error = { code: "internal_error", message: "the task could not be run: the instances running it stopped before it finished" };
   const done = await q.finishTask(
     ctx.db,
@@ -168,16 +172,24 @@ export async function abandonTask(ctx: Pick<TasksContext, "db" | "clock" | "even
     { status: "failed", errorCode: error.code, errorMessage: error.message },
     new Date(ctx.clock.now()),
   );
-  if (done) await ctx.events.append(id, { type: "status", status: "failed", error });
+  if (!done) return;
+  await ctx.events.append(id, { type: "status", status: "failed", error });
+  await notifyEnd(ctx, done);
+  await taskEnded(ctx, done);
 }
 
-/** Deletes the tasks that finished more than the retention ago (in batches); answers how many. */
+/**
+ * Deletes the tasks, and the batches, that finished more than the retention ago (500 at a time); answers how many
+ * tasks and batches. A batch's tasks go with it.
+ */
 export async function sweepTasks(ctx: Pick<TasksContext, "db" | "clock" | "retentionDays">): Promise<number> {
   const cutoff = new Date(ctx.clock.now() - ctx.retentionDays * 86_400_000);
   let total = 0;
-  for (;;) {
-    const deleted = await q.deleteFinishedBefore(ctx.db, cutoff, 500);
-    total += deleted;
-    if (deleted < 500) return total;
-  }
+  for (const sweep of [q.deleteFinishedBefore, deleteFinishedBatchesBefore])
+    for (;;) {
+      const deleted = await sweep(ctx.db, cutoff, 500);
+      total += deleted;
+      if (deleted < 500) break;
+    }
+  return total;
 }

@@ -34,6 +34,8 @@ let database: TestDatabase;
 let app: TestApp;
 let caller: TestAccount;
 let operations: Operation[];
+/** The caller's endpoint its batches call (made once: no batch runs here, TASK_WORKERS is 0). */
+let batchStub: string;
 /** The caller as billing sees it: its plan sets the price. */
 let enterprise: Caller;
 
@@ -51,6 +53,7 @@ const BODIES: Record<string, (world: SearchWorld) => unknown> = {
     webhook: { url: w.url("news.test", "/hook") },
   }),
   "PATCH /v1/monitors/{monitor_id}": () => ({ status: "paused" }),
+  "POST /v1/batches": () => ({ endpoint: batchStub, inputs: [{ landmark: "Eiffel Tower" }] }),
   "POST /v1/design-api": () => landmarkEndpoint,
   "PATCH /v1/design-api/{api_id}": () => ({ version_notes: "matrix" }),
   "POST /v1/design-api/{api_id}/publish": () => ({ public_stub: `matrix-${crypto.randomUUID().slice(0, 8)}` }),
@@ -92,6 +95,12 @@ const PARAMS: Record<string, (op: Operation) => Promise<string>> = {
         }),
       )
     ).id,
+  // Canceled at once, unless the operation is its cancel.
+  batch_id: async (op) => {
+    const { id } = await jsonOf(setup("POST", "/v1/batches", { endpoint: batchStub, inputs: [{ landmark: "Eiffel Tower" }] }));
+    if (!op.path.endsWith("/cancel")) await setup("POST", `/v1/batches/${id}/cancel`);
+    return id;
+  },
 };
 
 /** A call made to set the matrix up: recorded under its own request id, which no assertion reads. */
@@ -164,6 +173,7 @@ beforeAll(async () => {
     balanceMicros: 0,
     customRateLimit: 100_000,
   };
+  batchStub = (await designed()).stub;
   const doc = await jsonOf(app.fetch("/openapi.json"));
   operations = [];
   for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, Record<string, unknown>>][])

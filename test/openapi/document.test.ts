@@ -80,6 +80,7 @@ describe("request bodies", () => {
       "POST /v1/tasks/{task_id}/cancel",
       "POST /v1/webhooks/secret/rotate",
       "POST /v1/webhooks/deliveries/{delivery_id}/redeliver",
+      "POST /v1/batches/{batch_id}/cancel",
     ];
     const writes = operations.filter(([name]) => /^(POST|PUT|PATCH) /.test(name) && !bodiless.includes(name)).map(([name]) => name);
     expect(withBody.map(([name]) => name).sort()).toEqual(writes.sort());

@@ -13,6 +13,7 @@ import { speaksOpenAi } from "../../src/openai/errors.ts";
 import { generateApiKey } from "../../src/accounts/keys.ts";
 import { createKey } from "../../src/accounts/service.ts";
 import { jsonOf, startTestApp, type TestAccount, type TestApp } from "../helpers/app.ts";
+import { client, landmarkEndpoint } from "../helpers/endpoints.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { rawUpgrade } from "../helpers/websocket.ts";
 
@@ -79,6 +80,15 @@ const RESOURCES: Record<string, { missing: string; create(app: TestApp, owner: T
         body: JSON.stringify({ prompt: "matrix", schedule: { every_minutes: 60 }, webhook: { url: "https://hooks.example.com/m" } }),
       });
       return ((await response.json()) as { id: string }).id;
+    },
+  },
+  batch_id: {
+    missing: "batch_01m81vxjpee6ta28c6edpbkmfh",
+    create: async (app, owner) => {
+      const { stub } = (await client(app, owner.apiKey).json("POST", "/v1/design-api", landmarkEndpoint)).response;
+      const batch = await client(app, owner.apiKey).json("POST", "/v1/batches", { endpoint: stub, inputs: [{ landmark: "Eiffel Tower" }] });
+      if (typeof batch.id !== "string") throw new Error(`no batch to point at: ${JSON.stringify(batch)}`);
+      return batch.id;
     },
   },
 };
