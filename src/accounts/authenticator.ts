@@ -3,6 +3,7 @@
  * request (a key, or a session cookie with its CSRF token) and asks this who
  * they belong to. One 401 for every way a credential can be wrong.
  */
+import { accountCaller } from "./account-caller.ts";
 import type { Authenticator } from "../http/auth.ts";
 import type { Caller } from "../caller.ts";
 import { sameHash } from "./keys.ts";
@@ -19,16 +20,7 @@ export function accountsAuthenticator(ctx: AccountsContext): Authenticator {
       const found = await findSession(ctx, token);
       if (!found || !sameHash(csrf, found.session.csrfToken)) throw unauthorized();
       assertInGoodStanding(found.account);
-      return {
-        accountId: found.account.id,
-        accountName: found.account.name,
-        keyId: null,
-        keyPrefix: null,
-        sessionId: found.session.id,
-        balanceMicros: found.account.balanceMicros,
-        customRateLimit: found.account.customRateLimit,
-        sharedBucket: found.account.sharedBucket,
-      };
+      return accountCaller(found.account, null, found.session.id);
     },
   };
 }

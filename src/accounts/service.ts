@@ -2,6 +2,7 @@
  * Accounts and keys: the verbs behind the CLI, the routes and the first
  * start. Nothing here knows HTTP; ownership comes in as `accountId`.
  */
+import { accountCaller } from "./account-caller.ts";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { invalid, notFound, unauthorized } from "../errors.ts";
@@ -210,15 +211,7 @@ function callerOf(ctx: AccountsContext, presented: string, found: KeyLookup | nu
       .catch((error: unknown) => ctx.warn?.("key last-used stamp failed", { key_id: found.key.id, error }));
     ctx.background?.run(stamp);
   }
-  return {
-    accountId: found.account.id,
-    accountName: found.account.name,
-    keyId: found.key.id,
-    keyPrefix: found.key.prefix,
-    balanceMicros: found.account.balanceMicros,
-    customRateLimit: found.account.customRateLimit,
-    sharedBucket: found.account.sharedBucket,
-  };
+  return accountCaller(found.account, found.key);
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { Static } from "@sinclair/typebox";
 import { t } from "elysia";
+import { listOf, pageQuery } from "../http/list-model.ts";
 import { Nullable, TaskCreateBody, Timestamp } from "./model.ts";
 
 /** The most inputs one batch takes. */
@@ -60,16 +61,8 @@ export const BatchView = t.Object({
 });
 export type BatchViewBody = Static<typeof BatchView>;
 
-export const BatchListBody = t.Object({
-  object: t.Literal("list"),
-  data: t.Array(BatchView),
-  has_more: t.Boolean(),
-  next_cursor: Nullable(t.String({ description: "Pass as `cursor` for the next page; null on the last." })),
-});
+export const BatchListBody = listOf(BatchView);
 
-export const BatchListQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "Batches per page, newest first (default 20)." })),
-  cursor: t.Optional(t.String({ maxLength: 64, description: "The `next_cursor` of the page before." })),
-});
+export const BatchListQuery = t.Object(pageQuery("Batches"));
 
 export const BatchIdParams = t.Object({ batch_id: t.String({ maxLength: 64 }) });

@@ -7,6 +7,7 @@
  * account's batch of 100 runs at its 10 calls a minute. A single task does not take one here: its create call
  * already did.
  */
+import { accountCaller } from "../accounts/account-caller.ts";
 import { getAccount } from "../accounts/queries.ts";
 import type { Database } from "../../db/client.ts";
 import { researchAllowance } from "../limits/admission.ts";
@@ -25,15 +26,7 @@ export function batchPacer(deps: { db: Database; limiter: RateLimiter }): BatchP
     const account = await getAccount(deps.db, task.accountId);
     // A task whose account is gone runs (and fails as its call would): there is no bucket to wait on.
     if (!account) return 0;
-    const { bucket, plan } = researchAllowance({
-      accountId: account.id,
-      accountName: account.name,
-      keyId: task.keyId,
-      keyPrefix: null,
-      balanceMicros: account.balanceMicros,
-      customRateLimit: account.customRateLimit,
-      sharedBucket: account.sharedBucket,
-    });
+    const { bucket, plan } = researchAllowance(accountCaller(account, task.keyId === null ? null : { id: task.keyId, prefix: null }));
     let retryAfterMs: number;
     try {
       const outcome = await deps.limiter.check(bucket, plan);

@@ -3,6 +3,7 @@ import { Elysia, t } from "elysia";
 import { ErrorBody } from "../accounts/model.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
+import { listBody } from "../paging.ts";
 import { BATCH_INPUTS_MAX, BatchCreateBody, BatchIdParams, BatchListBody, BatchListQuery, BatchView } from "./batch-model.ts";
 import type { BatchRow } from "./batch-queries.ts";
 import { batchViews } from "./batch-view.ts";
@@ -37,12 +38,8 @@ export function batchRoutes(auth: AuthDeps, ctx: TasksContext) {
       "/batches",
       async ({ caller, query }) => {
         const page = await listBatches(ctx, caller.accountId, query);
-        return {
-          object: "list" as const,
-          data: await batchViews(ctx.db, page.batches),
-          has_more: page.nextCursor !== null,
-          next_cursor: page.nextCursor,
-        };
+        const views = await batchViews(ctx.db, page.items);
+        return listBody({ items: views, nextCursor: page.nextCursor }, (view) => view);
       },
       {
         query: BatchListQuery,

@@ -11,6 +11,7 @@ import type { Database } from "../../db/client.ts";
 import type { Caller } from "../caller.ts";
 import { notFound, ServiceError } from "../errors.ts";
 import { looksLikeId, newId } from "../ids.ts";
+import { DEFAULT_PAGE, pageCursor, pageOf } from "../paging.ts";
 import { planFor } from "../limits/plans.ts";
 import type { BatchCreate } from "./batch-model.ts";
 import * as bq from "./batch-queries.ts";
@@ -121,13 +122,9 @@ export async function listBatches(
   ctx: Pick<TasksContext, "db">,
   accountId: string,
   query: { limit?: number; cursor?: string },
-): Promise<{ batches: bq.BatchRow[]; nextCursor: string | null }> {
-  const limit = query.limit ?? 20;
-  if (query.cursor !== undefined && !looksLikeId("batch", query.cursor))
-    throw new ServiceError("bad_request", "cursor is not one this API gave: pass the next_cursor of the page before");
-  const rows = await bq.listBatches(ctx.db, accountId, { before: query.cursor, limit });
-  const page = rows.slice(0, limit);
-  return { batches: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
+): Promise<{ items: bq.BatchRow[]; nextCursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_PAGE;
+  return pageOf(await bq.listBatches(ctx.db, accountId, { before: pageCursor("batch", query.cursor), limit }), limit);
 }
 
 /**

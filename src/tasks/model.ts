@@ -6,6 +6,7 @@
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
+import { listOf, pageQuery } from "../http/list-model.ts";
 import { ContextEntrySchema, runInfoSchema, SearchRequestBody } from "../research/model.ts";
 
 export const TASK_STATUSES = ["queued", "running", "succeeded", "failed", "canceled"] as const;
@@ -112,18 +113,12 @@ export const TaskView = t.Object({
 });
 export type TaskViewBody = Static<typeof TaskView>;
 
-export const TaskListBody = t.Object({
-  object: t.Literal("list"),
-  data: t.Array(TaskView),
-  has_more: t.Boolean(),
-  next_cursor: Nullable(t.String({ description: "Pass as `cursor` for the next page; null on the last." })),
-});
+export const TaskListBody = listOf(TaskView);
 
 // Elysia's t for the query: its t.Integer coerces the query string's text.
 export const TaskListQuery = t.Object({
   status: t.Optional({ ...StatusSchema, description: "Only tasks in this status." }),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "Tasks per page, newest first (default 20)." })),
-  cursor: t.Optional(t.String({ maxLength: 64, description: "The `next_cursor` of the page before." })),
+  ...pageQuery("Tasks"),
 });
 
 export const TaskIdParams = t.Object({ task_id: t.String({ maxLength: 64 }) });

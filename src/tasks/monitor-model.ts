@@ -5,6 +5,7 @@
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
+import { listOf, pageQuery } from "../http/list-model.ts";
 import { TaskCreateBody, TaskView } from "./model.ts";
 
 const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()], { nullable: true });
@@ -83,17 +84,9 @@ export const MonitorView = t.Object({
 });
 export type MonitorViewBody = Static<typeof MonitorView>;
 
-export const MonitorListBody = t.Object({
-  object: t.Literal("list"),
-  data: t.Array(MonitorView),
-  has_more: t.Boolean(),
-  next_cursor: Nullable(t.String({ description: "Pass as `cursor` for the next page; null on the last." })),
-});
+export const MonitorListBody = listOf(MonitorView);
 
-export const MonitorListQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "Per page, newest first (default 20)." })),
-  cursor: t.Optional(t.String({ maxLength: 64, description: "The `next_cursor` of the page before." })),
-});
+export const MonitorListQuery = t.Object(pageQuery("Monitors"));
 
 /** What a run's comparison with the run before found: null until it is made (the run not yet succeeded). */
 export const RunComparison = t.Object(
@@ -107,12 +100,7 @@ export const RunComparison = t.Object(
 
 export const MonitorRunView = t.Composite([TaskView, t.Object({ monitor: Nullable(RunComparison) })]);
 
-export const MonitorRunsBody = t.Object({
-  object: t.Literal("list"),
-  data: t.Array(MonitorRunView),
-  has_more: t.Boolean(),
-  next_cursor: Nullable(t.String({ description: "Pass as `cursor` for the next page; null on the last." })),
-});
+export const MonitorRunsBody = listOf(MonitorRunView);
 
 export const MonitorIdParams = t.Object({ monitor_id: t.String({ maxLength: 64 }) });
 

@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { ErrorBody } from "../accounts/model.ts";
 import { authenticated, type AuthDeps } from "../http/auth.ts";
 import { secured } from "../http/openapi.ts";
+import { listBody } from "../paging.ts";
 import {
   MonitorCreateBody,
   MonitorDeleted,
@@ -47,23 +48,11 @@ export function monitorRoutes(auth: AuthDeps, ctx: MonitorsContext) {
         }),
       },
     )
-    .get(
-      "/monitors",
-      async ({ caller, query }) => {
-        const page = await listMonitors(ctx, caller.accountId, query);
-        return {
-          object: "list" as const,
-          data: page.monitors.map(monitorView),
-          has_more: page.nextCursor !== null,
-          next_cursor: page.nextCursor,
-        };
-      },
-      {
-        query: MonitorListQuery,
-        response: { 200: MonitorListBody },
-        detail: secured({ tags, summary: "The account's monitors, newest first, a page at a time" }),
-      },
-    )
+    .get("/monitors", async ({ caller, query }) => listBody(await listMonitors(ctx, caller.accountId, query), monitorView), {
+      query: MonitorListQuery,
+      response: { 200: MonitorListBody },
+      detail: secured({ tags, summary: "The account's monitors, newest first, a page at a time" }),
+    })
     .get("/monitors/:monitor_id", async ({ caller, params }) => monitorView(await getMonitor(ctx, caller.accountId, params.monitor_id)), {
       params: MonitorIdParams,
       response: { 200: MonitorView, 404: ErrorBody },
@@ -99,8 +88,7 @@ export function monitorRoutes(auth: AuthDeps, ctx: MonitorsContext) {
     .get(
       "/monitors/:monitor_id/runs",
       async ({ caller, params, query }) => {
-        const page = await listRuns(ctx, caller.accountId, params.monitor_id, query);
-        return { object: "list" as const, data: page.runs, has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+        return listBody(await listRuns(ctx, caller.accountId, params.monitor_id, query), (run) => run);
       },
       {
         params: MonitorIdParams,

@@ -10,13 +10,14 @@
  */
 import { getAccount } from "../accounts/queries.ts";
 import type { Caller } from "../caller.ts";
-import { notFound, ServiceError } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import { looksLikeId, newId } from "../ids.ts";
 import type { WebhookSink } from "../webhooks/emit.ts";
 import { checkWebhookUrl } from "../webhooks/url.ts";
 import { compareResults, type MonitorChanges } from "./monitor-change.ts";
 import { MonitorCreateBody, type MonitorCreate, MonitorUpdateBody, type MonitorUpdate, type MonitorViewBody } from "./monitor-model.ts";
 import * as mq from "./monitor-queries.ts";
+import { DEFAULT_PAGE, pageCursor, pageOf } from "../paging.ts";
 import { checkSchedule, nextRunAt, type Schedule } from "./monitor-schedule.ts";
 import type { TaskViewBody } from "./model.ts";
 import type { TaskRow } from "./queries.ts";
@@ -74,12 +75,9 @@ export async function listMonitors(
   ctx: Pick<MonitorsContext, "tasks">,
   accountId: string,
   query: { limit?: number; cursor?: string },
-): Promise<{ monitors: mq.MonitorRow[]; nextCursor: string | null }> {
-  const limit = query.limit ?? 20;
-  checkCursor("mon", query.cursor);
-  const rows = await mq.listMonitors(ctx.tasks.db, accountId, { before: query.cursor, limit });
-  const page = rows.slice(0, limit);
-  return { monitors: page, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
+): Promise<{ items: mq.MonitorRow[]; nextCursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_PAGE;
+  return pageOf(await mq.listMonitors(ctx.tasks.db, accountId, { before: pageCursor("mon", query.cursor), limit }), limit);
 }
 
 /**
@@ -124,27 +122,20 @@ export async function listRuns(
   accountId: string,
   id: string,
   query: { limit?: number; cursor?: string },
-): Promise<{ runs: MonitorRun[]; nextCursor: string | null }> {
+): Promise<{ items: MonitorRun[]; nextCursor: string | null }> {
   const monitor = await getMonitor(ctx, accountId, id);
-  const limit = query.limit ?? 20;
-  checkCursor("task", query.cursor);
-  const rows = await mq.listRuns(ctx.tasks.db, accountId, monitor.id, { before: query.cursor, limit });
-  const page = rows.slice(0, limit);
+  const limit = query.limit ?? DEFAULT_PAGE;
+  const page = pageOf(await mq.listRuns(ctx.tasks.db, accountId, monitor.id, { before: pageCursor("task", query.cursor), limit }), limit);
   const comparisons = await mq.comparisonsOf(
     ctx.tasks.db,
-    page.map((task) => task.id),
+    page.items.map((task) => task.id),
   );
-  const runs = page.map((task) => {
+  const items = page.items.map((task) => {
     const data = comparisons.get(task.id);
     const event = data === undefined ? null : (JSON.parse(data) as MonitorRunEvent);
     return { ...taskView(task), monitor: event && { compared: event.compared, changed: event.changed, changes: event.changes } };
   });
-  return { runs, nextCursor: rows.length > limit ? page.at(-1)!.id : null };
-}
-
-function checkCursor(prefix: "mon" | "task", cursor: string | undefined): void {
-  if (cursor !== undefined && !looksLikeId(prefix, cursor))
-    throw new ServiceError("bad_request", "cursor is not one this API gave: pass the next_cursor of the page before");
+  return { items, nextCursor: page.nextCursor };
 }
 
 /** The event written to a run's stream once it is compared: `{"type": "monitor", compared, changed, changes}`. */

@@ -13,9 +13,9 @@
  */
 import type { Database } from "../../db/client.ts";
 import { getAccount } from "../accounts/queries.ts";
+import { accountCaller } from "../accounts/account-caller.ts";
 import { assertInGoodStanding } from "../accounts/standing.ts";
 import type { UsageSink } from "../call-usage.ts";
-import type { Caller } from "../caller.ts";
 import type { Clock } from "../clock.ts";
 import { calledVersion } from "../endpoints/reads.ts";
 import { runOwned } from "../endpoints/runtime/call.ts";
@@ -96,15 +96,7 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
     const account = await getAccount(deps.db, task.accountId);
     if (!account) throw new ServiceError("not_found", "the task's account no longer exists");
     assertInGoodStanding(account);
-    const caller: Caller = {
-      accountId: account.id,
-      accountName: account.name,
-      keyId: task.keyId,
-      keyPrefix: null,
-      balanceMicros: account.balanceMicros,
-      customRateLimit: account.customRateLimit,
-      sharedBucket: account.sharedBucket,
-    };
+    const caller = accountCaller(account, task.keyId === null ? null : { id: task.keyId, prefix: null });
     call = new Call({
       caller,
       address: () => null,

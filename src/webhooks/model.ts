@@ -1,5 +1,6 @@
 /** Webhooks on the wire: the signing secret, deliveries and their attempts. */
 import { t } from "elysia";
+import { listOf, pageQuery } from "../http/list-model.ts";
 import type { AttemptRow, DeliveryRow, SecretRow } from "./queries.ts";
 
 const Timestamp = t.String({ format: "date-time" });
@@ -45,17 +46,11 @@ export const DeliveryDetail = t.Object({
   ),
 });
 
-export const DeliveryList = t.Object({
-  object: t.Literal("list"),
-  data: t.Array(DeliveryView),
-  has_more: t.Boolean(),
-  next_cursor: t.Union([t.String(), t.Null()]),
-});
+export const DeliveryList = listOf(DeliveryView);
 
 export const DeliveryListQuery = t.Object({
   status: t.Optional({ ...DeliveryStatus, description: "Only deliveries in this status." }),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "Deliveries per page, newest first (default 20)." })),
-  cursor: t.Optional(t.String({ maxLength: 64, description: "The `next_cursor` of the page before." })),
+  ...pageQuery("Deliveries"),
 });
 
 export const DeliveryIdParams = t.Object({ delivery_id: t.String({ maxLength: 64 }) });
