@@ -193,7 +193,14 @@ export function mcpCard(base: string, version: string, protocolVersion: string) 
     protocol_version: protocolVersion,
     transport: { type: "streamable-http", url: `${base}/mcp` },
     authentication: { type: "bearer", header: "Authorization", env_var: KEY_ENV, also: "X-API-Key" },
-    tools: ["search", "contents", "one per live designed endpoint of the caller", "one per published endpoint the caller subscribed to"],
+    tools: [
+      "search",
+      "contents",
+      "start_task",
+      "get_task",
+      "one per live designed endpoint of the caller",
+      "one per published endpoint the caller subscribed to",
+    ],
     documentation: { llms_txt: `${base}/llms.txt`, integration: `${base}/v1/agent-integration`, openapi: `${base}/openapi.json` },
   };
 }
