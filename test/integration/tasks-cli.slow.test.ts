@@ -27,10 +27,11 @@ let app: TestApp;
 let env: Record<string, string>;
 let mine: { accountId: string; keyId: string; apiKey: string };
 let theirs: { accountId: string; apiKey: string };
-/** Oldest first: mine succeeded, mine canceled, theirs succeeded. */
+/** Oldest first: mine succeeded, mine canceled, theirs succeeded, mine failed (past the deadline). */
 let succeeded: any;
 let canceled: any;
 let other: any;
+let failed: any;
 
 const cli = (...args: string[]) => runCli(args, env);
 const headers = (key: string) => ({ "X-API-Key": key, "content-type": "application/json" });
@@ -47,14 +48,23 @@ const start = (body: unknown, key: string) =>
 beforeAll(async () => {
   world = startSearchWorld();
   database = await freshDatabase();
-  app = await startTestApp(database, { env: world.env(), resolver: world.resolver });
+  // Providers slow over "tunnel" outlast the 8 s deadline: that task fails with deadline_exceeded. The others take
+  // well under a second, once warm.
+  world.slowOver("tunnel", 20_000);
+  app = await startTestApp(database, {
+    env: world.env({ SEARCH_DEADLINE_MS: "8000", PROVIDER_TIMEOUT_MS: "30000" }),
+    resolver: world.resolver,
+  });
   mine = await app.account({ name: "mine", limit: 100_000 });
   theirs = await app.account({ name: "theirs", limit: 100_000 });
+  // A first search warms what a cold process loads on its first run (a task is held to the same deadline).
+  await app.fetch("/v1/search", { method: "POST", headers: headers(mine.apiKey), body: JSON.stringify({ prompt: QUESTION }) });
   succeeded = await settled((await start({ prompt: QUESTION, metadata: { row: 7 } }, mine.apiKey)).id, mine.apiKey);
   const toCancel = await start({ prompt: QUESTION }, mine.apiKey);
   canceled = await jsonOf(app.fetch(`/v1/tasks/${toCancel.id}/cancel`, { method: "POST", headers: headers(mine.apiKey) }));
   other = await settled((await start({ prompt: QUESTION }, theirs.apiKey)).id, theirs.apiKey);
-  expect([succeeded.status, canceled.status, other.status]).toEqual(["succeeded", "canceled", "succeeded"]);
+  failed = await settled((await start({ prompt: "Would a tunnel have been cheaper?" }, mine.apiKey)).id, mine.apiKey);
+  expect([succeeded.status, canceled.status, other.status, failed.status]).toEqual(["succeeded", "canceled", "succeeded", "failed"]);
   if (TEST_DATABASE_URL) env = { DATABASE_URL: database.url!, LOG_LEVEL: "warn" };
   else {
     const ids = [mine.accountId, theirs.accountId];
@@ -78,19 +88,20 @@ describe(`tasks list (${backendName})`, () => {
     const result = await cli("tasks", "list", "--json");
     expect(result).toMatchObject({ code: 0, stderr: "" });
     const listed = JSON.parse(result.stdout);
-    expect(listed.map((t: { id: string }) => t.id)).toEqual([other.id, canceled.id, succeeded.id]);
-    expect(listed[2]).toEqual({ ...succeeded, account_id: mine.accountId, key_id: mine.keyId, batch_id: null, monitor_id: null });
-    expect(listed[0].account_id).toBe(theirs.accountId);
+    expect(listed.map((t: { id: string }) => t.id)).toEqual([failed.id, other.id, canceled.id, succeeded.id]);
+    expect(listed[3]).toEqual({ ...succeeded, account_id: mine.accountId, key_id: mine.keyId, batch_id: null, monitor_id: null });
+    expect(listed[1].account_id).toBe(theirs.accountId);
   });
 
   test("one line per task; --account, --status and --limit narrow it", async () => {
     const mineOnly = await cli("tasks", "list", "--account", mine.accountId);
     expect(mineOnly).toMatchObject({ code: 0, stderr: "" });
     const lines = mineOnly.stdout.trimEnd().split("\n");
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toStartWith(`${canceled.id}  canceled   search`);
-    expect(lines[1]).toStartWith(`${succeeded.id}  succeeded  search`);
-    expect(lines[1]).toContain(`account ${mine.accountId}  created ${succeeded.created_at}  attempts 1`);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toStartWith(`${failed.id}  failed     search`);
+    expect(lines[1]).toStartWith(`${canceled.id}  canceled   search`);
+    expect(lines[2]).toStartWith(`${succeeded.id}  succeeded  search`);
+    expect(lines[2]).toContain(`account ${mine.accountId}  created ${succeeded.created_at}  attempts 1`);
 
     const byStatus = await cli("tasks", "list", "--status", "canceled");
     expect(
@@ -100,8 +111,8 @@ describe(`tasks list (${backendName})`, () => {
         .map((line) => line.split("  ")[0]),
     ).toEqual([canceled.id]);
     const newest = await cli("tasks", "list", "--limit", "1", "--json");
-    expect(JSON.parse(newest.stdout).map((t: { id: string }) => t.id)).toEqual([other.id]);
-    const none = await cli("tasks", "list", "--account", mine.accountId, "--status", "failed");
+    expect(JSON.parse(newest.stdout).map((t: { id: string }) => t.id)).toEqual([failed.id]);
+    const none = await cli("tasks", "list", "--account", theirs.accountId, "--status", "failed");
     expect(none).toMatchObject({ code: 0, stdout: "no tasks\n" });
   });
 
@@ -155,6 +166,14 @@ describe(`tasks show (${backendName})`, () => {
       batch_id: null,
       monitor_id: null,
     });
+  });
+
+  test("a failed task shows its error's code and words, and no result", async () => {
+    expect(failed.error.code).toBe("deadline_exceeded");
+    const text = (await cli("tasks", "show", "--task", failed.id)).stdout;
+    expect(text).toStartWith(`task ${failed.id}: failed\n`);
+    expect(text).toContain(`  error     deadline_exceeded: ${failed.error.message}\n`);
+    expect(text).not.toContain("  result ");
   });
 
   test("an unknown task is exit 1 naming it; no --task is a usage error", async () => {
