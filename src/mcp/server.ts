@@ -216,7 +216,7 @@ function taskResult(task: Record<string, unknown>): CallToolResult {
   const status = String(task.status);
   const head =
     status === "queued" || status === "running"
-      ? `Task ${String(task.id)} is ${status}: call get_task with task_id "${String(task.id)}" again in a few seconds.`
+      ? `Task ${String(task.id)} is ${status}: call get_task with task_id "${String(task.id)}" every few seconds until it has finished.`
       : `Task ${String(task.id)} ${status}.`;
   const error = task.error as { code: string; message: string } | null;
   const more =
