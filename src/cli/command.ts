@@ -41,4 +41,4 @@ export interface CliCommand {
   run(cli: CliContext): Promise<number | void> | number | void;
 }
 
-export type CliSection = "Accounts and keys" | "Abuse" | "Pages" | "Database" | "Help";
+export type CliSection = "Accounts and keys" | "Abuse" | "Tasks" | "Pages" | "Database" | "Help";

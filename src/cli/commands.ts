@@ -9,8 +9,9 @@ import { createKeyCommand, listKeysCommand, revokeKeyCommand, rotateKeyCommand }
 import { indexCommand } from "./pages.ts";
 import { setPasswordCommand, signInLinkCommand } from "./sign-in.ts";
 import { banCommand, reinstateCommand, suspendCommand } from "./standing.ts";
+import { listTasksCommand, showTaskCommand } from "./tasks.ts";
 
-export const SECTIONS: CliSection[] = ["Accounts and keys", "Abuse", "Pages", "Database", "Help"];
+export const SECTIONS: CliSection[] = ["Accounts and keys", "Abuse", "Tasks", "Pages", "Database", "Help"];
 
 export const COMMANDS: CliCommand[] = [
   createAccountCommand,
@@ -27,6 +28,8 @@ export const COMMANDS: CliCommand[] = [
   revokeKeyCommand,
   addCreditCommand,
   abuseReportCommand,
+  listTasksCommand,
+  showTaskCommand,
   indexCommand,
   migrateCommand,
   configCommand,

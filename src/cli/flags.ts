@@ -16,6 +16,8 @@ const OPTIONS = {
   account: { type: "string" },
   amount: { type: "string" },
   reason: { type: "string" },
+  status: { type: "string" },
+  task: { type: "string" },
   json: { type: "boolean", default: false },
   sitemap: { type: "string" },
   concurrency: { type: "string" },

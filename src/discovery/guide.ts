@@ -17,6 +17,7 @@ export function integrationPrompt(base: string, routes: RouteSummary[]): string 
   const lines = routes.map((r) => `- ${r.method} ${base}${r.path}${r.authenticated ? "" : " (no key)"}: ${r.summary}`);
   const hasSearch = routes.some((r) => r.path === "/v1/search");
   const hasStream = routes.some((r) => r.path === "/v1/ws/search");
+  const hasTasks = routes.some((r) => r.path === "/v1/tasks");
   return [
     `You can use an agentic search API at ${base}. It is wire-compatible with Critique Labs' API: a client written for Critique works here by changing the base URL.`,
     "",
@@ -32,18 +33,27 @@ export function integrationPrompt(base: string, routes: RouteSummary[]): string 
     hasStream
       ? "Streaming: open a WebSocket to /v1/ws/search (key in the X-API-Key header, or in Sec-WebSocket-Protocol from a browser), send one JSON message with the same fields as the search body, then read messages {type: context|response|error, content} until the server closes the socket. An error's content ends with its stable code in parentheses, the same code the JSON answer would carry. Or POST /v1/search with `Accept: text/event-stream` for server-sent events."
       : "Streaming: not offered by this deployment yet.",
+    ...(hasTasks ? ["", TASKS_GUIDE] : []),
     "",
     'Errors: every error is JSON. Validation failures are 422 with {"detail": [{"loc", "msg", "type"}]} (fix the field named in loc; do not retry unchanged). Other errors are {"detail": "...", "error": "<stable code>"}: 401 bad or missing key (do not retry), 404 not found, 409 conflict, 413 body too large, 429 rate limited, 5xx service trouble.',
     "",
     "Back-off: every authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds). On 429 wait the Retry-After seconds, then retry; on 502, 503 and 504 retry at most twice with exponential back-off (1 s, then 4 s) and jitter. Keep to one call at a time when X-RateLimit-Remaining is low.",
     "",
-    `MCP: agents that speak the Model Context Protocol can add ${base}/mcp (Streamable HTTP) with the header \`Authorization: Bearer <key>\`, the key read from ${KEY_ENV}. Its tools are search, contents and each of the caller's live designed endpoints; listing them is free, each call spends one call of the plan.`,
+    `MCP: agents that speak the Model Context Protocol can add ${base}/mcp (Streamable HTTP) with the header \`Authorization: Bearer <key>\`, the key read from ${KEY_ENV}. Its tools are search, contents, start_task and get_task (tasks, as above: start_task takes the POST /v1/tasks body, get_task takes {"task_id"} and answers the task) and each of the caller's live designed endpoints; listing them is free, each call spends one call of the plan.`,
     "",
     `OpenAI-compatible: OpenAI's SDKs and the frameworks built on them (the Vercel AI SDK's OpenAI-compatible provider, LangChain's ChatOpenAI) can use the base URL ${base}/v1 with the model \`search\` (POST /v1/chat/completions or POST /v1/responses) and the key as their API key (sent as Authorization: Bearer). The answer cites its sources in \`citations\` and \`search_results\`, and as url_citation annotations.`,
     "",
     `The full contract is the OpenAPI document at ${base}/openapi.json.`,
   ].join("\n");
 }
+
+/** When a task is the better call than a synchronous search, and how to follow one to its answer. */
+const TASKS_GUIDE = [
+  'Tasks: POST /v1/tasks with the search body (or {"endpoint": "<stub>", "inputs": {...}}, or {"published": "<public_stub>", "inputs": {...}}) answers 202 at once with a task {"id", "status": "queued"}; the research runs off the request path.',
+  "Use a task instead of POST /v1/search when the research is long (a search can take a minute or more and your HTTP client or tool call may time out first), when you have many questions (start them all, then collect each), or when you cannot hold a connection open.",
+  'Follow it with GET /v1/tasks/{task_id}/events (server-sent events, resumable with Last-Event-ID), or read GET /v1/tasks/{task_id} every few seconds (each read is a call of your plan) until its status is succeeded, failed or canceled. When succeeded, its "result" is exactly what POST /v1/search would have answered ({response, context, info}); when failed, its "error" has the code the synchronous call would have given.',
+  "Send an Idempotency-Key header with the create, so a retried create answers the first task instead of starting a second. POST /v1/tasks/{task_id}/cancel stops one. A task is billed once, when it succeeds, as the synchronous call is.",
+].join(" ");
 
 export interface ClientRecipe {
   install: string;
@@ -166,7 +176,12 @@ export function llmsText(base: string, routes: RouteSummary[]): string {
     "",
     "## Agents",
     "",
-    `- [MCP, Streamable HTTP](${base}/mcp): tools search, contents and each of your live designed endpoints; listing is free, each call spends one call of your plan`,
+    `- [MCP, Streamable HTTP](${base}/mcp): tools search, contents, start_task and get_task, and each of your live designed endpoints; listing is free, each call spends one call of your plan`,
+    ...(routes.some((r) => r.path === "/v1/tasks")
+      ? [
+          `- [Tasks](${base}/v1/tasks): for long research or many questions, POST /v1/tasks with the search body answers at once with a task; follow GET /v1/tasks/{task_id}/events, or read GET /v1/tasks/{task_id} every few seconds, until it is succeeded, failed or canceled; a succeeded task's result is the search's own answer`,
+        ]
+      : []),
     `- [OpenAI-compatible](${base}/v1/chat/completions): OpenAI's SDKs and the frameworks built on them, with the base URL ${base}/v1 and the model \`search\` (also POST /v1/responses)`,
     `- [Integration guide](${base}/v1/agent-integration): instructions an agent can follow as written, and client set-ups`,
     "",
@@ -193,7 +208,14 @@ export function mcpCard(base: string, version: string, protocolVersion: string) 
     protocol_version: protocolVersion,
     transport: { type: "streamable-http", url: `${base}/mcp` },
     authentication: { type: "bearer", header: "Authorization", env_var: KEY_ENV, also: "X-API-Key" },
-    tools: ["search", "contents", "one per live designed endpoint of the caller", "one per published endpoint the caller subscribed to"],
+    tools: [
+      "search",
+      "contents",
+      "start_task",
+      "get_task",
+      "one per live designed endpoint of the caller",
+      "one per published endpoint the caller subscribed to",
+    ],
     documentation: { llms_txt: `${base}/llms.txt`, integration: `${base}/v1/agent-integration`, openapi: `${base}/openapi.json` },
   };
 }

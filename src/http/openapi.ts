@@ -107,6 +107,8 @@ export interface ApiDocument {
   requestBody(method: string, path: string): Json | undefined;
   /** The JSON schema of an operation's response with `status`. */
   response(method: string, path: string, status?: string): Json | undefined;
+  /** An operation's path parameters as one object schema, each under its name (what a tool takes for them). */
+  pathParameters(method: string, path: string): Json | undefined;
 }
 
 /**
@@ -155,6 +157,16 @@ export function openapiDocs(publicBaseUrl?: string) {
     requestBody: (method, path) => jsonSchema(operation(method, path)?.requestBody)?.schema as Json | undefined,
     response: (method, path, status = "200") =>
       jsonSchema((operation(method, path)?.responses as Json | undefined)?.[status])?.schema as Json | undefined,
+    pathParameters: (method, path) => {
+      const inPath = ((operation(method, path)?.parameters ?? []) as Json[]).filter((p) => p.in === "path");
+      if (!inPath.length) return undefined;
+      return {
+        type: "object",
+        properties: Object.fromEntries(inPath.map((p) => [p.name, p.schema])),
+        required: inPath.filter((p) => p.required).map((p) => p.name),
+        additionalProperties: false,
+      };
+    },
   };
   return { plugin, document: api };
 }

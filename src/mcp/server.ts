@@ -86,7 +86,7 @@ export function mcpServer(deps: McpDeps, accountId: string): Server {
       // Releases, deletions and subscriptions are announced to the session (sessions.ts).
       capabilities: { tools: { listChanged: true } },
       instructions:
-        "search answers a prompt from the web with cited sources; contents reads one page; every other tool is one of your designed endpoints or a published endpoint you subscribed to.",
+        "search answers a prompt from the web with cited sources; contents reads one page; start_task starts a search or an endpoint's call that answers later (for long research, or many at once) and get_task reads it; every other tool is one of your designed endpoints or a published endpoint you subscribed to.",
     },
   );
   // Read afresh on every request: a session outlives releases, deletions and subscriptions.
@@ -107,10 +107,17 @@ export function mcpServer(deps: McpDeps, accountId: string): Server {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
     const key = extra.authInfo?.token;
     if (!key) throw new McpError(REFUSED, "missing or invalid API key", { status: 401, error: "unauthorized" });
-    const call = new Request(`${INTERNAL}${tool.path}`, {
-      method: "POST",
-      headers: { "x-api-key": key, "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify(request.params.arguments ?? {}),
+    const args = request.params.arguments ?? {};
+    const path = filledPath(tool.path, args);
+    if (typeof path !== "string") return { isError: true, content: [{ type: "text", text: path.problem }] };
+    const call = new Request(`${INTERNAL}${path}`, {
+      method: tool.method,
+      headers: {
+        "x-api-key": key,
+        accept: "application/json",
+        ...(tool.method === "POST" ? { "content-type": "application/json" } : {}),
+      },
+      ...(tool.method === "POST" ? { body: JSON.stringify(args) } : {}),
       signal: extra.signal,
     });
     // The route sees the client's address as an HTTP caller's would be seen, for abuse detection: this request has no socket.
@@ -127,11 +134,30 @@ export function mcpServer(deps: McpDeps, accountId: string): Server {
         ...(retryAfter ? { retry_after_seconds: retryAfter } : {}),
       });
     }
-    if (response.status !== 200 || body === null)
+    // A task is accepted with 202 (200 when an Idempotency-Key found it); every other route answers 200.
+    if ((response.status !== 200 && response.status !== 202) || body === null)
       return { isError: true, content: [{ type: "text", text: refusal(response.status, body) }] };
+    if (tool.answer === "task") return taskResult(body);
     return tool.answer === "page" ? pageResult(body) : researchResult(body);
   });
   return server;
+}
+
+/**
+ * The route's path with each `{name}` filled from the argument of that name,
+ * or what is wrong with the arguments. Checked here because the route cannot
+ * say it: a missing id would reach another route (`/v1/tasks/` is the list),
+ * and "." or ".." would be resolved away by the URL, encoded or not.
+ */
+function filledPath(template: string, args: Record<string, unknown>): string | { problem: string } {
+  let problem: string | undefined;
+  const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = args[name];
+    if (typeof value !== "string" || value === "" || value === "." || value === "..")
+      problem ??= `${name}: required, a non-empty string (validation_failed)`;
+    return encodeURIComponent(String(value));
+  });
+  return problem === undefined ? path : { problem };
 }
 
 type Notify = (notification: ServerNotification) => Promise<void>;
@@ -180,6 +206,29 @@ function researchResult(body: Record<string, unknown>): CallToolResult {
     structuredContent: body,
   };
 }
+
+/**
+ * A task: a line that says where it stands and what to do next, then, once it
+ * succeeded, its answer as search shows one (or its error), and the whole task
+ * as structured content.
+ */
+function taskResult(task: Record<string, unknown>): CallToolResult {
+  const status = String(task.status);
+  const head =
+    status === "queued" || status === "running"
+      ? `Task ${String(task.id)} is ${status}: call get_task with task_id "${String(task.id)}" every few seconds until it has finished.`
+      : `Task ${String(task.id)} ${status}.`;
+  const error = task.error as { code: string; message: string } | null;
+  const more =
+    status === "succeeded" && task.result
+      ? textOf(researchResult(task.result as Record<string, unknown>))
+      : error
+        ? `${error.message} (${error.code})`
+        : "";
+  return { content: [{ type: "text", text: more ? `${head}\n\n${more}` : head }], structuredContent: task };
+}
+
+const textOf = (result: CallToolResult) => result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
 
 function pageResult(body: Record<string, unknown>): CallToolResult {
   const { content, ...rest } = body;

@@ -1,6 +1,6 @@
 /**
- * The tools the MCP face lists for a caller: `search` and `contents`, one
- * per live designed endpoint of theirs, and one per published endpoint they
+ * The tools the MCP face lists for a caller: `search`, `contents`,
+ * `start_task` and `get_task`, one per live designed endpoint of theirs, and one per published endpoint they
  * subscribed to. Each is a route of the HTTP API with the route's own body
  * as its input, read from the OpenAPI document the route's TypeBox models
  * make (an endpoint's: its integration request_schema and response_schema,
@@ -24,16 +24,23 @@ export interface ToolRoute {
   description: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
-  /** The HTTP route the call goes to, and what the answer is shown as. */
+  /**
+   * The HTTP route the call goes to, and what the answer is shown as. A POST
+   * sends the arguments as its body; a GET fills its path's `{name}`s from
+   * the arguments of those names.
+   */
+  method: "POST" | "GET";
   path: string;
-  answer: "research" | "page";
+  answer: "research" | "page" | "task";
 }
 
 /** Where a tool's schemas come from: the app's OpenAPI document, which the routes' own TypeBox models make. */
-export type ToolSchemas = Pick<ApiDocument, "requestBody" | "response">;
+export type ToolSchemas = Pick<ApiDocument, "requestBody" | "response" | "pathParameters">;
 
 const SEARCH_PATH = "/v1/search";
 const CONTENTS_PATH = "/v1/contents";
+const TASKS_PATH = "/v1/tasks";
+const TASK_PATH = "/v1/tasks/{task_id}";
 
 /** An operation's schema in the document; a face that lost its route's schema is a bug, not an empty schema. */
 function documented(schema: JsonSchema | undefined, what: string): JsonSchema {
@@ -41,7 +48,7 @@ function documented(schema: JsonSchema | undefined, what: string): JsonSchema {
   return schema;
 }
 
-/** search and contents: each its route's request body, and the search its route's answer. */
+/** search, contents and the tasks': each its route's request body (or path parameters), and its route's answer where it has one shape. */
 function builtIns(schemas: ToolSchemas): ToolRoute[] {
   return [
     {
@@ -53,6 +60,7 @@ function builtIns(schemas: ToolSchemas): ToolRoute[] {
         "the answer is an object of that shape. Use source_whitelist / source_blacklist to keep to or avoid domains.",
       inputSchema: documented(schemas.requestBody("post", SEARCH_PATH), `request body of POST ${SEARCH_PATH}`),
       outputSchema: documented(schemas.response("post", SEARCH_PATH), `answer of POST ${SEARCH_PATH}`),
+      method: "POST",
       path: SEARCH_PATH,
       answer: "research",
     },
@@ -62,8 +70,36 @@ function builtIns(schemas: ToolSchemas): ToolRoute[] {
       description:
         "Reads one public web page (PDFs too) and returns its main content as markdown, text or HTML, with its title and metadata.",
       inputSchema: documented(schemas.requestBody("post", CONTENTS_PATH), `request body of POST ${CONTENTS_PATH}`),
+      method: "POST",
       path: CONTENTS_PATH,
       answer: "page",
+    },
+    {
+      name: "start_task",
+      title: "Start research that answers later",
+      description:
+        "Starts research off the call and returns the task at once (status queued) with its id; read it with get_task. " +
+        "Takes the search tool's arguments, or {endpoint: <your endpoint's stub>, inputs: {...}}, or {published: <public stub>, inputs: {...}}, " +
+        "with an optional metadata object echoed back. Prefer it to search for long research, or for many questions at once: " +
+        "start them all, then read each. Billed once, when it succeeds, as the synchronous call is.",
+      inputSchema: documented(schemas.requestBody("post", TASKS_PATH), `request body of POST ${TASKS_PATH}`),
+      outputSchema: documented(schemas.response("post", TASKS_PATH, "202"), `answer of POST ${TASKS_PATH}`),
+      method: "POST",
+      path: TASKS_PATH,
+      answer: "task",
+    },
+    {
+      name: "get_task",
+      title: "Read a task",
+      description:
+        "Reads a task start_task began: its status (queued, running, then succeeded, failed or canceled) and, once succeeded, " +
+        "its result, exactly what the synchronous call answers ({response, context, info}); a failed task has its error. " +
+        "Call it again every few seconds until the status is final.",
+      inputSchema: documented(schemas.pathParameters("get", TASK_PATH), `path parameters of GET ${TASK_PATH}`),
+      outputSchema: documented(schemas.response("get", TASK_PATH), `answer of GET ${TASK_PATH}`),
+      method: "GET",
+      path: TASK_PATH,
+      answer: "task",
     },
   ];
 }
@@ -81,7 +117,7 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export async function callerTools(endpoints: EndpointsContext, schemas: ToolSchemas, accountId: string): Promise<ToolRoute[]> {
   const builtIn = builtIns(schemas);
   const tools = [...builtIn];
-  const add = (name: string, tool: Omit<ToolRoute, "name" | "inputSchema" | "outputSchema" | "answer">, version: Contract) => {
+  const add = (name: string, tool: Omit<ToolRoute, "name" | "inputSchema" | "outputSchema" | "method" | "answer">, version: Contract) => {
     if (!TOOL_NAME.test(name)) return;
     tools.push({
       ...tool,
@@ -89,6 +125,7 @@ export async function callerTools(endpoints: EndpointsContext, schemas: ToolSche
       description: tool.description.slice(0, 1000),
       inputSchema: requestSchema(shownInputs(version.inputs)),
       outputSchema: responseSchema(version.outputFormat as OutputFormat),
+      method: "POST",
       answer: "research",
     });
   };

@@ -77,6 +77,21 @@ export async function listTasks(
     .limit(options.limit + 1);
 }
 
+/** For the operator (the CLI): the newest tasks of every account, or of one, by status. */
+export async function operatorTasks(db: Database, options: { accountId?: string; status?: TaskStatus; limit: number }): Promise<TaskRow[]> {
+  return db
+    .select()
+    .from(tasks)
+    .where(
+      and(
+        options.accountId ? eq(tasks.accountId, options.accountId) : undefined,
+        options.status ? eq(tasks.status, options.status) : undefined,
+      ),
+    )
+    .orderBy(desc(tasks.id))
+    .limit(options.limit);
+}
+
 /**
  * A worker takes the task: running, started now, one more attempt. Null when it is not there to take (canceled,
  * finished, deleted). A task already running was begun by an instance that died: it is taken again.

@@ -85,6 +85,29 @@ describe("GET /v1/agent-integration", () => {
     expect(await (await app.fetch("/llms.txt")).text()).toContain(`- [OpenAI-compatible](${app.url}/v1/chat/completions)`);
   });
 
+  test("the guide and /llms.txt tell an agent when a task beats a synchronous search, and how to follow one to its answer", async () => {
+    const { prompt } = await jsonOf(app.fetch("/v1/agent-integration"));
+    for (const topic of [
+      "POST /v1/tasks",
+      "instead of POST /v1/search when the research is long",
+      "many questions",
+      "GET /v1/tasks/{task_id}/events",
+      "Last-Event-ID",
+      "GET /v1/tasks/{task_id} every few seconds",
+      "succeeded, failed or canceled",
+      "exactly what POST /v1/search would have answered",
+      "Idempotency-Key",
+      "start_task and get_task",
+    ])
+      expect(prompt).toContain(topic);
+    const text = await (await app.fetch("/llms.txt")).text();
+    expect(text).toContain(`- [Tasks](${app.url}/v1/tasks): for long research or many questions`);
+    expect(text).toContain("tools search, contents, start_task and get_task");
+    expect(text).toContain(`- [POST /v1/tasks](${app.url}/v1/tasks): `);
+    const card = await jsonOf(app.fetch("/.well-known/mcp"));
+    expect(card.tools.slice(0, 4)).toEqual(["search", "contents", "start_task", "get_task"]);
+  });
+
   test("/llms.txt lists the API's routes, the MCP endpoint and the docs for agents, without a key", async () => {
     const response = await app.fetch("/llms.txt");
     expect(response.status).toBe(200);

@@ -44,7 +44,7 @@ async function inspect(...args: string[]): Promise<any> {
 
 test("the inspector lists the tools and calls search and contents", async () => {
   const listed = await inspect("--method", "tools/list");
-  expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["search", "contents"]);
+  expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["search", "contents", "start_task", "get_task"]);
 
   const searched = await inspect(
     "--method",
@@ -68,4 +68,28 @@ test("the inspector lists the tools and calls search and contents", async () => 
     "format=text",
   );
   expect(read.content[0].text).toContain("approved the new river bridge");
+}, 90_000);
+
+test("the inspector starts a task and reads it with get_task until it succeeds, as the route shows it", async () => {
+  const started = await inspect(
+    "--method",
+    "tools/call",
+    "--tool-name",
+    "start_task",
+    "--tool-arg",
+    "prompt=When will construction of the river bridge begin?",
+  );
+  expect(started.isError ?? false).toBe(false);
+  const id = started.structuredContent.id as string;
+  expect(id).toMatch(/^task_/);
+  let read: any;
+  // Each read is a process of its own (about a second): a handful at most before the loopback search is done.
+  for (let i = 0; i < 20; i++) {
+    read = await inspect("--method", "tools/call", "--tool-name", "get_task", "--tool-arg", `task_id=${id}`);
+    if (read.structuredContent.status === "succeeded") break;
+  }
+  expect(read.structuredContent.status).toBe("succeeded");
+  const route = await (await app.fetch(`/v1/tasks/${id}`, { headers: { "X-API-Key": apiKey } })).json();
+  expect(read.structuredContent).toEqual(route);
+  expect(read.content[0].text).toMatch(/\[1\]/);
 }, 90_000);

@@ -19,6 +19,7 @@ let app: TestApp;
 let apiKey: string;
 let stub: string;
 let otherStub: string;
+let otherKey: string;
 const open: Client[] = [];
 const INIT_PARAMS = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "mcp-test", version: "1.0.0" } };
 
@@ -29,6 +30,7 @@ beforeAll(async () => {
   apiKey = (await app.account({ name: "agent", limit: 100_000 })).apiKey;
   stub = (await client(app, apiKey).json("POST", "/v1/design-api", landmarkEndpoint)).response.stub;
   const other = (await app.account({ name: "someone else", limit: 100_000 })).apiKey;
+  otherKey = other;
   otherStub = (await client(app, other).json("POST", "/v1/design-api", { ...landmarkEndpoint, api_name: "Private tower facts" })).response
     .stub;
 });
@@ -194,6 +196,89 @@ describe("tools/call", () => {
   test("another account's endpoint, or no such tool, is refused", async () => {
     const mcp = await connect(apiKey);
     await expect(mcp.callTool({ name: otherStub, arguments: { landmark: "Eiffel Tower" } })).rejects.toThrow(/unknown tool/);
+  });
+});
+
+describe("tasks as tools", () => {
+  const QUESTION = "What did the council decide about the river bridge?";
+
+  test("start_task's and get_task's schemas are their routes' in /openapi.json: the create body, the task_id path parameter, the task", async () => {
+    const mcp = await connect(apiKey);
+    const { tools } = await mcp.listTools();
+    const doc = await (await app.fetch("/openapi.json")).json();
+    const start = tools.find((t) => t.name === "start_task")!;
+    const get = tools.find((t) => t.name === "get_task")!;
+    expect(start.inputSchema).toEqual(doc.paths["/v1/tasks"].post.requestBody.content["application/json"].schema);
+    expect(start.outputSchema).toEqual(doc.paths["/v1/tasks"].post.responses["202"].content["application/json"].schema);
+    const parameter = doc.paths["/v1/tasks/{task_id}"].get.parameters.find((p: { name: string }) => p.name === "task_id");
+    expect(get.inputSchema).toEqual({
+      type: "object",
+      properties: { task_id: parameter.schema },
+      required: ["task_id"],
+      additionalProperties: false,
+    });
+    expect(get.outputSchema).toEqual(doc.paths["/v1/tasks/{task_id}"].get.responses["200"].content["application/json"].schema);
+  });
+
+  test("start_task queues a search; get_task, polled, reads it to succeeded with the route's task and the synchronous answer", async () => {
+    const mcp = await connect(apiKey);
+    const started = await mcp.callTool({ name: "start_task", arguments: { prompt: QUESTION, metadata: { row: 3 } } });
+    expect(started.isError).toBeFalsy();
+    const task = started.structuredContent as { id: string; status: string; kind: string; metadata: unknown };
+    expect(task).toMatchObject({ status: "queued", kind: "search", metadata: { row: 3 } });
+    expect(task.id).toMatch(/^task_/);
+    expect(textOf(started)).toContain(`get_task with task_id "${task.id}"`);
+
+    const polls: string[] = [];
+    const done = await waitFor(
+      async () => {
+        const read = await mcp.callTool({ name: "get_task", arguments: { task_id: task.id } });
+        expect(read.isError).toBeFalsy();
+        const status = (read.structuredContent as { status: string }).status;
+        polls.push(status);
+        if (status === "succeeded") return read;
+        await Bun.sleep(50);
+        return null;
+      },
+      "the task to succeed",
+      30_000,
+    );
+    expect(polls.every((s) => ["queued", "running", "succeeded"].includes(s))).toBe(true);
+    // The tool's task is the route's, field for field.
+    const route = await client(app, apiKey).json("GET", `/v1/tasks/${task.id}`);
+    expect(done.structuredContent).toEqual(route);
+    const result = (done.structuredContent as { result: { response: string; context: { id: number }[] } }).result;
+    const sync = await client(app, apiKey).json("POST", "/v1/search", { prompt: QUESTION });
+    expect(result.response).toBe(sync.response);
+    expect(result.context).toEqual(sync.context);
+    // The text shows the answer as search does: the response, then its sources by [n].
+    expect(textOf(done)).toStartWith(`Task ${task.id} succeeded.\n\n${sync.response}`);
+    expect(textOf(done)).toContain("Sources:\n[1] ");
+  });
+
+  test("start_task with a body its route refuses is a tool error with the route's words", async () => {
+    const mcp = await connect(apiKey);
+    const result = await mcp.callTool({ name: "start_task", arguments: { endpoint: "no-such-endpoint", inputs: {} } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/\(not_found\)$/);
+  });
+
+  test("another account's task id, an unknown one, or none at all is a tool error, never that task", async () => {
+    const theirs = await client(app, otherKey).json("POST", "/v1/tasks", { prompt: QUESTION });
+    expect(theirs.id).toMatch(/^task_/);
+    const mcp = await connect(apiKey);
+    for (const taskId of [theirs.id, "task_00000000000000000000000000", "not a task"]) {
+      const result = await mcp.callTool({ name: "get_task", arguments: { task_id: taskId } });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain("(not_found)");
+      expect(result.structuredContent).toBeUndefined();
+    }
+    // None would reach the list (/v1/tasks/), and ".." the path above: neither is sent.
+    for (const args of [{}, { task_id: ".." }, { task_id: 7 }]) {
+      const missing = await mcp.callTool({ name: "get_task", arguments: args });
+      expect(missing.isError).toBe(true);
+      expect(textOf(missing)).toBe("task_id: required, a non-empty string (validation_failed)");
+    }
   });
 });
 
