@@ -37,7 +37,11 @@
  * search and per task (its process, from /proc: a task's includes its create,
  * and this bench's listing of the queued and running tasks every 250 ms),
  * and its CPU per second while idle (the workers' polling); and fairness
- * across the accounts (see the table's notes).
+ * across the accounts (see the table's notes). Then the create path alone:
+ * the same creates on a fresh instance with TASK_WORKERS=0, whose creates/s
+ * no run or worker's fetch shares the database or the CPU with
+ * (BENCH_CREATE_ALONE=0 skips it). BENCH_PROFILE=1 writes each server's CPU
+ * profile to /tmp/bench-profile.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,6 +71,10 @@ const ORDER = (flags.order ?? "round-robin") as "round-robin" | "in-turn";
 if (ORDER !== "round-robin" && ORDER !== "in-turn") throw new Error("--order is round-robin or in-turn");
 const ACCOUNTS = 3;
 const CREATORS = Number(process.env.BENCH_CREATORS ?? 16);
+/** Tasks created and run before the clock starts: the create path's JIT, and the queue started. */
+const WARM_TASKS = 10;
+/** BENCH_CREATE_ALONE=0 skips the creates on an instance with no workers. */
+const CREATE_ALONE = process.env.BENCH_CREATE_ALONE !== "0";
 const PROVIDER_MS = Number(process.env.BENCH_PROVIDER_MS ?? 100);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "embedded").split(",").map((b) => b.trim()) as Backend[];
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -130,7 +138,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
     process.exit(130);
   });
 
-async function startInstance(backend: Backend): Promise<Instance> {
+async function startInstance(backend: Backend, workers: number): Promise<Instance> {
   const env: Record<string, string> = {
     // info: the server says where it listens at that level (an access line per call, on both routes alike).
     LOG_LEVEL: "info",
@@ -138,7 +146,7 @@ async function startInstance(backend: Backend): Promise<Instance> {
     SEARXNG_URL: searxng.url,
     FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`,
     WEB_CONCURRENCY: "1",
-    TASK_WORKERS: String(WORKERS),
+    TASK_WORKERS: String(workers),
     TASK_POLL_SECONDS: String(POLL_SECONDS),
     // An account may have all its tasks waiting at once (the default bound is 1,000 each).
     TASK_QUEUED_MAX: String(Math.max(1_000, TASKS)),
@@ -172,7 +180,11 @@ async function startInstance(backend: Backend): Promise<Instance> {
     if (created.code !== 0) throw new Error(`accounts create failed: ${created.stderr}`);
     keys.push(JSON.parse(created.stdout).api_key as string);
   }
-  running = await startServer(env);
+  // BENCH_PROFILE=1 writes a CPU profile of each server run (markdown, for reading) to /tmp/bench-profile.
+  const profile: Record<string, string> = process.env.BENCH_PROFILE
+    ? { BUN_OPTIONS: "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/bench-profile" }
+    : {};
+  running = await startServer({ ...env, ...profile });
   return { server: running, keys, cleanup };
 }
 
@@ -265,7 +277,8 @@ async function waitForTasks(base: string, keys: string[]): Promise<void> {
     const busy = await Promise.all(keys.flatMap((key) => [count(base, key, "queued"), count(base, key, "running")]));
     if (!busy.some(Boolean)) return;
     if (performance.now() > deadline) throw new Error(`tasks still queued or running after ${WAIT_LIMIT_MS / 60_000} minutes`);
-    await Bun.sleep(250);
+    // The tasks' times come from their rows: this only says when to read them, and asks little of the server meanwhile.
+    await Bun.sleep(1_000);
   }
 }
 
@@ -281,22 +294,72 @@ async function readTasks(base: string, key: string): Promise<TaskView[]> {
   return all;
 }
 
+/** A few tasks without metadata (the read-back leaves them out), created one after another. */
+async function warmTasks(base: string, key: string): Promise<void> {
+  for (let i = 0; i < WARM_TASKS; i++) {
+    const warm = await fetch(`${base}/v1/tasks`, {
+      method: "POST",
+      headers: headers(key),
+      body: JSON.stringify({ prompt: prompt(90_000 + i) }),
+    });
+    if (warm.status !== 202) throw new Error(`warm-up task: ${warm.status} ${await warm.text()}`);
+    await warm.body?.cancel();
+  }
+}
+
+/**
+ * The create path alone: the same creates on a fresh instance that runs no tasks (TASK_WORKERS=0), so that neither
+ * the runs nor the workers' fetches share the database, its one connection on PGlite, or the CPU with them.
+ */
+async function createAlone(backend: Backend): Promise<Row> {
+  const instance = await startInstance(backend, 0);
+  const { server, keys } = instance;
+  try {
+    await warmTasks(server.url, keys[0]!);
+    console.error(`${backend}: ${TASKS} tasks created on an instance with no workers`);
+    const cpu = cpuSeconds(server.child.pid);
+    const created = await createTasks(server.url, keys, 200_000);
+    const cpuMs = ((cpuSeconds(server.child.pid) - cpu) * 1000) / TASKS;
+    const create = summarize(created.ms);
+    return {
+      backend,
+      route: "POST /v1/tasks, create only (TASK_WORKERS=0)",
+      clients_or_workers: 0,
+      calls: TASKS,
+      ok: created.ms.length,
+      per_s: "n/a",
+      ratio_to_sync: "n/a",
+      create_per_s: TASKS / (created.spanMs / 1000),
+      create_p50_ms: create.p50,
+      create_p99_ms: create.p99,
+      queue_wait_p50_s: "n/a",
+      queue_wait_p99_s: "n/a",
+      run_p50_s: "n/a",
+      run_p99_s: "n/a",
+      worker_utilisation: "n/a",
+      poll_ceiling_per_s: "n/a",
+      server_cpu_ms_per_call: cpuMs,
+      idle_cpu_ms_per_s: "n/a",
+      first_half_share_by_account: "n/a",
+      jain_first_half: "n/a",
+      median_finish_s_by_account: "n/a",
+    };
+  } finally {
+    await stopInstance(instance);
+  }
+}
+
 /** Jain's fairness index over the amounts: 1 when all are equal, 1/n when one has everything. */
 const jain = (xs: number[]) => xs.reduce((s, x) => s + x, 0) ** 2 / (xs.length * xs.reduce((s, x) => s + x * x, 0));
 
 async function runBackend(backend: Backend): Promise<{ rows: Row[]; raw: unknown }> {
-  const instance = await startInstance(backend);
+  const instance = await startInstance(backend, WORKERS);
   const { server, keys } = instance;
   const pid = server.child.pid;
   try {
-    // Warm-up off the clock: the JIT, the pools, the page cache, and a task through the queue (which starts it).
+    // Warm-up off the clock: the JIT, the pools, the page cache, and tasks through the queue (the first starts it).
     await syncSearches(server.url, keys[0]!, WORKERS * 2, WORKERS, 0);
-    const warm = await fetch(`${server.url}/v1/tasks`, {
-      method: "POST",
-      headers: headers(keys[0]!),
-      body: JSON.stringify({ prompt: prompt(99_999) }),
-    });
-    if (warm.status !== 202) throw new Error(`warm-up task: ${warm.status} ${await warm.text()}`);
+    await warmTasks(server.url, keys[0]!);
     await waitForTasks(server.url, keys);
 
     // The idle instance's own work: the workers' polling, the queue's supervision.
@@ -429,6 +492,7 @@ for (const backend of BACKENDS) {
   const result = await runBackend(backend);
   rows.push(...result.rows);
   raw[backend] = result.raw;
+  if (CREATE_ALONE) rows.push(await createAlone(backend));
 }
 printTable(
   `Tasks: ${TASKS} tasks over ${ACCOUNTS} Enterprise accounts (${ORDER}) created by ${CREATORS} clients at once, against ${SYNC} synchronous searches from ${WORKERS} clients at once, on one instance (TASK_WORKERS=${WORKERS}, TASK_POLL_SECONDS=${POLL_SECONDS}); SearXNG peer (${PROVIDER_MS} ms) and 10 cached pages on loopback. per_s: searches answered, or tasks finished from the first start to the last finish; run: a search's latency, or a task's finished_at - started_at; queue wait: started_at - created_at; worker_utilisation: the tasks' summed run time over workers x that span; first_half_share_by_account: the share of each account's tasks among the first half to finish (each 0.5 when fair), and Jain's index over those shares (1 fair, 1/3 one account only); median_finish: each account's median finish, s after the first start`,
