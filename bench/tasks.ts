@@ -184,7 +184,11 @@ async function startInstance(backend: Backend, workers: number): Promise<Instanc
   const profile: Record<string, string> = process.env.BENCH_PROFILE
     ? { BUN_OPTIONS: "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/bench-profile" }
     : {};
-  running = await startServer({ ...env, ...profile });
+  // A server that does not start leaves no data directory or database behind.
+  running = await startServer({ ...env, ...profile }).catch(async (error: unknown) => {
+    await cleanup();
+    throw error;
+  });
   return { server: running, keys, cleanup };
 }
 
