@@ -54,7 +54,8 @@ interface Definition {
 export class JobQueue {
   private readonly definitions = new Map<string, Definition>();
   private starting: Promise<PgBoss> | undefined;
-  private readonly workers = new Map<string, string>();
+  /** Each queue's workers on this instance, by their pg-boss ids. */
+  private readonly workers = new Map<string, string[]>();
   private readonly running = new Set<AbortController>();
   private readonly services: QueueService[] = [];
   private stopped = false;
@@ -94,8 +95,7 @@ export class JobQueue {
   async send(name: string, data: object, options: SendOptions = {}): Promise<void> {
     const boss = await this.start();
     await boss.send(name, data, options);
-    const worker = this.workers.get(name);
-    if (worker) boss.notifyWorker(worker);
+    for (const worker of this.workers.get(name) ?? []) boss.notifyWorker(worker);
   }
 
   /** Sends many jobs in one statement (a batch's: a thousand sends would be a thousand round trips), and wakes the worker. */
@@ -103,8 +103,7 @@ export class JobQueue {
     if (jobs.length === 0) return;
     const boss = await this.start();
     await boss.insert(name, jobs);
-    const worker = this.workers.get(name);
-    if (worker) boss.notifyWorker(worker);
+    for (const worker of this.workers.get(name) ?? []) boss.notifyWorker(worker);
   }
 
   /**
@@ -151,18 +150,31 @@ export class JobQueue {
     return boss;
   }
 
+  /**
+   * `localConcurrency` workers, each a pg-boss worker of its own that asks again as soon as it has finished a job:
+   * pg-boss's worker otherwise waits out its polling interval after every job, so a queue with work waiting ran at
+   * most workers / interval jobs a second (8 a second for 4 workers polling every 0.5 s; bench:tasks measured 7.9,
+   * the workers busy 30% of the time). A fetch that finds nothing falls back to polling, so an idle queue does not spin.
+   */
   private async work(boss: PgBoss, name: string, worker: NonNullable<Definition["worker"]>): Promise<void> {
-    const id = await boss.work<object>(name, { batchSize: 1, ...worker.options }, async (jobs: Job<object>[]) => {
-      for (const job of jobs) {
-        const run = new AbortController();
-        this.running.add(run);
-        try {
-          await worker.handler(job.data, run.signal, job);
-        } finally {
-          this.running.delete(run);
+    const { localConcurrency = 1, ...options } = worker.options;
+    const ids: string[] = [];
+    for (let n = 0; n < localConcurrency; n++) {
+      let own = "";
+      own = await boss.work<object>(name, { batchSize: 1, ...options, localConcurrency: 1 }, async (jobs: Job<object>[]) => {
+        for (const job of jobs) {
+          const run = new AbortController();
+          this.running.add(run);
+          try {
+            await worker.handler(job.data, run.signal, job);
+          } finally {
+            this.running.delete(run);
+            if (!this.stopped) boss.notifyWorker(own);
+          }
         }
-      }
-    });
-    this.workers.set(name, id);
+      });
+      ids.push(own);
+    }
+    this.workers.set(name, ids);
   }
 }
