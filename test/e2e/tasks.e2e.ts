@@ -1,0 +1,192 @@
+/**
+ * Tasks and webhooks in the dashboard, in Debian's Chromium, as a new Free
+ * owner: a task started from the Tasks page is followed to its answer and
+ * its sources; a second task waits queued behind a running one (Free runs
+ * one at a time) and is canceled; the webhook secret is hidden, revealed
+ * and rotated; the task's webhook is delivered to the e2e server's loopback
+ * receiver, listed with its attempts, and delivered again. Screenshots of
+ * both pages at desktop and phone width go to the test output.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { chromiumPath } from "../../playwright.config.ts";
+import { SLOW_WORD, webhookReceiverFile } from "./claim-link.ts";
+
+test.skip(!existsSync(chromiumPath), `Debian's chromium is not installed at ${chromiumPath} (apt-get install chromium)`);
+test.describe.configure({ mode: "serial" });
+
+const owner = { email: `tasks-${Date.now().toString(36)}@example.com`, password: "a long enough password" };
+const shared: { taskId?: string } = {};
+
+async function shot(page: Page, info: TestInfo, name: string) {
+  await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
+}
+
+async function signIn(page: Page) {
+  await page.goto("/dashboard/signin");
+  await page.getByLabel("Email").fill(owner.email);
+  await page.getByLabel("Password").fill(owner.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+}
+
+/** Starts a task from the Tasks page and answers its id, read from the task's own page it lands on. */
+async function startTask(page: Page, prompt: string, webhook?: string): Promise<string> {
+  await page.goto("/dashboard/tasks");
+  await page.getByLabel("Prompt").fill(prompt);
+  if (webhook) await page.getByLabel("Webhook URL (optional)").fill(webhook);
+  await page.getByRole("button", { name: "Start task" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: /^Task task_/ })).toBeVisible();
+  return page.url().split("/").pop()!;
+}
+
+const facts = (page: Page) => page.locator("dl.facts");
+
+test("a task started from the Tasks page is followed to its answer, with its sources", async ({ page, baseURL }, info) => {
+  await page.goto("/dashboard/signup");
+  await page.getByLabel("Name").fill("Task Owner");
+  await page.getByLabel("Email").fill(owner.email);
+  await page.getByLabel("Password").fill(owner.password);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Plan and usage" })).toBeVisible();
+
+  await page.getByRole("link", { name: "Tasks" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Tasks" })).toBeVisible();
+  await expect(page.getByText("No tasks yet.")).toBeVisible();
+
+  // A webhook URL the API refuses: its message shows at the field.
+  await page.getByLabel("Prompt").fill("When was the Eiffel Tower completed?");
+  await page.getByLabel("Webhook URL (optional)").fill("http://intranet.invalid/hook");
+  await page.getByRole("button", { name: "Start task" }).click();
+  await expect(page.getByText("a webhook URL must be https").first()).toBeVisible();
+
+  const receiver = readFileSync(webhookReceiverFile(Number(new URL(baseURL!).port)), "utf8").trim();
+  const events: string[] = [];
+  page.on("response", (response) => {
+    if (response.url().endsWith("/events")) events.push(response.headers()["content-type"] ?? "");
+  });
+  shared.taskId = await startTask(page, "When was the Eiffel Tower completed?", receiver);
+  expect(shared.taskId).toMatch(/^task_/);
+  await expect(facts(page)).toContainText("Succeeded");
+  const answer = page.getByRole("region", { name: "Answer" });
+  await expect(answer).toContainText("1889");
+  const citation = page.getByRole("link", { name: "Source 1" }).first();
+  await expect(citation).toHaveAttribute("href", /#task-source-1$/);
+  await expect(page.locator("#task-source-1")).toContainText("Eiffel Tower");
+  await expect(page.getByRole("button", { name: "Cancel task" })).toHaveCount(0);
+  await expect(facts(page)).not.toContainText("Not yet");
+  // It was followed over the task's event stream, not read in a loop.
+  expect(events.some((type) => type.startsWith("text/event-stream"))).toBe(true);
+  await shot(page, info, "task-succeeded");
+
+  await page.getByRole("link", { name: "Tasks", exact: true }).first().click();
+  const row = page.getByRole("row", { name: new RegExp(shared.taskId) });
+  await expect(row.getByText("Succeeded")).toBeVisible();
+  await expect(row.getByText("Search")).toBeVisible();
+});
+
+test("a Free account runs one task at a time: the second waits queued and is canceled, and so is the running one", async ({
+  page,
+}, info) => {
+  await signIn(page);
+  const first = await startTask(page, `How fast does a ${SLOW_WORD} walk?`);
+  await expect(facts(page)).toContainText("Running");
+  await expect(page.getByText(/^Running: searching/)).toBeVisible();
+
+  const second = await startTask(page, "When was the Eiffel Tower completed?");
+  await expect(facts(page)).toContainText("Queued");
+  await expect(page.getByText(/^Queued: waiting/)).toBeVisible();
+  await page.getByRole("button", { name: "Cancel task" }).click();
+  await expect(page.getByText("Task canceled.")).toBeVisible();
+  await expect(facts(page)).toContainText("Canceled");
+  await expect(page.getByRole("button", { name: "Cancel task" })).toHaveCount(0);
+  await expect(page.getByRole("region", { name: "Answer" })).toHaveCount(0);
+
+  // The list by status: the running one can be canceled from its row.
+  await page.goto("/dashboard/tasks");
+  await page.getByLabel("Status").selectOption({ label: "Running" });
+  const running = page.getByRole("row", { name: new RegExp(first) });
+  await expect(running.getByText("Running")).toBeVisible();
+  await expect(page.getByRole("row", { name: new RegExp(second) })).toHaveCount(0);
+  await shot(page, info, "tasks-running");
+  await page.getByRole("button", { name: `Cancel task ${first}` }).click();
+  await expect(running.getByText("Canceled")).toBeVisible();
+  await page.getByLabel("Status").selectOption({ label: "Canceled" });
+  await expect(page.getByRole("row", { name: new RegExp(second) }).getByText("Canceled")).toBeVisible();
+  await expect(page.getByRole("row", { name: new RegExp(first) }).getByText("Canceled")).toBeVisible();
+  await page.getByLabel("Status").selectOption({ label: "All" });
+  await expect(page.getByRole("row")).toHaveCount(4); // the header and three tasks
+  await shot(page, info, "tasks");
+});
+
+test("the webhook secret is hidden, revealed and rotated; the task's delivery is listed with its attempts and delivered again", async ({
+  page,
+}, info) => {
+  await signIn(page);
+  await page.getByRole("link", { name: "Webhooks" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Webhooks" })).toBeVisible();
+  const secretBox = page.getByLabel("Webhook signing secret");
+  await expect(secretBox).toHaveValue(/^whsec_•+$/);
+  await page.getByRole("button", { name: "Reveal" }).click();
+  const before = await secretBox.inputValue();
+  expect(before).toMatch(/^whsec_[A-Za-z0-9+/=]{20,}$/);
+  await page.getByRole("button", { name: "Hide" }).click();
+  await expect(secretBox).toHaveValue(/^whsec_•+$/);
+
+  await page.getByRole("button", { name: "Rotate secret" }).click();
+  const dialog = page.getByRole("dialog", { name: "Rotate the signing secret?" });
+  await expect(dialog).toContainText("24 hours");
+  await dialog.getByRole("button", { name: "Yes, rotate it" }).click();
+  await expect(page.getByText(/A new signing secret is in use/)).toBeVisible();
+  await expect(page.getByText(/The previous secret also signs until/)).toBeVisible();
+  await page.getByRole("button", { name: "Reveal" }).click();
+  const after = await secretBox.inputValue();
+  expect(after).toMatch(/^whsec_/);
+  expect(after).not.toBe(before);
+
+  // The succeeded task's webhook reached the receiver.
+  const row = page.getByRole("row", { name: /task\.succeeded/ });
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(row.getByText("Delivered")).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(row.getByRole("cell", { name: "200" })).toBeVisible();
+  await expect(row.getByRole("cell", { name: /^\d[\d,]* ms$/ })).toBeVisible();
+  // The canceled tasks had no webhook: one delivery only.
+  await expect(page.getByRole("row")).toHaveCount(2);
+  await shot(page, info, "webhooks");
+
+  await row.getByRole("button", { name: /^Redeliver task\.succeeded/ }).click();
+  await expect(page.getByText("task.succeeded is being sent again.")).toBeVisible();
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(row.getByRole("cell", { name: "2", exact: true })).toBeVisible({ timeout: 1000 });
+    await expect(row.getByText("Delivered")).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+
+  await row.getByRole("link", { name: /task\.succeeded delivery/ }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "task.succeeded delivery" })).toBeVisible();
+  const attempts = page.getByRole("table", { name: "Delivery attempts" });
+  await expect(attempts.getByRole("row")).toHaveCount(3);
+  await expect(page.getByLabel("The body sent (JSON)")).toContainText(shared.taskId!);
+  await shot(page, info, "webhook-delivery");
+  await page.getByRole("link", { name: "the task" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: `Task ${shared.taskId}` })).toBeVisible();
+});
+
+test("the Tasks and Webhooks pages fit a phone without sideways scrolling", async ({ page }, info) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page);
+  for (const [path, name] of [
+    ["/dashboard/tasks", "phone-tasks"],
+    [`/dashboard/tasks/${shared.taskId}`, "phone-task"],
+    ["/dashboard/webhooks", "phone-webhooks"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    await expect(page.getByText(/^Loading/)).toHaveCount(0);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect({ path, overflow }).toEqual({ path, overflow: 0 });
+    await shot(page, info, name);
+  }
+});
