@@ -16,7 +16,7 @@ test.skip(!existsSync(chromiumPath), `Debian's chromium is not installed at ${ch
 test.describe.configure({ mode: "serial" });
 
 const owner = { email: `tasks-${Date.now().toString(36)}@example.com`, password: "a long enough password" };
-const shared: { taskId?: string } = {};
+const shared: { taskId?: string; deliveryPath?: string } = {};
 
 async function shot(page: Page, info: TestInfo, name: string) {
   await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
@@ -96,6 +96,7 @@ test("a Free account runs one task at a time: the second waits queued and is can
   const second = await startTask(page, "When was the Eiffel Tower completed?");
   await expect(facts(page)).toContainText("Queued");
   await expect(page.getByText(/^Queued: waiting/)).toBeVisible();
+  await shot(page, info, "task-queued");
   await page.getByRole("button", { name: "Cancel task" }).click();
   await expect(page.getByText("Task canceled.")).toBeVisible();
   await expect(facts(page)).toContainText("Canceled");
@@ -170,6 +171,7 @@ test("the webhook secret is hidden, revealed and rotated; the task's delivery is
   await expect(attempts.getByRole("row")).toHaveCount(3);
   await expect(page.getByLabel("The body sent (JSON)")).toContainText(shared.taskId!);
   await shot(page, info, "webhook-delivery");
+  shared.deliveryPath = new URL(page.url()).pathname;
   await page.getByRole("link", { name: "the task" }).click();
   await expect(page.getByRole("heading", { level: 1, name: `Task ${shared.taskId}` })).toBeVisible();
 });
@@ -181,6 +183,7 @@ test("the Tasks and Webhooks pages fit a phone without sideways scrolling", asyn
     ["/dashboard/tasks", "phone-tasks"],
     [`/dashboard/tasks/${shared.taskId}`, "phone-task"],
     ["/dashboard/webhooks", "phone-webhooks"],
+    [shared.deliveryPath!, "phone-webhook-delivery"],
   ] as const) {
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();

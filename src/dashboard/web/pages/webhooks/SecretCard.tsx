@@ -45,7 +45,7 @@ export function SecretCard() {
       <ErrorMessage error={loaded.error ?? rotation.error} />
       {secret ? (
         <>
-          <div class="secret-row">
+          <div class="secret-row buttons-below">
             <label for="webhook-secret">Webhook signing secret</label>
             <input
               id="webhook-secret"
