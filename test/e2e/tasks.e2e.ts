@@ -193,3 +193,34 @@ test("the Tasks and Webhooks pages fit a phone without sideways scrolling", asyn
     await shot(page, info, name);
   }
 });
+
+test("the task list reads a page at a time: Load more adds the older tasks", async ({ page }) => {
+  await signIn(page);
+  // 19 more tasks (22 in all), started and canceled over the API with the page's own session.
+  const made = await page.evaluate(async (word) => {
+    const { csrf_token } = (await (await fetch("/auth/session")).json()) as { csrf_token: string };
+    const headers = { "x-csrf-token": csrf_token, "content-type": "application/json" };
+    const ids: string[] = [];
+    for (let i = 0; i < 19; i++) {
+      const task = (await (
+        await fetch("/v1/tasks", { method: "POST", headers, body: JSON.stringify({ prompt: `${word} number ${i}` }) })
+      ).json()) as { id: string };
+      ids.push(task.id);
+    }
+    for (const id of ids) await fetch(`/v1/tasks/${id}/cancel`, { method: "POST", headers });
+    return ids;
+  }, SLOW_WORD);
+  expect(made).toHaveLength(19);
+  await page.goto("/dashboard/tasks");
+  const rows = page.getByRole("table", { name: "Tasks" }).getByRole("row");
+  await expect(rows).toHaveCount(21); // the header and the newest 20
+  await expect(page.getByRole("row", { name: new RegExp(shared.taskId!) })).toHaveCount(0);
+  await page.getByRole("button", { name: "Load more tasks" }).click();
+  await expect(rows).toHaveCount(23);
+  await expect(page.getByRole("row", { name: new RegExp(shared.taskId!) })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Load more tasks" })).toHaveCount(0);
+
+  // A task that is not the account's (or does not exist) reads as not found.
+  await page.goto("/dashboard/tasks/task_01doesnotexist0000000000000");
+  await expect(page.getByText(/not found/i).first()).toBeVisible();
+});
