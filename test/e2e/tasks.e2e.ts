@@ -41,6 +41,12 @@ async function startTask(page: Page, prompt: string, webhook?: string): Promise<
 }
 
 const facts = (page: Page) => page.locator("dl.facts");
+/** The value of one of the task's facts ("Started", "Attempts", ...). */
+const fact = (page: Page, name: string) =>
+  facts(page)
+    .locator("div")
+    .filter({ has: page.getByRole("term").getByText(name, { exact: true }) })
+    .getByRole("definition");
 
 test("a task started from the Tasks page is followed to its answer, with its sources", async ({ page, baseURL }, info) => {
   await page.goto("/dashboard/signup");
@@ -92,6 +98,8 @@ test("a Free account runs one task at a time: the second waits queued and is can
   const first = await startTask(page, `How fast does a ${SLOW_WORD} walk?`);
   await expect(facts(page)).toContainText("Running");
   await expect(page.getByText(/^Running: searching/)).toBeVisible();
+  // Its start is read back as it starts.
+  await expect(fact(page, "Started")).not.toHaveText("Not yet");
 
   const second = await startTask(page, "When was the Eiffel Tower completed?");
   await expect(facts(page)).toContainText("Queued");

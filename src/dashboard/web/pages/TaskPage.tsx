@@ -23,8 +23,8 @@ const PROGRESS: Record<string, string> = {
   running: "Running: searching, reading and writing the answer…",
 };
 
-/** The task's events while it is followed: its status, and the answer so far. */
-function useFollow(task: Task | null, onEnd: () => void) {
+/** The task's events while it is followed: its status, and the answer so far; `reread` when the stored task has news. */
+function useFollow(task: Task | null, reread: () => void) {
   const [live, setLive] = useState<{ status: Task["status"]; attempt: number | null; partial: SearchResult | null }>({
     status: "queued",
     attempt: null,
@@ -37,13 +37,16 @@ function useFollow(task: Task | null, onEnd: () => void) {
     if (!following || !id) return;
     setError(null);
     const stop = followTask(id, {
-      onStatus: (status, attempt) =>
+      onStatus: (status, attempt) => {
         setLive((l) => ({
           status,
           attempt: attempt ?? l.attempt,
           // A run begun again starts its answer afresh.
           partial: status === "running" ? null : l.partial,
-        })),
+        }));
+        // A run began: the stored task has its start time and attempt count.
+        if (status === "running") reread();
+      },
       onContext: (context) => setLive((l) => ({ ...l, partial: { response: l.partial?.response ?? "", context } })),
       onResponse: (content) =>
         setLive((l) => {
@@ -52,7 +55,7 @@ function useFollow(task: Task | null, onEnd: () => void) {
           return { ...l, partial: { context: l.partial?.context ?? [], response } };
         }),
       onError: setError,
-      onEnd,
+      onEnd: reread,
     });
     return stop;
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -96,7 +99,7 @@ function Facts({ task, status, attempts }: { task: Task; status: Task["status"];
 export function TaskPage({ taskId }: { taskId: string }) {
   const loaded = useLoad((signal) => api.get<Task>(`/v1/tasks/${encodeURIComponent(taskId)}`, { signal }), [taskId]);
   const task = loaded.data;
-  // At the end the task is read once more: its result as stored (with its info), its times and attempts.
+  // When it starts and when it ends the task is read again: its times, its attempts, its result as stored (with its info).
   const { live, error: followError, following } = useFollow(task, loaded.reload);
   const cancel = useAction();
 
