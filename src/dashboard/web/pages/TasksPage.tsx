@@ -158,7 +158,7 @@ export function TasksPage() {
               <tr key={task.id}>
                 <td data-label="Task">
                   <Link href={taskHref(task.id)}>
-                    <code class="wrap">{task.id}</code>
+                    <code class="wrap task-id">{task.id}</code>
                   </Link>
                 </td>
                 <td data-label="Status">
