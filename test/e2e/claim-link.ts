@@ -9,7 +9,7 @@ import { join } from "node:path";
 
 export const claimLinkFile = (port: number) => join(tmpdir(), `e2e-claim-link-${port}.txt`);
 
-/** The URL of the e2e server's loopback webhook receiver (it answers every message 200). */
+/** The URL of the e2e server's loopback webhook receiver (it answers 200, and 500 at /refuse). */
 export const webhookReceiverFile = (port: number) => join(tmpdir(), `e2e-webhook-receiver-${port}.txt`);
 
 /** Prompts with this word take the search providers a few seconds: a task held running while the tests look. */

@@ -18,7 +18,13 @@ const port = Number(process.env.E2E_PORT ?? 3900);
 const world = startSearchWorld();
 // Long enough to see a task queued behind it, short enough not to slow the run; the providers are given the time.
 world.slowOver(SLOW_WORD, 6_000);
-const receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
+// Its /refuse answers 500, as a receiver that is down does: that delivery stays pending, tried again later.
+const receiver = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch: (request) =>
+    new URL(request.url).pathname === "/refuse" ? new Response("receiver is down", { status: 500 }) : new Response("ok"),
+});
 const receiverUrl = `http://127.0.0.1:${receiver.port}/hook`;
 const database = await freshDatabase();
 const env = world.env({

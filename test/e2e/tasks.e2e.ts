@@ -40,6 +40,8 @@ async function startTask(page: Page, prompt: string, webhook?: string): Promise<
   return page.url().split("/").pop()!;
 }
 
+const receiverUrl = (baseURL: string) => readFileSync(webhookReceiverFile(Number(new URL(baseURL).port)), "utf8").trim();
+
 const facts = (page: Page) => page.locator("dl.facts");
 /** The value of one of the task's facts ("Started", "Attempts", ...). */
 const fact = (page: Page, name: string) =>
@@ -66,7 +68,7 @@ test("a task started from the Tasks page is followed to its answer, with its sou
   await page.getByRole("button", { name: "Start task" }).click();
   await expect(page.getByText("a webhook URL must be https").first()).toBeVisible();
 
-  const receiver = readFileSync(webhookReceiverFile(Number(new URL(baseURL!).port)), "utf8").trim();
+  const receiver = receiverUrl(baseURL!);
   shared.taskId = await startTask(page, "When was the Eiffel Tower completed?", receiver);
   expect(shared.taskId).toMatch(/^task_/);
   await expect(facts(page)).toContainText("Succeeded");
@@ -145,10 +147,14 @@ test("a Free account runs one task at a time: the second waits queued and is can
   await shot(page, info, "tasks");
 });
 
-test("the webhook secret is hidden, revealed and rotated; the task's delivery is listed with its attempts and delivered again", async ({
+test("the webhook secret is hidden, revealed and rotated; the tasks' deliveries are listed with their attempts, and one delivered again", async ({
   page,
+  baseURL,
 }, info) => {
   await signIn(page);
+  // A task whose receiver refuses its webhook (a 500): that delivery stays pending.
+  await startTask(page, "When was the Eiffel Tower completed?", receiverUrl(baseURL!).replace(/\/hook$/, "/refuse"));
+  await expect(facts(page)).toContainText("Succeeded");
   await page.getByRole("link", { name: "Webhooks" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Webhooks" })).toBeVisible();
   const secretBox = page.getByLabel("Webhook signing secret");
@@ -170,16 +176,25 @@ test("the webhook secret is hidden, revealed and rotated; the task's delivery is
   expect(after).toMatch(/^whsec_/);
   expect(after).not.toBe(before);
 
-  // The succeeded task's webhook reached the receiver.
-  const row = page.getByRole("row", { name: /task\.succeeded/ });
+  // The first task's webhook reached the receiver.
+  const row = page.getByRole("row", { name: /\/hook/ });
   await expect(async () => {
     await page.getByRole("button", { name: "Refresh" }).click();
     await expect(row.getByText("Delivered")).toBeVisible({ timeout: 1000 });
   }).toPass({ timeout: 20_000 });
-  await expect(row.getByRole("cell", { name: "200" })).toBeVisible();
+  await expect(row.getByRole("cell", { name: "200", exact: true })).toBeVisible();
   await expect(row.getByRole("cell", { name: /^\d[\d,]* ms$/ })).toBeVisible();
-  // The canceled tasks had no webhook: one delivery only.
-  await expect(page.getByRole("row")).toHaveCount(2);
+  // The refused one is tried again later: pending, the receiver's 500 and why, and no Redeliver yet.
+  const refused = page.getByRole("row", { name: /\/refuse/ });
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(refused.getByRole("cell", { name: "500", exact: true })).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(refused.getByRole("cell", { name: "the receiver answered 500" })).toBeVisible();
+  await expect(refused.getByText("Pending")).toBeVisible();
+  await expect(refused.getByRole("button", { name: /^Redeliver/ })).toHaveCount(0);
+  // The canceled tasks had no webhook: two deliveries only.
+  await expect(page.getByRole("row")).toHaveCount(3);
   await shot(page, info, "webhooks");
 
   await row.getByRole("button", { name: /^Redeliver task\.succeeded/ }).click();
@@ -221,7 +236,7 @@ test("the Tasks and Webhooks pages fit a phone without sideways scrolling", asyn
 
 test("the task list reads a page at a time: Load more adds the older tasks", async ({ page }) => {
   await signIn(page);
-  // 18 more tasks (22 in all), started and canceled over the API with the page's own session.
+  // 18 more tasks (23 in all), started and canceled over the API with the page's own session.
   const made = await page.evaluate(async (word) => {
     const { csrf_token } = (await (await fetch("/auth/session")).json()) as { csrf_token: string };
     const headers = { "x-csrf-token": csrf_token, "content-type": "application/json" };
@@ -241,7 +256,7 @@ test("the task list reads a page at a time: Load more adds the older tasks", asy
   await expect(rows).toHaveCount(21); // the header and the newest 20
   await expect(page.getByRole("row", { name: new RegExp(shared.taskId!) })).toHaveCount(0);
   await page.getByRole("button", { name: "Load more tasks" }).click();
-  await expect(rows).toHaveCount(23);
+  await expect(rows).toHaveCount(24);
   await expect(page.getByRole("row", { name: new RegExp(shared.taskId!) })).toBeVisible();
   await expect(page.getByRole("button", { name: "Load more tasks" })).toHaveCount(0);
 

@@ -96,7 +96,7 @@ export function WebhooksPage() {
                     <code>{delivery.event_type}</code>
                   </Link>
                 </td>
-                <td data-label="URL">
+                <td data-label="URL" class="url-cell">
                   <code class="wrap">{delivery.url}</code>
                 </td>
                 <td data-label="Status">
@@ -115,7 +115,15 @@ export function WebhooksPage() {
                   {delivery.last_error ?? ""}
                 </td>
                 <td data-label="Created">{formatTime(delivery.created_at)}</td>
-                <td data-label="Delivered">{formatTime(delivery.delivered_at, "Not yet")}</td>
+                <td data-label="Delivered">
+                  {/* One child: a stacked row's cell is a grid of its label and its content. */}
+                  <span>
+                    {formatTime(delivery.delivered_at, "Not yet")}
+                    {delivery.status === "pending" && delivery.next_attempt_at ? (
+                      <span class="muted"> (next try {formatTime(delivery.next_attempt_at)})</span>
+                    ) : null}
+                  </span>
+                </td>
                 <td data-label="Actions">
                   {canRedeliver(delivery) ? (
                     <button
