@@ -69,25 +69,28 @@ export function followTask(taskId: string, handlers: TaskStreamHandlers): () => 
     else if (event.type === "response") handlers.onResponse(event.content as string | Record<string, unknown>);
   };
 
-  const readOnce = async () => {
+  /** Reads one stream to its end; answers whether it brought any event. */
+  const readOnce = async (): Promise<boolean> => {
     const headers: Record<string, string> = { Accept: "text/event-stream" };
     if (lastId) headers["Last-Event-ID"] = lastId;
     // A refusal (404, 401, 429) comes back as the API's own error, read as every other call's.
     const response = await openStream(`/v1/tasks/${encodeURIComponent(taskId)}/events`, headers, controller.signal);
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
+    let any = false;
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return;
+      if (done) return any;
       const { events, rest } = parseEvents(buffer + value);
       buffer = rest;
       for (const event of events) {
         if (event.id) lastId = event.id;
+        any = true;
         handle(event.data);
       }
       if (ended) {
         void reader.cancel();
-        return;
+        return any;
       }
     }
   };
@@ -96,8 +99,8 @@ export function followTask(taskId: string, handlers: TaskStreamHandlers): () => 
     let failures = 0;
     while (!ended && !controller.signal.aborted) {
       try {
-        await readOnce();
-        failures = 0;
+        // A stream that ends with nothing new counts as a failure, so a server that keeps closing it is not asked forever.
+        failures = (await readOnce()) ? 0 : failures + 1;
       } catch (error) {
         if (controller.signal.aborted) return;
         if (error instanceof ApiError && error.status !== 0) {
