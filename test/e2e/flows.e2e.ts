@@ -248,7 +248,15 @@ test("a second owner finds the published endpoint in the marketplace and runs it
 test("at phone width the pages fit without sideways scrolling", async ({ page }, info) => {
   await page.setViewportSize({ width: 375, height: 800 });
   await signIn(page, first);
-  for (const path of ["/dashboard/usage", "/dashboard/keys", "/dashboard/playground", "/dashboard/endpoints", "/dashboard/marketplace"]) {
+  for (const path of [
+    "/dashboard/usage",
+    "/dashboard/keys",
+    "/dashboard/playground",
+    "/dashboard/tasks",
+    "/dashboard/endpoints",
+    "/dashboard/marketplace",
+    "/dashboard/webhooks",
+  ]) {
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

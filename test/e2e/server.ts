@@ -4,30 +4,52 @@
  * loopback search world (providers speaking SearXNG's and Brave's formats,
  * pages under fake host names), so the playground streams real answers.
  * Like a first start, it makes a `local` account with a one-time sign-in link (claim-link.ts).
+ * A webhook receiver on loopback (allowed through FETCH_ALLOW_HOSTS) hears
+ * the tasks' webhooks; prompts with SLOW_WORD hold a task running.
  */
 import { writeFileSync } from "node:fs";
 import { mintSignInLink, signInLinkUrl } from "../../src/accounts/sign-in-links.ts";
 import { startTestApp } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/database.ts";
 import { startSearchWorld } from "../helpers/search-world.ts";
-import { claimLinkFile } from "./claim-link.ts";
+import { claimLinkFile, SLOW_WORD, webhookReceiverFile } from "./claim-link.ts";
 
 const port = Number(process.env.E2E_PORT ?? 3900);
 const world = startSearchWorld();
+// Long enough to see a task queued behind it, short enough not to slow the run; the providers are given the time.
+world.slowOver(SLOW_WORD, 6_000);
+// Its /refuse answers 500, as a receiver that is down does: that delivery stays pending, tried again later.
+const receiver = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch: (request) =>
+    new URL(request.url).pathname === "/refuse" ? new Response("receiver is down", { status: 500 }) : new Response("ok"),
+});
+const receiverUrl = `http://127.0.0.1:${receiver.port}/hook`;
 const database = await freshDatabase();
+const env = world.env({
+  PORT: String(port),
+  SIGNUPS_PER_MINUTE: "1000",
+  SIGNINS_PER_MINUTE: "1000",
+  LOG_LEVEL: "warn",
+  PROVIDER_TIMEOUT_MS: "10000",
+  TASK_POLL_SECONDS: "0.5",
+});
 const app = await startTestApp(database, {
-  env: world.env({ PORT: String(port), SIGNUPS_PER_MINUTE: "1000", SIGNINS_PER_MINUTE: "1000", LOG_LEVEL: "warn" }),
+  env: { ...env, FETCH_ALLOW_HOSTS: `${env.FETCH_ALLOW_HOSTS},127.0.0.1:${receiver.port}` },
   resolver: world.resolver,
   port,
 });
 const local = await app.account({ name: "local" });
 writeFileSync(claimLinkFile(port), signInLinkUrl(app.url, (await mintSignInLink(app.accounts, local.accountId)).token));
+writeFileSync(webhookReceiverFile(port), receiverUrl);
 process.stdout.write(`e2e server on ${app.url}\n`);
 
 const stop = async () => {
   await app.stop();
   await database.drop();
   world.stop();
+  receiver.stop(true);
   process.exit(0);
 };
 process.on("SIGTERM", () => void stop());

@@ -94,8 +94,15 @@ export interface RequestOptions {
   quietUnauthorized?: boolean;
 }
 
-export async function request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { Accept: "application/json" };
+/** Sends one call with the session's headers (and `extra` ones); answers the response when it is a success, else throws its ApiError. */
+async function send(
+  method: string,
+  path: string,
+  body: unknown,
+  options: RequestOptions,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { Accept: "application/json", ...extra };
   if (csrfToken) headers["X-CSRF-Token"] = csrfToken;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response: Response;
@@ -118,8 +125,18 @@ export async function request<T>(method: string, path: string, body?: unknown, o
     if (isSuspension(error) && !options.quietUnauthorized) onSuspended(error);
     throw error;
   }
+  return response;
+}
+
+export async function request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+  const response = await send(method, path, body, options);
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
+}
+
+/** A GET whose answer is read as it arrives (server-sent events): the response itself, its body unread. */
+export function openStream(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+  return send("GET", path, undefined, { signal }, headers);
 }
 
 export const api = {

@@ -10,6 +10,7 @@ import { Header } from "./components/Header.tsx";
 import { PageHeading } from "./components/PageHeading.tsx";
 import type { Account, Session } from "./model.ts";
 import { ClaimPage } from "./pages/ClaimPage.tsx";
+import { DeliveryPage } from "./pages/DeliveryPage.tsx";
 import { EndpointPage } from "./pages/EndpointPage.tsx";
 import { EndpointsPage } from "./pages/EndpointsPage.tsx";
 import { KeysPage } from "./pages/KeysPage.tsx";
@@ -18,7 +19,10 @@ import { MarketplacePage } from "./pages/MarketplacePage.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage.tsx";
 import { PlaygroundPage } from "./pages/PlaygroundPage.tsx";
 import { SignInPage, SignUpPage } from "./pages/SignInPage.tsx";
+import { TaskPage } from "./pages/TaskPage.tsx";
+import { TasksPage } from "./pages/TasksPage.tsx";
 import { UsagePage } from "./pages/UsagePage.tsx";
+import { WebhooksPage } from "./pages/WebhooksPage.tsx";
 import { BASE, Link, match, Redirect, usePlace, type Place } from "./router.tsx";
 import { adoptSession, SessionContext, type SessionState } from "./session.ts";
 
@@ -39,11 +43,17 @@ function signedInPage(place: Place) {
   if (path === `${BASE}/playground`) return <PlaygroundPage />;
   if (path === `${BASE}/endpoints`) return <EndpointsPage />;
   if (path === `${BASE}/marketplace`) return <MarketplacePage search={place.search} />;
+  if (path === `${BASE}/tasks`) return <TasksPage />;
+  if (path === `${BASE}/webhooks`) return <WebhooksPage />;
   const endpoint = match(`${BASE}/endpoints/:id`, path);
   // Endpoint ids are integers; any other segment names no endpoint.
   if (endpoint && /^[1-9]\d{0,9}$/.test(endpoint.id!)) return <EndpointPage key={endpoint.id} apiId={Number(endpoint.id)} />;
   const listing = match(`${BASE}/marketplace/:stub`, path);
   if (listing) return <ListingPage key={listing.stub} publicStub={listing.stub!} />;
+  const task = match(`${BASE}/tasks/:id`, path);
+  if (task) return <TaskPage key={task.id} taskId={task.id!} />;
+  const delivery = match(`${BASE}/webhooks/deliveries/:id`, path);
+  if (delivery) return <DeliveryPage key={delivery.id} deliveryId={delivery.id!} />;
   return <NotFoundPage />;
 }
 

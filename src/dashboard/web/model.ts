@@ -144,3 +144,57 @@ export interface Subscription {
   public_stub: string;
   subscribed: boolean;
 }
+
+export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
+
+/** A task (GET /v1/tasks/{task_id}): research started now and read later. */
+export interface Task {
+  id: string;
+  status: TaskStatus;
+  kind: "search" | "endpoint" | "published";
+  /** The endpoint's stub (kind endpoint) or public stub (kind published). */
+  endpoint: string | null;
+  metadata: Record<string, unknown> | null;
+  webhook: { url: string } | null;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  result: SearchResult | null;
+  error: { code: string; message: string } | null;
+}
+
+/** A cursor-paged list (tasks, webhook deliveries): newest first, `next_cursor` for the page after. */
+export interface CursorPage<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** The account's webhook signing secret (GET /v1/webhooks/secret). */
+export interface WebhookSecret {
+  secret: string;
+  previous_secret_expires_at: string | null;
+  rotated_at: string | null;
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+export interface Delivery {
+  id: string;
+  event_type: string;
+  url: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  last_latency_ms: number | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface DeliveryDetail extends Delivery {
+  payload: unknown;
+  attempt_log: { n: number; at: string; status: number | null; latency_ms: number; error: string | null }[];
+}

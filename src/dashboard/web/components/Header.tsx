@@ -8,8 +8,10 @@ const PAGES = [
   { href: `${BASE}/usage`, label: "Plan and usage" },
   { href: `${BASE}/keys`, label: "API keys" },
   { href: `${BASE}/playground`, label: "Playground" },
+  { href: `${BASE}/tasks`, label: "Tasks" },
   { href: `${BASE}/endpoints`, label: "Endpoints" },
   { href: `${BASE}/marketplace`, label: "Marketplace" },
+  { href: `${BASE}/webhooks`, label: "Webhooks" },
 ];
 
 export function Header({ path }: { path: string }) {
