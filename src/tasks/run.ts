@@ -74,8 +74,9 @@ export function taskEventId(taskId: string): string {
 export async function runTask(deps: TaskRunDeps, taskId: string, stopping: AbortSignal): Promise<void> {
   const waiting = await taskById(deps.db, taskId);
   if (!waiting || (waiting.status !== "queued" && waiting.status !== "running")) return;
-  // A batch's task waits for its plan's token unclaimed (no attempt counted); one found running was begun, and paid for, already.
-  if (waiting.batchId !== null && waiting.status === "queued") {
+  // A batch's task, and one a dashboard session started (its create spent the dashboard's own allowance, not the plan's),
+  // waits for its plan's token unclaimed (no attempt counted); one found running was begun, and paid for, already.
+  if ((waiting.batchId !== null || waiting.keyId === null) && waiting.status === "queued") {
     const wait = await deps.pace(waiting);
     if (wait > 0) return deps.requeue(waiting, wait);
   }

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { usageRecords } from "../../db/schema.ts";
+import { tasks, usageRecords } from "../../db/schema.ts";
 import { taskEventId } from "../../src/tasks/run.ts";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { landmarkEndpoint, client as restClient } from "../helpers/endpoints.ts";
@@ -265,6 +265,41 @@ describe("a Free account's tasks run one at a time", () => {
     expect(done.map((task) => task.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
     const spans = done.map((task) => [Date.parse(task.started_at), Date.parse(task.finished_at)] as const).sort((a, b) => a[0] - b[0]);
     for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
+  });
+});
+
+describe("a dashboard session's tasks", () => {
+  test("spend the plan's calls a minute when they start to run: a Free session's 11th task waits, unclaimed, not failed", async () => {
+    const signup = await app.fetch("/auth/signup", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: `pace-${crypto.randomUUID().slice(0, 8)}@example.com`, password: "correct horse battery" }),
+    });
+    const body = await signup.json();
+    const session = {
+      cookie: signup.headers.get("set-cookie")!.split(";")[0]!,
+      "x-csrf-token": body.csrf_token,
+      "content-type": "application/json",
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 11; i++) {
+      const created = await app.fetch("/v1/tasks", {
+        method: "POST",
+        headers: session,
+        body: JSON.stringify({ prompt: `${QUESTION} (${i})` }),
+      });
+      expect(created.status).toBe(202);
+      ids.push((await created.json()).id);
+    }
+    // Read from the database: the session's reads would not spend the plan's calls, but the rows say it plainly.
+    const rows = async () =>
+      new Map((await app.db.select().from(tasks).where(eq(tasks.accountId, body.account.id))).map((row) => [row.id, row]));
+    const until = Date.now() + 20_000;
+    while ([...(await rows()).values()].filter((row) => row.status === "succeeded").length < 10 && Date.now() < until) await Bun.sleep(200);
+    await Bun.sleep(1_500);
+    const now = await rows();
+    expect([...now.values()].filter((row) => row.status === "succeeded")).toHaveLength(10);
+    expect(now.get(ids[10]!)).toMatchObject({ status: "queued", attempts: 0, startedAt: null });
   });
 });
 
