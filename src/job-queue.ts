@@ -30,6 +30,9 @@ export function jobQueueSettings(config: Pick<Config, "tasks">): JobQueueSetting
   };
 }
 
+/** How often a queue's second and later workers poll on their own: they are woken when there is work. */
+const SIBLING_POLL_SECONDS = 30;
+
 export interface JobQueueSettings {
   /** How often queues are supervised (heartbeats checked, expired jobs failed), in seconds. */
   superviseSeconds: number;
@@ -132,6 +135,11 @@ export class JobQueue {
       schedule: false,
       superviseIntervalSeconds: every,
       monitorIntervalSeconds: every,
+      // What the service does not use is not run every few seconds: job flows (every 5 s by default), background
+      // migrations (every minute) and the instance registry. Idle on the embedded database these cost 12 ms of CPU a second.
+      flowIntervalSeconds: 3_600,
+      bamIntervalSeconds: 3_600,
+      registerInstance: false,
     });
     boss.on("error", (error) => this.log.warn("the job queue reported an error", { error }));
     await boss.start();
@@ -154,25 +162,33 @@ export class JobQueue {
    * `localConcurrency` workers, each a pg-boss worker of its own that asks again as soon as it has finished a job:
    * pg-boss's worker otherwise waits out its polling interval after every job, so a queue with work waiting ran at
    * most workers / interval jobs a second (8 a second for 4 workers polling every 0.5 s; bench:tasks measured 7.9,
-   * the workers busy 30% of the time). A fetch that finds nothing falls back to polling, so an idle queue does not spin.
+   * the workers busy 30% of the time). Idle, only the first worker polls at the queue's interval (each poll is a
+   * query, and on the embedded database the process's own time: 4 workers of two queues polling cost 55 ms of CPU a
+   * second); the others poll rarely, and are woken whenever a worker takes a job (there may be more) or one is sent.
    */
   private async work(boss: PgBoss, name: string, worker: NonNullable<Definition["worker"]>): Promise<void> {
-    const { localConcurrency = 1, ...options } = worker.options;
+    const { localConcurrency = 1, pollingIntervalSeconds = 2, ...options } = worker.options;
     const ids: string[] = [];
     for (let n = 0; n < localConcurrency; n++) {
       let own = "";
-      own = await boss.work<object>(name, { batchSize: 1, ...options, localConcurrency: 1 }, async (jobs: Job<object>[]) => {
-        for (const job of jobs) {
-          const run = new AbortController();
-          this.running.add(run);
-          try {
-            await worker.handler(job.data, run.signal, job);
-          } finally {
-            this.running.delete(run);
-            if (!this.stopped) boss.notifyWorker(own);
+      const interval = n === 0 ? pollingIntervalSeconds : Math.max(pollingIntervalSeconds, SIBLING_POLL_SECONDS);
+      own = await boss.work<object>(
+        name,
+        { batchSize: 1, ...options, localConcurrency: 1, pollingIntervalSeconds: interval },
+        async (jobs: Job<object>[]) => {
+          for (const id of ids) if (id !== own && !this.stopped) boss.notifyWorker(id);
+          for (const job of jobs) {
+            const run = new AbortController();
+            this.running.add(run);
+            try {
+              await worker.handler(job.data, run.signal, job);
+            } finally {
+              this.running.delete(run);
+              if (!this.stopped) boss.notifyWorker(own);
+            }
           }
-        }
-      });
+        },
+      );
       ids.push(own);
     }
     this.workers.set(name, ids);

@@ -49,7 +49,8 @@ export class TaskQueue {
       DEAD_TASKS_QUEUE,
       { retryLimit: RETRY_LIMIT },
       {
-        options: { pollingIntervalSeconds: Math.max(pollSeconds, 2) },
+        // Rare, and not urgent: the task it fails has already waited out three lives.
+        options: { pollingIntervalSeconds: Math.max(pollSeconds, 15) },
         handler: (data: TaskJob) => handlers.dead(data.task),
       },
     );

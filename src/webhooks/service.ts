@@ -56,7 +56,7 @@ export class Webhooks implements WebhookSink {
       settings.workers === 0
         ? undefined
         : {
-            options: { localConcurrency: settings.workers, pollingIntervalSeconds: 1 },
+            options: { localConcurrency: settings.workers, pollingIntervalSeconds: 2 },
             handler: (data: DeliveryJob, signal) =>
               attemptDelivery(
                 {
