@@ -31,9 +31,10 @@
  * created_at) and run time (finished_at - started_at) p50/p99; the workers'
  * utilisation (the tasks' summed run time over workers x the span: below 1,
  * workers stood idle while tasks waited, the queue's polling and fetching)
- * next to the ceiling the polling sets (a pg-boss worker, after a job, waits
- * out the rest of its TASK_POLL_SECONDS, `--poll`, default 0.5, before it
- * fetches the next: workers / max(poll, run time)); the server's CPU per
+ * next to the ceiling polling would set if a worker waited out its
+ * TASK_POLL_SECONDS (`--poll`, default 0.5) after each job (workers /
+ * max(poll, run time)): src/job-queue.ts has each worker ask again at once,
+ * so the rate passes it; the server's CPU per
  * search and per task (its process, from /proc: a task's includes its create,
  * and this bench's listing of the queued and running tasks every 250 ms),
  * and its CPU per second while idle (the workers' polling); and fairness
@@ -499,7 +500,7 @@ for (const backend of BACKENDS) {
   if (CREATE_ALONE) rows.push(await createAlone(backend));
 }
 printTable(
-  `Tasks: ${TASKS} tasks over ${ACCOUNTS} Enterprise accounts (${ORDER}) created by ${CREATORS} clients at once, against ${SYNC} synchronous searches from ${WORKERS} clients at once, on one instance (TASK_WORKERS=${WORKERS}, TASK_POLL_SECONDS=${POLL_SECONDS}); SearXNG peer (${PROVIDER_MS} ms) and 10 cached pages on loopback. per_s: searches answered, or tasks finished from the first start to the last finish; run: a search's latency, or a task's finished_at - started_at; queue wait: started_at - created_at; worker_utilisation: the tasks' summed run time over workers x that span; poll_ceiling: workers / max(poll, mean run time), the most the workers take when each waits out its polling interval after a job; server_cpu: the server process's CPU per search, per task (its create, run and this bench's listing), per create on an instance with no workers; idle_cpu: per second while idle (the workers' polling); first_half_share_by_account: the share of each account's tasks among the first half to finish (each 0.5 when fair), and Jain's index over those shares (1 fair, 1/3 one account only); median_finish: each account's median finish, s after the first start`,
+  `Tasks: ${TASKS} tasks over ${ACCOUNTS} Enterprise accounts (${ORDER}) created by ${CREATORS} clients at once, against ${SYNC} synchronous searches from ${WORKERS} clients at once, on one instance (TASK_WORKERS=${WORKERS}, TASK_POLL_SECONDS=${POLL_SECONDS}); SearXNG peer (${PROVIDER_MS} ms) and 10 cached pages on loopback. per_s: searches answered, or tasks finished from the first start to the last finish; run: a search's latency, or a task's finished_at - started_at; queue wait: started_at - created_at; worker_utilisation: the tasks' summed run time over workers x that span; poll_ceiling: workers / max(poll, mean run time), what the workers would take if each waited out its polling interval after a job (they ask again at once: src/job-queue.ts); server_cpu: the server process's CPU per search, per task (its create, run and this bench's listing), per create on an instance with no workers; idle_cpu: per second while idle (the workers' polling); first_half_share_by_account: the share of each account's tasks among the first half to finish (each 0.5 when fair), and Jain's index over those shares (1 fair, 1/3 one account only); median_finish: each account's median finish, s after the first start`,
   rows,
 );
 console.log(
