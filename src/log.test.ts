@@ -7,6 +7,9 @@ test("redact removes keys, bearer tokens and URL passwords", () => {
     "key sk_[redacted] and sk_[redacted]",
   );
   expect(redact("Authorization: Bearer abc.def-ghi")).toBe("Authorization: Bearer [redacted]");
+  // A key glued to a word is still a key's shape only at a word's start: a task's id is no secret, and stays readable.
+  expect(redact("task task_01m8e0gx7ecsvh3z7myfydyytx ran")).toBe("task task_01m8e0gx7ecsvh3z7myfydyytx ran");
+  expect(redact('{"key":"sk_live_AbC123"}')).toBe('{"key":"sk_[redacted]"}');
   expect(redact("postgres://user:hunter2@db:5432/x")).toBe("postgres://user:[redacted]@db:5432/x");
 });
 

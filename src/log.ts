@@ -21,7 +21,8 @@ export interface Logger {
 const RANK: Record<LogLevelName, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 const SECRET_PATTERNS: [RegExp, string][] = [
-  [/sk_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*/g, "sk_[redacted]"],
+  // Not inside a word: a task's id (task_…) holds "sk_" too, and is no secret.
+  [/(?<![A-Za-z0-9])sk_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*/g, "sk_[redacted]"],
   [/(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, "$1 [redacted]"],
   [/(\w+:\/\/[^\s:/@]*):[^\s@/]*@/g, "$1:[redacted]@"],
 ];

@@ -92,7 +92,10 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
     );
   }, CANCEL_CHECK_MS);
   const signal = AbortSignal.any([canceled.signal, stopping]);
+  const started = performance.now();
   let call: Call | undefined;
+  // A task's line, as a request has its access-log line: which instance ran which attempt, how it ended, how long it took.
+  let ending = "failed";
   try {
     const account = await getAccount(deps.db, task.accountId);
     if (!account) throw new ServiceError("not_found", "the task's account no longer exists");
@@ -111,20 +114,26 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
     });
     const answer = await answerTask(deps, task, call, signal);
     const done = await finishTask(deps.db, task.id, { status: "succeeded", result: JSON.stringify(answer) }, new Date(deps.clock.now()));
+    ending = done ? "succeeded" : "canceled";
     if (done) {
       // What hears it must not fail the task: its answer is stored and billed.
       await deps.succeeded?.(done).catch((error: unknown) => log.error("a task's success was not heard", { error }));
       await ended(deps, done, { type: "status", status: "succeeded" });
     }
   } catch (error) {
-    if (canceled.signal.aborted) return; // the cancel wrote the task's end and its event
+    if (canceled.signal.aborted) {
+      ending = "canceled";
+      return; // the cancel wrote the task's end and its event
+    }
     if (stopping.aborted) {
+      ending = "requeued: this instance stopped";
       // This instance is stopping: the task goes back to the queue, and its job is tried again elsewhere.
       await requeueTask(deps.db, task.id);
       throw new Error("the instance stopped while the task ran");
     }
     const outcome = faceOutcome(error, task.id);
     if (TRANSIENT.has(outcome.code) && (await requeueTask(deps.db, task.id))) {
+      ending = `requeued: ${outcome.code}`;
       await deps.events.append(task.id, { type: "status", status: "queued" });
       await deps.requeue(task, Number(outcome.headers["retry-after"] ?? 5));
       return;
@@ -142,6 +151,7 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
     if (done) await ended(deps, done, { type: "status", status: "failed", error: failure });
   } finally {
     clearInterval(watch);
+    log.info("task", { attempt: task.attempts, outcome: ending, ms: Math.round(performance.now() - started) });
   }
 }
 
