@@ -34,6 +34,9 @@ const env = world.env({
   LOG_LEVEL: "warn",
   PROVIDER_TIMEOUT_MS: "10000",
   TASK_POLL_SECONDS: "0.5",
+  // A monitor's first run starts within half a second of its making, and a schedule of seconds is allowed.
+  MONITOR_MIN_EVERY_MINUTES: "0.05",
+  MONITOR_TICK_SECONDS: "0.5",
 });
 const app = await startTestApp(database, {
   env: { ...env, FETCH_ALLOW_HOSTS: `${env.FETCH_ALLOW_HOSTS},127.0.0.1:${receiver.port}` },
