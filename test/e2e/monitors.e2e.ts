@@ -207,7 +207,7 @@ test("at phone width the menu opens and closes, and the monitors' pages fit with
   await menu.click();
   await expect(menu).toHaveAttribute("aria-expanded", "true");
   await expect(page.getByText(`Signed in as ${owner.email}`)).toBeVisible();
-  await shot(page, info, "phone-menu");
+  await page.screenshot({ path: info.outputPath("phone-menu.png") });
   await page.keyboard.press("Escape");
   await expect(menu).toHaveAttribute("aria-expanded", "false");
   await expect(menu).toBeFocused();
@@ -226,6 +226,38 @@ test("at phone width the menu opens and closes, and the monitors' pages fit with
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect({ path, overflow }).toEqual({ path, overflow: 0 });
     await shot(page, info, name);
+  }
+});
+
+test("the banner's eight pages: one line on a wide screen with the account's email, a row of their own on a narrower one, the Menu below", async ({
+  page,
+}, info) => {
+  await signIn(page);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  const menu = page.getByRole("button", { name: "Menu" });
+  for (const width of [1440, 1280, 1100, 800]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto("/dashboard/monitors");
+    await expect(page.getByRole("heading", { level: 1, name: "Monitors" })).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect({ width, overflow }).toEqual({ width, overflow: 0 });
+    const brand = (await page.getByRole("link", { name: "Search dashboard" }).boundingBox())!;
+    if (width >= 1024) {
+      await expect(menu).toBeHidden();
+      const links = nav.getByRole("link");
+      await expect(links).toHaveCount(8);
+      const first = (await links.first().boundingBox())!;
+      const last = (await links.last().boundingBox())!;
+      // All on one row: beside the brand on a wide screen, under it on a narrower one.
+      expect(Math.abs(first.y - last.y)).toBeLessThan(4);
+      if (width >= 1200) expect(Math.abs(first.y - brand.y)).toBeLessThan(12);
+      else expect(first.y).toBeGreaterThan(brand.y + brand.height);
+      if (width >= 1200) expect((await page.locator(".who-email").boundingBox())!.width).toBeGreaterThan(100);
+    } else {
+      await expect(menu).toBeVisible();
+      await expect(nav.getByRole("link")).toHaveCount(0);
+    }
+    await page.screenshot({ path: info.outputPath(`banner-${width}.png`) });
   }
 });
 

@@ -76,7 +76,7 @@ function EditForm({ monitor, onSaved }: { monitor: Monitor; onSaved: (m: Monitor
     }, "Saving…");
   };
   return (
-    <form class="card stack" onSubmit={submit} aria-labelledby="edit-monitor-heading">
+    <form class="card stack after-table" onSubmit={submit} aria-labelledby="edit-monitor-heading">
       <h2 id="edit-monitor-heading">Schedule and webhook</h2>
       <ScheduleFields value={schedule} onChange={setSchedule} error={save.error} />
       <TextInput
