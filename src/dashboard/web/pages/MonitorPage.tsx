@@ -4,7 +4,7 @@
  * newest first, a page at a time, each with whether its answer changed from
  * the one before (and what changed), linking to the run's task.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorMessage, StatusMessage } from "../components/ErrorMessage.tsx";
 import { TextInput } from "../components/Field.tsx";
@@ -23,7 +23,8 @@ import { LastRun } from "./monitors/LastRun.tsx";
 import { askedOf, scheduleWords } from "./monitors/monitor-facts.ts";
 import { changeSummary, RunChanges } from "./monitors/RunChanges.tsx";
 import { draftOf, ScheduleFields, scheduleOf } from "./monitors/ScheduleFields.tsx";
-import { isFinal, taskHref } from "./tasks/task-facts.ts";
+import { useWatch } from "./monitors/useWatch.ts";
+import { taskHref } from "./tasks/task-facts.ts";
 
 const RUN_COLUMNS: Column[] = [{ label: "Run" }, { label: "Status" }, { label: "Started" }, { label: "Finished" }, { label: "Answer" }];
 
@@ -100,33 +101,6 @@ function EditForm({ monitor, onSaved }: { monitor: Monitor; onSaved: (m: Monitor
   );
 }
 
-/** How often the page reads the runs again while one is under way or about to start. */
-const WATCH_MS = 2_000;
-
-/**
- * Whether a run is under way, or the first is due within a minute: the page then reads its runs (and the
- * monitor, whose last answer moves on) again every few seconds, until they have settled.
- */
-function isWatching(monitor: Monitor, runs: MonitorRun[] | null, paged: boolean): boolean {
-  if (runs === null || paged) return false;
-  if (runs.some((run) => !isFinal(run))) return true;
-  const newest = runs.find((run) => run.status === "succeeded");
-  if (newest && settling(monitor, newest)) return true;
-  return monitor.status === "active" && runs.length === 0 && Date.parse(monitor.next_run_at) - Date.now() < 60_000;
-}
-
-/** Half a minute: long past the moment a run's comparison takes. */
-const SETTLE_MS = 30_000;
-
-/**
- * The newest run that succeeded is compared a moment after its status is stored: until its comparison is
- * written, and the monitor names it as its last answer, it is read again (for half a minute at most).
- */
-function settling(monitor: Monitor, run: MonitorRun): boolean {
-  if (!run.finished_at || Date.now() - Date.parse(run.finished_at) > SETTLE_MS) return false;
-  return run.monitor === null || monitor.last_run?.task_id !== run.id;
-}
-
 function Runs({ runs }: { runs: CursorList<MonitorRun> }) {
   return (
     <section aria-labelledby="runs-heading">
@@ -192,17 +166,7 @@ export function MonitorPage({ monitorId }: { monitorId: string }) {
   const [deleting, setDeleting] = useState(false);
   const monitor = loaded.data;
   const runs = useCursorList<MonitorRun>(`${path}/runs?limit=20`);
-  const watching = monitor !== null && isWatching(monitor, runs.items, (runs.items?.length ?? 0) > 20);
-  const reloads = useRef(() => {});
-  reloads.current = () => {
-    runs.reload();
-    loaded.reload();
-  };
-  useEffect(() => {
-    if (!watching) return;
-    const timer = setInterval(() => reloads.current(), WATCH_MS);
-    return () => clearInterval(timer);
-  }, [watching]);
+  useWatch(monitor, runs, loaded.reload);
 
   const setStatus = (status: Monitor["status"]) =>
     change.run(async () => {
@@ -260,6 +224,14 @@ export function MonitorPage({ monitorId }: { monitorId: string }) {
       <Runs runs={runs} />
       <EditForm monitor={monitor} onSaved={loaded.set} />
 
+      {monitor.metadata ? (
+        <>
+          <h2>Metadata</h2>
+          <pre class="json" tabIndex={0} aria-label="Metadata (JSON)">
+            {JSON.stringify(monitor.metadata, null, 2)}
+          </pre>
+        </>
+      ) : null}
       <details>
         <summary>Raw monitor</summary>
         <pre class="code" tabIndex={0}>
