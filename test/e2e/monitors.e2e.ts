@@ -4,7 +4,9 @@
  * answered at their fields first) runs at once, and its first run shows in
  * its runs, succeeded, linking to its task; it is paused and resumed from
  * the list and from its page, its schedule changed to a cron, what changed
- * between two runs shown readably, and it is deleted after a confirmation.
+ * between two runs shown readably (written in, then for real: a monitor
+ * every 3 seconds over a page the e2e server rewrites), and it is deleted
+ * after a confirmation.
  * The compact menu works at phone width, and the pages fit it. Screenshots
  * at desktop and phone width go to the test output.
  */
@@ -192,6 +194,45 @@ test("a run whose answer changed shows what changed: fields before and after, or
   await expect(rows.nth(3).getByText("First answer")).toBeVisible();
   await shot(page, info, "monitor-changes");
   await page.unrouteAll();
+});
+
+test("a monitor every 3 seconds sees the page behind its answer change: that run says Changed, with the claims added and removed", async ({
+  page,
+  baseURL,
+  request,
+}, info) => {
+  await signIn(page);
+  await page.goto("/dashboard/monitors");
+  await page.getByLabel("Prompt").fill("What did the council decide about the river bridge?");
+  await page.getByLabel("Minutes between runs").fill("0.05");
+  await page.getByLabel("Webhook URL").fill(receiverUrl(baseURL!));
+  await page.getByRole("button", { name: "Create monitor" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: /^Monitor mon_/ })).toBeVisible();
+  await expect(fact(page, "Schedule")).toHaveText("Every 3 seconds");
+  const world = receiverUrl(baseURL!).replace(/\/hook$/, "/world/bridge");
+  try {
+    await expect(runsTable(page).getByText("First answer")).toBeVisible({ timeout: 30_000 });
+    expect((await request.post(`${world}/postponed`)).ok()).toBe(true);
+    // The runs come by themselves (the page reads them while the next is due): one of them sees the change.
+    const changed = runsTable(page)
+      .getByRole("row")
+      .filter({ has: page.getByText("Changed", { exact: true }) });
+    await expect(changed.first()).toBeVisible({ timeout: 30_000 });
+    await page.getByRole("button", { name: "Pause" }).click();
+    await expect(fact(page, "Status")).toHaveText("Paused");
+    await changed.first().getByText("What changed").click();
+    const changes = changed.first().getByRole("group", { name: /^What changed in run task_/ });
+    await expect(changes).toContainText("Claims added");
+    await expect(changes).toContainText("postponed its vote");
+    await expect(changes).toContainText("Claims removed");
+    await expect(changes).toContainText("approved the new river bridge");
+    await shot(page, info, "monitor-changed");
+  } finally {
+    await request.post(`${world}/approved`);
+  }
+  await page.getByRole("button", { name: "Delete monitor" }).click();
+  await page.getByRole("dialog", { name: "Delete this monitor?" }).getByRole("button", { name: "Yes, delete it" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Monitors" })).toBeVisible();
 });
 
 test("at phone width the menu opens and closes, and the monitors' pages fit without sideways scrolling", async ({ page }, info) => {

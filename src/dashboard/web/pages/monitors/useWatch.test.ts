@@ -43,14 +43,19 @@ describe("what a monitor's page reads again", () => {
     expect(watchOf(monitor({ last_run: { task_id: "task_2" } }), [run("task_2"), run("task_1")], false, now)).toEqual(none);
   });
 
-  test("the runs while one is queued or running, or the first is due within a minute", () => {
+  test("the runs while one is queued or running, or the next is due within a minute (and not long overdue)", () => {
     expect(watchOf(monitor(), [run("task_1", { status: "running", finished_at: null, monitor: null })], false, now)).toEqual({
       runs: true,
       monitor: false,
     });
     expect(watchOf(monitor({ next_run_at: at(-1000) }), [], false, now)).toEqual({ runs: true, monitor: false });
+    expect(watchOf(monitor({ next_run_at: at(30_000), last_run: { task_id: "task_1" } }), [run("task_1")], false, now)).toEqual({
+      runs: true,
+      monitor: false,
+    });
     expect(watchOf(monitor(), [], false, now)).toEqual(none);
     expect(watchOf(monitor({ status: "paused", next_run_at: at(-1000) }), [], false, now)).toEqual(none);
+    expect(watchOf(monitor({ next_run_at: at(-6 * 60_000) }), [], false, now)).toEqual(none);
   });
 
   test("a run just succeeded: the runs until its comparison is in, then the monitor until it names it", () => {

@@ -1,6 +1,6 @@
 /**
  * A monitor's page keeps up with its runs while something is happening: a
- * run queued or running, the first one due, a run just succeeded whose
+ * run queued or running, the next one due within a minute, a run just succeeded whose
  * comparison (written a moment after its status) is not in yet, or the
  * monitor not yet naming it as its last answer. Only what is awaited is
  * read again, every few seconds (the reads count against the session's
@@ -15,8 +15,10 @@ import { isFinal } from "../tasks/task-facts.ts";
 const WATCH_MS = 3_000;
 /** Half a minute: long past the moment a run's comparison takes. */
 const SETTLE_MS = 30_000;
-/** The first run is awaited when it is due within this long. */
-const FIRST_DUE_MS = 60_000;
+/** A run is awaited when it is due within this long... */
+const DUE_SOON_MS = 60_000;
+/** ...and no longer once it is this late (no instance is looking for due monitors). */
+const OVERDUE_MS = 5 * 60_000;
 
 export interface Watch {
   runs: boolean;
@@ -30,8 +32,9 @@ export function watchOf(monitor: Monitor, runs: MonitorRun[] | null, paged: bool
   const recent = newest?.finished_at ? now - Date.parse(newest.finished_at) <= SETTLE_MS : false;
   const uncompared = recent && newest!.monitor === null;
   const unnamed = recent && newest!.monitor !== null && monitor.last_run?.task_id !== newest!.id;
-  const firstDue = monitor.status === "active" && runs.length === 0 && Date.parse(monitor.next_run_at) - now < FIRST_DUE_MS;
-  return { runs: runs.some((run) => !isFinal(run)) || uncompared || firstDue, monitor: unnamed };
+  const due = Date.parse(monitor.next_run_at) - now;
+  const dueSoon = monitor.status === "active" && due < DUE_SOON_MS && due > -OVERDUE_MS;
+  return { runs: runs.some((run) => !isFinal(run)) || uncompared || dueSoon, monitor: unnamed };
 }
 
 export function useWatch(monitor: Monitor | null, runs: CursorList<MonitorRun>, reloadMonitor: () => void): void {
