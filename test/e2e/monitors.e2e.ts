@@ -276,7 +276,7 @@ test("the banner's eight pages: one line on a wide screen with the account's ema
   await signIn(page);
   const nav = page.getByRole("navigation", { name: "Main" });
   const menu = page.getByRole("button", { name: "Menu" });
-  for (const width of [1440, 1280, 1100, 800]) {
+  for (const width of [1440, 1280, 1100, 1000, 800]) {
     await page.setViewportSize({ width, height: 800 });
     await page.goto("/dashboard/monitors");
     await expect(page.getByRole("heading", { level: 1, name: "Monitors" })).toBeVisible();
