@@ -135,6 +135,15 @@ test("a monitor's page pauses and resumes it, and changes its schedule to a cron
   await form.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByText(/^Saved: the next run is due/)).toBeVisible();
   await expect(fact(page, "Schedule")).toHaveText("Cron 0 9 * * 1 (UTC)");
+  // The webhook too: refused at its field, then changed.
+  const webhook = form.getByLabel("Webhook URL");
+  const was = await webhook.inputValue();
+  await webhook.fill("http://intranet.invalid/hook");
+  await form.getByRole("button", { name: "Save changes" }).click();
+  await expect(webhook).toHaveAccessibleDescription(/a webhook URL must be https/);
+  await webhook.fill(was.replace(/\/hook$/, "/hook?monitor=1"));
+  await form.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByText(/^Changes are sent to/)).toContainText("/hook?monitor=1");
   // The next Monday at 09:00 UTC, as the browser's clock reads it.
   const next = await page.evaluate(async (id) => {
     const { csrf_token } = (await (await fetch("/auth/session")).json()) as { csrf_token: string };
