@@ -252,9 +252,10 @@ test("at phone width the pages fit without sideways scrolling", async ({ page },
     "/dashboard/usage",
     "/dashboard/keys",
     "/dashboard/playground",
-    "/dashboard/tasks",
     "/dashboard/endpoints",
     "/dashboard/marketplace",
+    "/dashboard/tasks",
+    "/dashboard/monitors",
     "/dashboard/webhooks",
   ]) {
     await page.goto(path);

@@ -16,6 +16,8 @@ import { EndpointsPage } from "./pages/EndpointsPage.tsx";
 import { KeysPage } from "./pages/KeysPage.tsx";
 import { ListingPage } from "./pages/ListingPage.tsx";
 import { MarketplacePage } from "./pages/MarketplacePage.tsx";
+import { MonitorPage } from "./pages/MonitorPage.tsx";
+import { MonitorsPage } from "./pages/MonitorsPage.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage.tsx";
 import { PlaygroundPage } from "./pages/PlaygroundPage.tsx";
 import { SignInPage, SignUpPage } from "./pages/SignInPage.tsx";
@@ -44,6 +46,7 @@ function signedInPage(place: Place) {
   if (path === `${BASE}/endpoints`) return <EndpointsPage />;
   if (path === `${BASE}/marketplace`) return <MarketplacePage search={place.search} />;
   if (path === `${BASE}/tasks`) return <TasksPage />;
+  if (path === `${BASE}/monitors`) return <MonitorsPage />;
   if (path === `${BASE}/webhooks`) return <WebhooksPage />;
   const endpoint = match(`${BASE}/endpoints/:id`, path);
   // Endpoint ids are integers; any other segment names no endpoint.
@@ -52,6 +55,8 @@ function signedInPage(place: Place) {
   if (listing) return <ListingPage key={listing.stub} publicStub={listing.stub!} />;
   const task = match(`${BASE}/tasks/:id`, path);
   if (task) return <TaskPage key={task.id} taskId={task.id!} />;
+  const monitor = match(`${BASE}/monitors/:id`, path);
+  if (monitor) return <MonitorPage key={monitor.id} monitorId={monitor.id!} />;
   const delivery = match(`${BASE}/webhooks/deliveries/:id`, path);
   if (delivery) return <DeliveryPage key={delivery.id} deliveryId={delivery.id!} />;
   return <NotFoundPage />;

@@ -198,3 +198,36 @@ export interface DeliveryDetail extends Delivery {
   payload: unknown;
   attempt_log: { n: number; at: string; status: number | null; latency_ms: number; error: string | null }[];
 }
+
+export type MonitorStatus = "active" | "paused";
+
+export type MonitorSchedule = { every_minutes: number } | { cron: string };
+
+/** A monitor (GET /v1/monitors/{monitor_id}): a task's body run on a schedule. */
+export interface Monitor {
+  id: string;
+  object: "monitor";
+  status: MonitorStatus;
+  kind: Task["kind"];
+  endpoint: string | null;
+  /** The task body each run runs: `prompt` for a search, `endpoint`/`published` with `inputs` otherwise. */
+  request: Record<string, unknown>;
+  schedule: MonitorSchedule;
+  webhook: { url: string };
+  metadata: Record<string, unknown> | null;
+  next_run_at: string;
+  /** The last run that succeeded: what the next answer is compared with. */
+  last_run: { task_id: string } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type MonitorChanges =
+  | { kind: "fields"; fields: { path: string; before: unknown; after: unknown }[] }
+  | { kind: "prose"; sources: { added: string[]; removed: string[] }; claims: { added: string[]; removed: string[] } }
+  | { kind: "shape"; before: "structured" | "prose"; after: "structured" | "prose" };
+
+/** One of a monitor's runs: its task, with how its answer compared with the one before (null until it succeeded). */
+export interface MonitorRun extends Task {
+  monitor: { compared: boolean; changed: boolean; changes: MonitorChanges | null } | null;
+}

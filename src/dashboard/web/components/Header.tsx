@@ -1,22 +1,45 @@
-/** The banner: the product name, the navigation between pages, and the account with sign-out. */
-import { useContext, useState } from "preact/hooks";
+/**
+ * The banner: the product name, the navigation between pages, and the
+ * account with sign-out. Below desktop width the pages fold into a Menu
+ * button (a disclosure: aria-expanded, Escape closes it and gives the
+ * focus back), so a phone's banner is one row instead of three.
+ */
+import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { BASE, Link, navigate } from "../router.tsx";
 import { SessionContext } from "../session.ts";
 
+/** Searching now first, then the work that answers later (tasks, the monitors that start them, the webhooks that report them). */
 const PAGES = [
   { href: `${BASE}/usage`, label: "Plan and usage" },
   { href: `${BASE}/keys`, label: "API keys" },
   { href: `${BASE}/playground`, label: "Playground" },
-  { href: `${BASE}/tasks`, label: "Tasks" },
   { href: `${BASE}/endpoints`, label: "Endpoints" },
   { href: `${BASE}/marketplace`, label: "Marketplace" },
+  { href: `${BASE}/tasks`, label: "Tasks" },
+  { href: `${BASE}/monitors`, label: "Monitors" },
   { href: `${BASE}/webhooks`, label: "Webhooks" },
 ];
 
 export function Header({ path }: { path: string }) {
   const { session, setSession } = useContext(SessionContext);
   const [busy, setBusy] = useState(false);
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const nav = useRef<HTMLElement>(null);
+
+  // A page chosen closes the menu.
+  useEffect(() => setOpen(false), [path]);
+  // So does a click anywhere else.
+  useEffect(() => {
+    if (!open) return;
+    const away = (event: PointerEvent) => {
+      if (!nav.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener("pointerdown", away);
+    return () => document.removeEventListener("pointerdown", away);
+  }, [open]);
+
   const signOut = async () => {
     setBusy(true);
     try {
@@ -35,13 +58,34 @@ export function Header({ path }: { path: string }) {
         { href: `${BASE}/signup`, label: "Create account" },
       ];
   return (
-    <header class="banner">
+    <header class={`banner${session ? " compact" : ""}`}>
       <div class="banner-inner">
         <Link href={session ? `${BASE}/usage` : `${BASE}/signin`} class="brand">
           Search dashboard
         </Link>
-        <nav aria-label="Main">
-          <ul>
+        <nav
+          aria-label="Main"
+          ref={nav}
+          onKeyDown={(e) => {
+            if (e.key === "Escape" && open) {
+              setOpen(false);
+              toggle.current?.focus();
+            }
+          }}
+        >
+          {session ? (
+            <button
+              type="button"
+              ref={toggle}
+              class="secondary small menu-toggle"
+              aria-expanded={open}
+              aria-controls="main-pages"
+              onClick={() => setOpen((o) => !o)}
+            >
+              Menu
+            </button>
+          ) : null}
+          <ul id="main-pages" class={open ? "open" : undefined}>
             {links.map((page) => {
               const here = path === page.href || path.startsWith(`${page.href}/`);
               return (
@@ -52,6 +96,11 @@ export function Header({ path }: { path: string }) {
                 </li>
               );
             })}
+            {session ? (
+              <li class="menu-who" title={session.email}>
+                Signed in as {session.email}
+              </li>
+            ) : null}
           </ul>
         </nav>
         {session ? (

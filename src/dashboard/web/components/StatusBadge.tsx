@@ -1,7 +1,9 @@
-/** A task's or a webhook delivery's status as a word in a coloured outline (the word carries it; the colour only helps). */
-import type { DeliveryStatus, TaskStatus } from "../model.ts";
+/** A task's, a monitor's or a webhook delivery's status as a word in a coloured outline (the word carries it; the colour only helps). */
+import type { DeliveryStatus, MonitorStatus, TaskStatus } from "../model.ts";
 
-const LABELS: Record<TaskStatus | DeliveryStatus, string> = {
+type Status = TaskStatus | DeliveryStatus | MonitorStatus;
+
+const LABELS: Record<Status, string> = {
   queued: "Queued",
   running: "Running",
   succeeded: "Succeeded",
@@ -9,12 +11,14 @@ const LABELS: Record<TaskStatus | DeliveryStatus, string> = {
   canceled: "Canceled",
   pending: "Pending",
   delivered: "Delivered",
+  active: "Active",
+  paused: "Paused",
 };
 
-export function statusLabel(status: TaskStatus | DeliveryStatus): string {
+export function statusLabel(status: Status): string {
   return LABELS[status] ?? status;
 }
 
-export function StatusBadge({ status }: { status: TaskStatus | DeliveryStatus }) {
+export function StatusBadge({ status }: { status: Status }) {
   return <span class={`badge badge-status badge-${status}`}>{statusLabel(status)}</span>;
 }
