@@ -269,7 +269,7 @@ describe("a Free account's tasks run one at a time", () => {
 });
 
 describe("a dashboard session's tasks", () => {
-  test("spend the plan's calls a minute when they start to run: a Free session's 11th task waits, unclaimed, not failed", async () => {
+  test("spend the plan's calls a minute when they start to run: past a Free session's 10, its tasks wait, unclaimed, not failed", async () => {
     const signup = await app.fetch("/auth/signup", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -281,25 +281,29 @@ describe("a dashboard session's tasks", () => {
       "x-csrf-token": body.csrf_token,
       "content-type": "application/json",
     };
-    const ids: string[] = [];
-    for (let i = 0; i < 11; i++) {
+    const started = Date.now();
+    for (let i = 0; i < 14; i++) {
       const created = await app.fetch("/v1/tasks", {
         method: "POST",
         headers: session,
         body: JSON.stringify({ prompt: `${QUESTION} (${i})` }),
       });
       expect(created.status).toBe(202);
-      ids.push((await created.json()).id);
     }
-    // Read from the database: the session's reads would not spend the plan's calls, but the rows say it plainly.
-    const rows = async () =>
-      new Map((await app.db.select().from(tasks).where(eq(tasks.accountId, body.account.id))).map((row) => [row.id, row]));
-    const until = Date.now() + 20_000;
-    while ([...(await rows()).values()].filter((row) => row.status === "succeeded").length < 10 && Date.now() < until) await Bun.sleep(200);
+    // Read from the database: the rows say it plainly, and reading spends nothing.
+    const rows = async () => app.db.select().from(tasks).where(eq(tasks.accountId, body.account.id));
+    const until = Date.now() + 30_000;
+    while ((await rows()).filter((row) => row.status === "succeeded").length < 10 && Date.now() < until) await Bun.sleep(200);
     await Bun.sleep(1_500);
     const now = await rows();
-    expect([...now.values()].filter((row) => row.status === "succeeded")).toHaveLength(10);
-    expect(now.get(ids[10]!)).toMatchObject({ status: "queued", attempts: 0, startedAt: null });
+    const succeeded = now.filter((row) => row.status === "succeeded").length;
+    // 10 at once, and one more for each 6 s the plan refilled meanwhile (a loaded machine is slower): never all 14.
+    expect(succeeded).toBeGreaterThanOrEqual(10);
+    expect(succeeded).toBeLessThanOrEqual(10 + Math.ceil((Date.now() - started) / 6_000));
+    const waiting = now.filter((row) => row.status === "queued");
+    expect(waiting.length).toBeGreaterThan(0);
+    for (const row of waiting) expect(row).toMatchObject({ attempts: 0, startedAt: null });
+    expect(now.filter((row) => row.status === "failed")).toHaveLength(0);
   });
 });
 
