@@ -141,7 +141,11 @@ export class Call {
   }
 
   private event(usage: Usage): UsageEvent {
-    return { ...this.target, ...usage, caller: this.caller, route: this.route,
+    return {
+      ...this.target,
+      ...usage,
+      caller: this.caller,
+      route: this.route,
       requestId: this.requestId,
       eventId: this.eventId,
       billable: this.billable,

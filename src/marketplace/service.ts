@@ -41,7 +41,10 @@ async function insertOrTaken(tx: Database, publicStub: string, row: Parameters<t
  * (notes aside). Published again it would be a second version that callers could not tell from the first. Compared as
  * JSON text: the columns are json, which keeps an owner's key order, and a reordering is a change to the design.
  */
-function sameContract(snapshot: q.SnapshotRow, version: Pick<q.SnapshotRow, "apiName" | "originalPrompt" | "inputs" | "outputFormat" | "graph">): boolean {
+function sameContract(
+  snapshot: q.SnapshotRow,
+  version: Pick<q.SnapshotRow, "apiName" | "originalPrompt" | "inputs" | "outputFormat" | "graph">,
+): boolean {
   const contract = (v: typeof version) => JSON.stringify([v.apiName, v.originalPrompt, v.inputs, v.outputFormat, v.graph]);
   return contract(snapshot) === contract(version);
 }

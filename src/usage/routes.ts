@@ -12,11 +12,19 @@ export function usageRoutes(auth: AuthDeps, ctx: UsageContext) {
     .get(
       "/usage",
       async ({ caller, query }) =>
-        usageReport(ctx, caller.accountId, query.days ?? 30, queryBoolean(query.include_dashboard, "include_dashboard", false) ? "all" : "api"),
+        usageReport(
+          ctx,
+          caller.accountId,
+          query.days ?? 30,
+          queryBoolean(query.include_dashboard, "include_dashboard", false) ? "all" : "api",
+        ),
       {
-      query: UsageQuery,
-      response: { 200: UsageReport },
-      detail: secured({ tags: ["Account"], summary: "Usage by day (calls, tokens, cost), earnings as a publisher, and the latest calls" }),
+        query: UsageQuery,
+        response: { 200: UsageReport },
+        detail: secured({
+          tags: ["Account"],
+          summary: "Usage by day (calls, tokens, cost), earnings as a publisher, and the latest calls",
+        }),
       },
     );
 }

@@ -99,7 +99,9 @@ describe("publishing", () => {
     const listing = await consumer.json("GET", `/v1/marketplace/${published.public_stub}`);
     expect(listing.versions.map((v: { version: number }) => v.version)).toEqual([1]);
     // A real change publishes as the next version.
-    await publisher.json("PATCH", `/v1/design-api/${copy.id}`, { original_prompt: `${landmarkEndpoint.original_prompt} Include the year it opened.` });
+    await publisher.json("PATCH", `/v1/design-api/${copy.id}`, {
+      original_prompt: `${landmarkEndpoint.original_prompt} Include the year it opened.`,
+    });
     const changed = await publisher.json("POST", `/v1/design-api/${copy.id}/publish`, {});
     expect(changed).toMatchObject({ public_stub: "unchanged-twice", published_version: 2, latest_version: 2 });
   });

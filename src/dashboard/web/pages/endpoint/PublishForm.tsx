@@ -75,8 +75,8 @@ export function PublishForm({ record, onPublished }: { record: EndpointRecord; o
         {published ? (
           <p class="success">
             Published as version {published.published_version} of{" "}
-            <Link href={`${BASE}/marketplace/${encodeURIComponent(published.public_stub)}`}>{published.title}</Link>. To publish
-            again, make a new version, change it and publish that.
+            <Link href={`${BASE}/marketplace/${encodeURIComponent(published.public_stub)}`}>{published.title}</Link>. To publish again, make
+            a new version, change it and publish that.
           </p>
         ) : null}
       </div>
