@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   check,
   customType,
   index,
@@ -105,6 +106,16 @@ export const usageRecords = pgTable(
      * (a retried batch, a call recorded in its own path and then by a failure) writes nothing, and debits nothing.
      */
     eventId: text("event_id"),
+    /**
+     * How the caller signed in: "key" (an API key, or a task a key started) or "session" (the dashboard, or a task
+     * its session started). Records written before it was kept read as key calls.
+     */
+    auth: text("auth").$type<"key" | "session">().notNull().default("key"),
+    /**
+     * Whether the call was a billable one (research): the usage view counts a session's billable calls as usage,
+     * and leaves the dashboard's own browsing (its reads of keys, listings, balance) out by default.
+     */
+    billable: boolean("billable").notNull().default(false),
     createdAt: createdAt(),
   },
   (table) => [

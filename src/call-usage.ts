@@ -30,6 +30,8 @@ export interface UsageEvent extends Usage, CallTarget {
   requestId: string;
   /** The call's own id, made by the server: a call's usage written twice is written, and debited, once. */
   eventId?: string;
+  /** Whether its route is billable (research): a session's billable calls are usage, its other calls the dashboard's own browsing. */
+  billable?: boolean;
 }
 
 /** Where usage records go: the recorder, in the app. */

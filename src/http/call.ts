@@ -141,7 +141,15 @@ export class Call {
   }
 
   private event(usage: Usage): UsageEvent {
-    return { ...this.target, ...usage, caller: this.caller, route: this.route, requestId: this.requestId, eventId: this.eventId };
+    return {
+      ...this.target,
+      ...usage,
+      caller: this.caller,
+      route: this.route,
+      requestId: this.requestId,
+      eventId: this.eventId,
+      billable: this.billable,
+    };
   }
 
   /** Throws for a route not documented billable: a programming error, which its tests see as a 500. */

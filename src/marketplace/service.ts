@@ -2,7 +2,8 @@
  * Publishing: an owner's version goes to the marketplace as an immutable
  * snapshot under a globally unique public stub. A draft is released first,
  * exactly as /release does; publishing again adds the next published
- * version under the same stub. Snapshots never change: whatever the owner
+ * version under the same stub, when it says something the newest does not
+ * (an unchanged one is refused: 409). Snapshots never change: whatever the owner
  * edits, releases or deletes afterwards, consumers keep their contract.
  */
 import { isUniqueViolation, type Database } from "../../db/client.ts";
@@ -33,6 +34,19 @@ async function insertOrTaken(tx: Database, publicStub: string, row: Parameters<t
     if (isUniqueViolation(error)) throw conflict(`the public stub "${publicStub}" is taken`);
     throw error;
   }
+}
+
+/**
+ * Whether a version says what a listing's snapshot already says: its name, prompt, inputs, output format and graph
+ * (notes aside). Published again it would be a second version that callers could not tell from the first. Compared as
+ * JSON text: the columns are json, which keeps an owner's key order, and a reordering is a change to the design.
+ */
+function sameContract(
+  snapshot: q.SnapshotRow,
+  version: Pick<q.SnapshotRow, "apiName" | "originalPrompt" | "inputs" | "outputFormat" | "graph">,
+): boolean {
+  const contract = (v: typeof version) => JSON.stringify([v.apiName, v.originalPrompt, v.inputs, v.outputFormat, v.graph]);
+  return contract(snapshot) === contract(version);
 }
 
 export async function publishVersion(
@@ -93,6 +107,13 @@ export async function publishVersion(
       );
     }
     const existing = await q.snapshots(tx, listing.id);
+    const newest = existing.at(-1);
+    if (newest && sameContract(newest, version)) {
+      throw conflict(
+        `this version is already published, unchanged, as version ${newest.version} of "${listing.publicStub}"; ` +
+          "change the endpoint (a new version of it, edited) and publish that to add a version",
+      );
+    }
     const snapshot = await q.insertSnapshot(tx, {
       id: newId("pubv"),
       publishedId: listing.id,

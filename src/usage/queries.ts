@@ -28,8 +28,31 @@ async function totalsByDay(db: Database, micros: AnyColumn, where: SQL | undefin
   return rows.map((r) => ({ day: r.day, calls: Number(r.calls), tokens: Number(r.tokens), micros: Number(r.micros) }));
 }
 
-export function usageByDay(db: Database, accountId: string, since: Date): Promise<DayTotals[]> {
-  return totalsByDay(db, usageRecords.costMicros, and(eq(usageRecords.accountId, accountId), gte(usageRecords.createdAt, since)));
+/**
+ * The dashboard's own calls: a session's calls that are not billable (its reads of keys, listings, the balance, its
+ * credit). A session's research (the playground) is usage like a key's, and a key's calls are all usage.
+ */
+const dashboardOwn = sql`(${usageRecords.auth} = 'session' and not ${usageRecords.billable})`;
+
+/** Which calls a usage view counts: the account's API usage, or that and the dashboard's own calls too. */
+export type UsageScope = "api" | "all";
+const inScope = (scope: UsageScope) => (scope === "api" ? sql`not ${dashboardOwn}` : undefined);
+
+export function usageByDay(db: Database, accountId: string, since: Date, scope: UsageScope): Promise<DayTotals[]> {
+  return totalsByDay(
+    db,
+    usageRecords.costMicros,
+    and(eq(usageRecords.accountId, accountId), gte(usageRecords.createdAt, since), inScope(scope)),
+  );
+}
+
+/** How many of the account's calls since `since` were the dashboard's own (see dashboardOwn): shown apart from its usage. */
+export async function dashboardCalls(db: Database, accountId: string, since: Date): Promise<number> {
+  const [row] = await db
+    .select({ calls: sql<number>`count(*)::int` })
+    .from(usageRecords)
+    .where(and(eq(usageRecords.accountId, accountId), gte(usageRecords.createdAt, since), dashboardOwn));
+  return Number(row?.calls ?? 0);
 }
 
 /** What others' paying runs of this account's published endpoints earned it. */
@@ -45,7 +68,7 @@ export function earningsByDay(db: Database, publisherAccountId: string, since: D
   );
 }
 
-export async function recentCalls(db: Database, accountId: string, limit: number) {
+export async function recentCalls(db: Database, accountId: string, limit: number, scope: UsageScope) {
   return db
     .select({
       route: usageRecords.route,
@@ -54,10 +77,11 @@ export async function recentCalls(db: Database, accountId: string, limit: number
       costMicros: usageRecords.costMicros,
       apiId: usageRecords.apiId,
       requestId: usageRecords.requestId,
+      auth: usageRecords.auth,
       createdAt: usageRecords.createdAt,
     })
     .from(usageRecords)
-    .where(eq(usageRecords.accountId, accountId))
+    .where(and(eq(usageRecords.accountId, accountId), inScope(scope)))
     .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
     .limit(limit);
 }
@@ -75,6 +99,9 @@ export interface UsageRecordRow {
   api_id: number | null;
   earnings_micros: number;
   request_id: string;
+  /** How the caller signed in: an API key, or a dashboard session. */
+  auth: "key" | "session";
+  billable: boolean;
   /** Milliseconds since the epoch: a Date in JSON.stringify costs six times what a number does (its toJSON). */
   created_at: number;
 }
@@ -129,14 +156,14 @@ export async function writeUsage(db: Database, rows: UsageWrite[]): Promise<stri
 
 /** The columns a usage record is written with, and what the insert selects for them from the recordset, in one order. */
 const NAMES =
-  "account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id, api_id, earnings_micros, request_id, event_id";
+  "account_id, api_key_id, route, status, tokens, cost_micros, publisher_account_id, published_id, api_id, earnings_micros, request_id, event_id, auth, billable";
 const COLUMNS = sql.raw(`${NAMES}, created_at`);
 const SELECTED = sql.raw(`${NAMES}, to_timestamp(created_at / 1000.0)`);
 
 /** The rows as one JSON parameter, unpacked into a relation `r` (with each row's debit beside its columns). */
 const recordset = (rows: UsageWrite[]) => sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(account_id text, api_key_id text,
   route text, status smallint, tokens integer, cost_micros bigint, publisher_account_id text, published_id text, api_id integer,
-  earnings_micros bigint, request_id text, event_id text, created_at double precision, debit_micros bigint)`;
+  earnings_micros bigint, request_id text, event_id text, auth text, billable boolean, created_at double precision, debit_micros bigint)`;
 
 /** The rows of an execute() result: postgres.js answers an array, PGlite an object with `rows`. */
 function rowsOf(result: unknown): Record<string, unknown>[] {

@@ -207,6 +207,9 @@ export class UsageRecorder implements UsageSink {
       request_id: event.requestId,
       // A record made without a call (a script, a test) is its own event.
       event_id: event.eventId ?? newId("use"),
+      // A dashboard session's caller has no key; so has a task its session started (tasks/run.ts), which is its kind too.
+      auth: event.caller.keyId === null ? "session" : "key",
+      billable: event.billable ?? false,
       created_at: event.at.getTime(),
       debit_micros: price.debitMicros,
     };

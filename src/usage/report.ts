@@ -7,7 +7,7 @@ import type { Database } from "../../db/client.ts";
 import { MICROS_PER_DOLLAR } from "../accounts/service.ts";
 import type { Clock } from "../clock.ts";
 import type { UsageReport } from "./model.ts";
-import { earningsByDay, recentCalls, usageByDay } from "./queries.ts";
+import { dashboardCalls, earningsByDay, recentCalls, usageByDay, type UsageScope } from "./queries.ts";
 import type { UsageRecorder } from "./recorder.ts";
 
 export interface UsageContext {
@@ -20,15 +20,25 @@ const DAY_MS = 86_400_000;
 const RECENT_CALLS = 20;
 const dollars = (micros: number) => micros / MICROS_PER_DOLLAR;
 
-export async function usageReport(ctx: UsageContext, accountId: string, days: number): Promise<Static<typeof UsageReport>> {
+/**
+ * `scope` "api" counts the account's API usage: its keys' calls, and the research its dashboard sessions ran; the
+ * dashboard's own browsing is only counted apart (totals.dashboard_calls). "all" counts that too.
+ */
+export async function usageReport(
+  ctx: UsageContext,
+  accountId: string,
+  days: number,
+  scope: UsageScope,
+): Promise<Static<typeof UsageReport>> {
   // What this process has buffered is part of the answer.
   await ctx.usage.flush();
   const until = new Date(ctx.clock.now());
   const since = new Date(Date.UTC(until.getUTCFullYear(), until.getUTCMonth(), until.getUTCDate()) - (days - 1) * DAY_MS);
-  const [usage, earnings, recent] = await Promise.all([
-    usageByDay(ctx.db, accountId, since),
+  const [usage, earnings, recent, dashboard] = await Promise.all([
+    usageByDay(ctx.db, accountId, since, scope),
     earningsByDay(ctx.db, accountId, since),
-    recentCalls(ctx.db, accountId, RECENT_CALLS),
+    recentCalls(ctx.db, accountId, RECENT_CALLS, scope),
+    dashboardCalls(ctx.db, accountId, since),
   ]);
   const byDay = new Map<string, { calls: number; tokens: number; cost: number; earnings: number; earning_calls: number }>();
   for (let i = 0; i < days; i++)
@@ -53,6 +63,7 @@ export async function usageReport(ctx: UsageContext, accountId: string, days: nu
       cost: sum("cost"),
       earnings: sum("earnings"),
       earning_calls: sum("earning_calls"),
+      dashboard_calls: dashboard,
     },
     recent: recent.map((r) => ({
       route: r.route,
@@ -61,6 +72,7 @@ export async function usageReport(ctx: UsageContext, accountId: string, days: nu
       cost: dollars(r.costMicros),
       api_id: r.apiId,
       request_id: r.requestId,
+      auth: r.auth,
       at: r.createdAt.toISOString(),
     })),
   };

@@ -186,7 +186,16 @@ test("an endpoint is designed, edited (with the API's own validation messages), 
   await publish.getByLabel("Tags").fill("landmarks, e2e");
   await publish.getByRole("button", { name: "Publish" }).click();
   await expect(page.getByText(/published/i).first()).toBeVisible();
+  // Published, the version cannot be published again: the form says so rather than offering it.
+  await expect(publish.getByRole("button", { name: "Published", exact: true })).toBeDisabled();
   await shot(page, info, "endpoint");
+  // Asked anyway (another tab), the server refuses it: the form shows that refusal as an error, not a success.
+  await page.reload();
+  const again = page.getByRole("form", { name: "Publish to the marketplace" });
+  await again.getByRole("button", { name: "Publish", exact: true }).click();
+  await expect(again.getByRole("alert")).toContainText(/already published, unchanged, as version 1/);
+  await expect(again.locator(".success")).toHaveCount(0);
+  await shot(page, info, "endpoint-republish-refused");
 });
 
 test("a second owner finds the published endpoint in the marketplace and runs it, and sees none of the first owner's things", async ({
@@ -233,8 +242,11 @@ test("a second owner finds the published endpoint in the marketplace and runs it
   await expect(page.getByText(/not found/i).first()).toBeVisible();
   await page.goto("/dashboard/usage");
   await expect(page.getByRole("heading", { level: 1, name: "Plan and usage" })).toBeVisible();
-  // Its own calls show (it listed its endpoints); the first owner's design, edit and runs do not.
-  await expect(page.getByRole("cell", { name: /^GET \/v1\/design-api$/ }).first()).toBeVisible();
+  // Its own run of the listing shows; its dashboard's own browsing (listing its endpoints) is counted apart, not listed;
+  // the first owner's design, edit and runs do not show.
+  await expect(page.getByRole("cell", { name: /^POST \/v1\/published-service\// }).first()).toBeVisible();
+  await expect(page.getByRole("cell", { name: /^GET \/v1\/design-api$/ })).toHaveCount(0);
+  await expect(page.getByText(/Not counted: the dashboard's own \d+ requests/)).toBeVisible();
   await expect(page.getByRole("cell", { name: /^(POST|PATCH) \/v1\/design-api/ })).toHaveCount(0);
   await expect(page.getByRole("cell", { name: /user-defined-service/ })).toHaveCount(0);
   const direct = await page.evaluate(async (apiId) => {

@@ -74,12 +74,36 @@ describe("publishing", () => {
   test("publishing again adds the next published version under the same stub", async () => {
     const { draft, published } = await publishNew({ public_stub: "landmark-facts-two" });
     const v2 = (await publisher.json("POST", `/v1/design-api/${draft.id}/versions`)).response;
+    await publisher.json("PATCH", `/v1/design-api/${v2.id}`, { api_name: "Landmark facts, second edition" });
     const again = await publisher.json("POST", `/v1/design-api/${v2.id}/publish`, null);
     expect(again).toMatchObject({ public_stub: published.public_stub, published_version: 2, latest_version: 2 });
     expect(again.versions.map((v: { version: number; source_version: number }) => [v.version, v.source_version])).toEqual([
       [1, 1],
       [2, 2],
     ]);
+  });
+
+  test("publishing an unchanged version again is refused (409, naming the version): the listing keeps one version", async () => {
+    const { draft, published } = await publishNew({ public_stub: "unchanged-twice" });
+    const again = await publisher.call("POST", `/v1/design-api/${draft.id}/publish`, {});
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({
+      error: "conflict",
+      detail:
+        'this version is already published, unchanged, as version 1 of "unchanged-twice"; change the endpoint (a new version of it, edited) and publish that to add a version',
+    });
+    // A new version with nothing changed says nothing new either; its draft stays a draft (the refusal released nothing).
+    const copy = (await publisher.json("POST", `/v1/design-api/${draft.id}/versions`)).response;
+    expect((await publisher.call("POST", `/v1/design-api/${copy.id}/publish`, {})).status).toBe(409);
+    expect(await publisher.json("GET", `/v1/design-api/${copy.id}`)).toMatchObject({ state: "draft" });
+    const listing = await consumer.json("GET", `/v1/marketplace/${published.public_stub}`);
+    expect(listing.versions.map((v: { version: number }) => v.version)).toEqual([1]);
+    // A real change publishes as the next version.
+    await publisher.json("PATCH", `/v1/design-api/${copy.id}`, {
+      original_prompt: `${landmarkEndpoint.original_prompt} Include the year it opened.`,
+    });
+    const changed = await publisher.json("POST", `/v1/design-api/${copy.id}/publish`, {});
+    expect(changed).toMatchObject({ public_stub: "unchanged-twice", published_version: 2, latest_version: 2 });
   });
 
   test("public stubs are global: a taken one is 409, a malformed one 422, and a published endpoint keeps its stub", async () => {
@@ -119,7 +143,9 @@ describe("browsing", () => {
 
   test("every listing on a page carries its own versions, read for the whole page at once", async () => {
     const twice = await publishNew({ public_stub: "published-twice" });
-    expect((await publisher.call("POST", `/v1/design-api/${twice.draft.id}/publish`, {})).status).toBe(200);
+    const next = (await publisher.json("POST", `/v1/design-api/${twice.draft.id}/versions`)).response;
+    await publisher.json("PATCH", `/v1/design-api/${next.id}`, { api_name: "Landmark facts, revised" });
+    expect((await publisher.call("POST", `/v1/design-api/${next.id}/publish`, {})).status).toBe(200);
     const all = await consumer.json("GET", "/v1/marketplace?per_page=100");
     for (const item of all.items as { public_stub: string; latest_version: number; versions: { version: number }[] }[]) {
       const detail = await consumer.json("GET", `/v1/marketplace/${item.public_stub}`);

@@ -48,8 +48,18 @@ export interface Usage {
   since: string;
   until: string;
   days: UsageDay[];
-  totals: Omit<UsageDay, "date">;
-  recent: { route: string; status: number; tokens: number; cost: number; api_id: number | null; request_id: string | null; at: string }[];
+  /** dashboard_calls: the dashboard's own requests (a session's calls that are not research), left out of calls. */
+  totals: Omit<UsageDay, "date"> & { dashboard_calls: number };
+  recent: {
+    route: string;
+    status: number;
+    tokens: number;
+    cost: number;
+    api_id: number | null;
+    request_id: string | null;
+    auth: "key" | "session";
+    at: string;
+  }[];
 }
 
 export interface Source {

@@ -181,6 +181,12 @@ export function UsagePage() {
                 <dd>{formatMoney(data.totals.cost, true)}</dd>
               </div>
             </dl>
+            <p class="hint">
+              Calls made with your API keys, and research run from this dashboard.
+              {data.totals.dashboard_calls > 0
+                ? ` Not counted: the dashboard's own ${formatCount(data.totals.dashboard_calls)} ${data.totals.dashboard_calls === 1 ? "request" : "requests"} (reading keys, listings, this page).`
+                : ""}
+            </p>
             <UsageChart days={data.days} />
             <DaysTable usage={data} />
           </>

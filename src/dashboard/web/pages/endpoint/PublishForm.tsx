@@ -8,7 +8,7 @@ import { useAction } from "../../components/useAction.ts";
 import type { EndpointRecord, Listing } from "../../model.ts";
 import { BASE, Link } from "../../router.tsx";
 
-type Published = Listing & { published_version: number };
+type Published = Listing & { published_version: number; source?: number };
 
 export function PublishForm({ record, onPublished }: { record: EndpointRecord; onPublished: () => void }) {
   const [title, setTitle] = useState(record.api_name);
@@ -19,8 +19,12 @@ export function PublishForm({ record, onPublished }: { record: EndpointRecord; o
   const publishing = useAction();
   const { issues } = publishing;
 
+  // A released version does not change: once published, publishing it again is refused (409) until a new version is.
+  const done = published !== null && published.source === record.id;
+
   const publish = (e: Event) => {
     e.preventDefault();
+    setPublished(null);
     void publishing.run(async () => {
       const body = {
         title: title.trim() || null,
@@ -32,7 +36,7 @@ export function PublishForm({ record, onPublished }: { record: EndpointRecord; o
           .filter(Boolean),
       };
       const result = await api.post<Published>(`/v1/design-api/${encodeURIComponent(record.id)}/publish`, body);
-      setPublished(result);
+      setPublished({ ...result, source: record.id });
       onPublished();
     });
   };
@@ -56,16 +60,23 @@ export function PublishForm({ record, onPublished }: { record: EndpointRecord; o
       />
       <TextInput label="Tags" hint="Comma-separated." value={tags} onValue={setTags} errors={issues("tags")} />
       <div class="actions">
-        <SubmitButton busy={publishing.busy} busyLabel="Publishing…">
-          Publish
-        </SubmitButton>
+        {done ? (
+          <button type="submit" disabled>
+            Published
+          </button>
+        ) : (
+          <SubmitButton busy={publishing.busy} busyLabel="Publishing…">
+            Publish
+          </SubmitButton>
+        )}
       </div>
       <ErrorMessage error={publishing.error} />
       <div role="status">
         {published ? (
           <p class="success">
             Published as version {published.published_version} of{" "}
-            <Link href={`${BASE}/marketplace/${encodeURIComponent(published.public_stub)}`}>{published.title}</Link>.
+            <Link href={`${BASE}/marketplace/${encodeURIComponent(published.public_stub)}`}>{published.title}</Link>. To publish again, make
+            a new version, change it and publish that.
           </p>
         ) : null}
       </div>
