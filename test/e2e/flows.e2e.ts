@@ -310,7 +310,7 @@ test("the first start's one-time link sets the local account's email and passwor
   await expect(refusal).toBeVisible();
   await expect(refusal.getByRole("link", { name: "sign in" })).toHaveAttribute("href", "/dashboard/signin");
   await expect(refusal.locator("code")).toHaveText(`npm run cli -- accounts sign-in-link --account ${accountId}`);
-  expect(await refusal.innerText()).not.toMatch(/`|--account ID\b/);
+  expect(await refusal.textContent()).not.toMatch(/`|--account ID\b/);
   await shot(usedPage, info, "claim-used");
   await usedPage.setViewportSize({ width: 390, height: 844 });
   await shot(usedPage, info, "claim-used-390");
