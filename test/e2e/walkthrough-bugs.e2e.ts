@@ -87,6 +87,9 @@ test("an empty marketplace search is said in a neutral colour, a failed playgrou
   expect(await colorOf(none)).not.toBe(success);
   expect(await colorOf(none)).not.toBe(await tokenColor(page, "--danger"));
   await shot(page, info, "marketplace-no-match");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, info, "marketplace-no-match-390");
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // A Free account's per-minute limit: searches until one is refused (429).
   await page.goto("/dashboard/playground");
@@ -101,6 +104,8 @@ test("an empty marketplace search is said in a neutral colour, a failed playgrou
   expect(await colorOf(failed)).not.toBe(success);
   expect(await colorOf(failed)).toBe(await tokenColor(page, "--danger"));
   await shot(page, info, "playground-failed");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, info, "playground-failed-390");
 });
 
 test("an invalid credit amount leaves Add credit level with the field", async ({ page }, info) => {
@@ -113,6 +118,8 @@ test("an invalid credit amount leaves Add credit level with the field", async ({
   await expect(amount).toHaveAttribute("aria-invalid", "true");
   expect(Math.abs((await box(add)).y - (await box(amount)).y - before)).toBeLessThanOrEqual(2);
   await shot(page, info, "usage-credit-error");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, info, "usage-credit-error-390");
 });
 
 test("after a rotation the keys table keeps each row's buttons on one line and its dates unwrapped", async ({ page }, info) => {
@@ -144,6 +151,8 @@ test("after a rotation the keys table keeps each row's buttons on one line and i
     expect.soft(lines).toBe(1);
   }
   await shot(page, info, "keys-rotated-1280");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, info, "keys-rotated-390");
 });
 
 test("on a 390 px screen the new key is shown whole", async ({ page }, info) => {
