@@ -51,12 +51,34 @@ export async function mintSignInLink(ctx: AccountsContext, accountId: string): P
   return insertSignInLink(ctx.db, ctx.clock, accountId);
 }
 
-/** One answer for a wrong, used and expired link: the caller learns nothing about which. */
-const refused = () =>
+/** The operator's command for a new link to an account (`accountId` unknown: how to find it). */
+export const newLinkCommand = (accountId: string) => `npm run cli -- accounts sign-in-link --account ${accountId}`;
+
+/**
+ * One answer for a used and an expired link: the caller learns nothing about
+ * which. A link that was real names its account (`account_id`), so the page
+ * can show the operator's command with the id filled in: only someone who had
+ * the link (an unguessable token) learns it. A malformed or unknown token
+ * names none.
+ */
+const refused = (accountId?: string) =>
   new ServiceError(
     "unauthorized",
-    "this sign-in link is not valid: it was already used, has expired or is incomplete. The operator can make a new one with `npm run cli -- accounts sign-in-link --account ID`",
+    `this sign-in link is not valid: it was already used, has expired or is incomplete. If you already set your email and password with it, sign in with them; otherwise ask the operator for a new link, which they make with: ${
+      accountId ? newLinkCommand(accountId) : `${newLinkCommand("<account id>")} (npm run cli -- accounts list shows the id)`
+    }`,
+    accountId ? { body: { account_id: accountId } } : {},
   );
+
+/** The account of a link that exists, used or expired (for the refusal's words). */
+async function linkAccount(db: Database, token: string): Promise<string | undefined> {
+  const [link] = await db
+    .select({ accountId: signInLinks.accountId })
+    .from(signInLinks)
+    .where(eq(signInLinks.tokenHash, tokenHash(token)))
+    .limit(1);
+  return link?.accountId;
+}
 
 /**
  * Spends the link, sets the account's email and password, and signs in. The
@@ -85,10 +107,10 @@ export async function claimSignInLink(
       .set({ usedAt: now })
       .where(and(eq(signInLinks.tokenHash, tokenHash(input.token)), isNull(signInLinks.usedAt), gt(signInLinks.expiresAt, now)))
       .returning({ accountId: signInLinks.accountId });
-    if (!link) throw refused();
+    if (!link) throw refused(await linkAccount(db, input.token));
     try {
       const updated = await q.setCredentials(db, link.accountId, email, passwordHash, now);
-      if (!updated) throw refused();
+      if (!updated) throw refused(link.accountId);
       // A suspended or banned account is told why (403), and the rollback leaves its link and sign-in as they were.
       assertInGoodStanding(updated);
       return updated;

@@ -306,6 +306,26 @@ test("the first start's one-time link sets the local account's email and passwor
 
   const again = await request.post("/auth/claim", { data: { token, email: `thief-${unique}@example.com`, password: "another password" } });
   expect(again.status()).toBe(401);
+  const accountId = await page.evaluate(
+    async () => ((await (await fetch("/auth/session")).json()) as { account: { id: string } }).account.id,
+  );
   await context.close();
+
+  // Opened again, the used link says what to do in words, with the operator's command for this very account.
+  const later = await browser.newContext({ baseURL });
+  const usedPage = await later.newPage();
+  await usedPage.goto(link.pathname + link.hash);
+  await usedPage.getByLabel("Email").fill(`again-${unique}@example.com`);
+  await usedPage.getByLabel("Password").fill("yet another password");
+  await usedPage.getByRole("button", { name: "Save and sign in" }).click();
+  const refusal = usedPage.getByRole("alert").filter({ hasText: "no longer works" });
+  await expect(refusal).toBeVisible();
+  await expect(refusal.getByRole("link", { name: "sign in" })).toHaveAttribute("href", "/dashboard/signin");
+  await expect(refusal.locator("code")).toHaveText(`npm run cli -- accounts sign-in-link --account ${accountId}`);
+  expect(await refusal.textContent()).not.toMatch(/`|--account ID\b/);
+  await shot(usedPage, info, "claim-used");
+  await usedPage.setViewportSize({ width: 390, height: 844 });
+  await shot(usedPage, info, "claim-used-390");
+  await later.close();
   await signIn(await browser.newPage({ baseURL }), owner);
 });

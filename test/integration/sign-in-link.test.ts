@@ -46,16 +46,23 @@ async function freshLink(): Promise<{ accountId: string; token: string }> {
   return { accountId: account.accountId, token: link.token };
 }
 
-const REFUSED = {
-  detail:
-    "this sign-in link is not valid: it was already used, has expired or is incomplete. The operator can make a new one with `npm run cli -- accounts sign-in-link --account ID`",
+/** A used or expired link names its account, and the operator's command has its id; a made-up token names none. */
+const refusedBody = (accountId?: string) => ({
+  detail: `this sign-in link is not valid: it was already used, has expired or is incomplete. If you already set your email and password with it, sign in with them; otherwise ask the operator for a new link, which they make with: ${
+    accountId
+      ? `npm run cli -- accounts sign-in-link --account ${accountId}`
+      : "npm run cli -- accounts sign-in-link --account <account id> (npm run cli -- accounts list shows the id)"
+  }`,
   error: "unauthorized",
-};
+  ...(accountId ? { account_id: accountId } : {}),
+});
 
-async function expectRefused(response: Response) {
+async function expectRefused(response: Response, accountId?: string) {
   expect(response.status).toBe(401);
   expect(response.headers.get("set-cookie")).toBeNull();
-  expect(await jsonOf(response)).toEqual(REFUSED);
+  const body = await jsonOf(response);
+  expect(body).toEqual(refusedBody(accountId));
+  expect(body.detail).not.toContain("`");
 }
 
 const accountRow = (id: string) => app.db.query.accounts.findFirst({ where: (a, { eq }) => eq(a.id, id) });
@@ -91,7 +98,7 @@ describe("a sign-in link", () => {
     const first = await claim({ token, email: "once@example.com", password: "the first password" });
     expect(first.status).toBe(200);
     const session = { cookie: first.headers.get("set-cookie")!.split(";")[0]!, "x-csrf-token": (await jsonOf(first)).csrf_token };
-    await expectRefused(await claim({ token, email: "takeover@example.com", password: "the second password" }));
+    await expectRefused(await claim({ token, email: "takeover@example.com", password: "the second password" }), accountId);
     const row = await accountRow(accountId);
     expect(row!.email).toBe("once@example.com");
     expect(await Bun.password.verify("the first password", row!.passwordHash!)).toBe(true);
@@ -107,11 +114,11 @@ describe("a sign-in link", () => {
     clock.advance(SIGN_IN_LINK_LIFETIME_MS - 1);
     expect((await claim({ token: early.token, email: "early@example.com", password: "just in time!" })).status).toBe(200);
     clock.advance(1);
-    await expectRefused(await claim({ token: late.token, email: "late@example.com", password: "one moment too late" }));
+    await expectRefused(await claim({ token: late.token, email: "late@example.com", password: "one moment too late" }), late.accountId);
     expect((await accountRow(late.accountId))!.email).toBeNull();
   });
 
-  test("a wrong, malformed or absent token gets the same answer as a used one", async () => {
+  test("a wrong, malformed or absent token gets the same refusal as a used one, naming no account", async () => {
     await freshLink();
     const wrong = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
     for (const token of [wrong, "short", "", "x".repeat(200), `${wrong.slice(0, 42)}!`])

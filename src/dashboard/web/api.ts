@@ -18,6 +18,8 @@ export class ApiError extends Error {
     readonly code: string,
     readonly issues: FieldIssue[] = [],
     readonly retryAfter: number | null = null,
+    /** The answer's other fields, beside `detail` and `error` (a refused sign-in link's `account_id`). */
+    readonly fields: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -85,7 +87,8 @@ async function toError(response: Response): Promise<ApiError> {
     return new ApiError(response.status, "Some fields need attention.", code, issues, retryAfter);
   }
   const message = typeof detail === "string" ? detail : `${response.status} ${response.statusText || "error"}`;
-  return new ApiError(response.status, message, code, [], retryAfter);
+  const fields = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  return new ApiError(response.status, message, code, [], retryAfter, fields);
 }
 
 export interface RequestOptions {

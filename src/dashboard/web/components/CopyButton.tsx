@@ -1,5 +1,10 @@
-/** Copies a text and says so in a live region, since the button itself does not change place. */
-import { useState } from "preact/hooks";
+/**
+ * Copies a text and says so in a live region, since the button itself does
+ * not change place. The message belongs to the text copied: when the button
+ * is given another text (a new key in the same box), it goes at once, so it
+ * never vouches for a value the clipboard does not hold.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
 
 async function copy(text: string): Promise<boolean> {
   try {
@@ -20,11 +25,14 @@ async function copy(text: string): Promise<boolean> {
 }
 
 export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
-  const [said, setSaid] = useState("");
+  const [said, setSaid] = useState<{ text: string; message: string } | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
   const onClick = async () => {
     const ok = await copy(text);
-    setSaid(ok ? "Copied to the clipboard." : "Could not copy: select the text and copy it by hand.");
-    setTimeout(() => setSaid(""), 4000);
+    setSaid({ text, message: ok ? "Copied to the clipboard." : "Could not copy: select the text and copy it by hand." });
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => setSaid(null), 4000);
   };
   return (
     <span class="copy">
@@ -32,7 +40,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
         {label}
       </button>
       <span role="status" class="copy-status">
-        {said}
+        {said?.text === text ? said.message : ""}
       </span>
     </span>
   );

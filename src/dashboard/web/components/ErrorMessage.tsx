@@ -29,10 +29,17 @@ export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
   );
 }
 
-/** A polite live region for progress and success ("Saved", "Copied"). */
-export function StatusMessage({ text }: { text: string }) {
+/**
+ * How a status line reads: done well (the success colour), a plain fact or
+ * progress ("0 endpoints match.", "Searching…"), or an outcome that went
+ * wrong ("The search failed.") in the error colour, never in green.
+ */
+export type StatusTone = "success" | "neutral" | "failure";
+
+/** A polite live region for progress and outcomes ("Saved", "Copied", "The search failed"). */
+export function StatusMessage({ text, tone = "success" }: { text: string; tone?: StatusTone }) {
   return (
-    <p role="status" class="status-slot">
+    <p role="status" class={`status-slot ${tone}`}>
       {text}
     </p>
   );

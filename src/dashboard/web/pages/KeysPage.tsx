@@ -153,14 +153,18 @@ export function KeysPage() {
                 <td data-label="Prefix">
                   <code>{key.prefix}…</code>
                 </td>
-                <td data-label="Created">{formatTime(key.created_at)}</td>
-                <td data-label="Last used">{formatTime(key.last_used_at)}</td>
+                <td data-label="Created" class="nowrap">
+                  {formatTime(key.created_at)}
+                </td>
+                <td data-label="Last used" class="nowrap">
+                  {formatTime(key.last_used_at)}
+                </td>
                 <td data-label="Expires" title={key.expires_at ? formatTime(key.expires_at) : undefined}>
                   {state.expires}
                 </td>
                 <td data-label="Status">{state.status}</td>
                 <td data-label="Actions">
-                  <div class="actions">
+                  <div class="actions nowrap">
                     {state.canRotate ? <KeyButton apiKey={key} verb="Rotate" kind="secondary" onClick={() => setRotating(key)} /> : null}
                     {state.canRevoke ? <KeyButton apiKey={key} verb="Revoke" kind="danger" onClick={() => setRevoking(key)} /> : null}
                   </div>

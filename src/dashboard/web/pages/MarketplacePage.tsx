@@ -65,7 +65,7 @@ export function MarketplacePage({ search }: { search: URLSearchParams }) {
       </form>
 
       <ErrorMessage error={listings.error} />
-      <div role="status" class="status-slot">
+      <div role="status" class="status-slot neutral">
         {data
           ? `${data.total} ${data.total === 1 ? "endpoint" : "endpoints"}${filtered ? " match" : ""}.`
           : listings.loading

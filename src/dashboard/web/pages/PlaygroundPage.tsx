@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { DomainFilter, domainFields, NO_DOMAINS, type DomainChoice } from "../components/DomainFilter.tsx";
-import { ErrorMessage, StatusMessage } from "../components/ErrorMessage.tsx";
+import { ErrorMessage, StatusMessage, type StatusTone } from "../components/ErrorMessage.tsx";
 import { TextArea } from "../components/Field.tsx";
 import { ImagePicker } from "../components/ImagePicker.tsx";
 import { JsonEditor, parseJson } from "../components/JsonEditor.tsx";
@@ -33,6 +33,7 @@ export function PlaygroundPage() {
   const [error, setError] = useState<unknown>(null);
   const [running, setRunning] = useState(false);
   const [status, setStatus] = useState("");
+  const [statusTone, setStatusTone] = useState<StatusTone>("neutral");
   const stop = useRef<(() => void) | null>(null);
 
   // Leaving the page ends the run rather than leaving a socket open.
@@ -52,6 +53,7 @@ export function PlaygroundPage() {
     setResult({ response: "", context: [] });
     setRunning(true);
     setStatus("Searching…");
+    setStatusTone("neutral");
     let sources = 0;
     let failed = false;
     stop.current = streamSearch(body, {
@@ -73,6 +75,7 @@ export function PlaygroundPage() {
       onEnd: (stopped) => {
         stop.current = null;
         setRunning(false);
+        setStatusTone(stopped ? "neutral" : failed ? "failure" : "success");
         setStatus(
           stopped
             ? "Search stopped."
@@ -127,7 +130,7 @@ export function PlaygroundPage() {
             ) : null}
           </div>
           <ErrorMessage error={error} />
-          <StatusMessage text={status} />
+          <StatusMessage text={status} tone={statusTone} />
         </form>
         <div class="results">
           {result ? <SearchAnswer result={result} idPrefix="pg-" streaming={running} /> : <p class="muted">The answer appears here.</p>}

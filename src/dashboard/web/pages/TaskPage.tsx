@@ -146,6 +146,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
       ) : null}
       <StatusMessage
         text={following ? (PROGRESS[status] ?? "") : cancel.status || `This task ${statusLabel(task.status).toLowerCase()}.`}
+        tone={following ? "neutral" : task.status === "failed" ? "failure" : task.status === "succeeded" ? "success" : "neutral"}
       />
       <ErrorMessage error={loaded.error ?? cancel.error ?? followError} />
 

@@ -25,7 +25,16 @@ export function NewKeyBox({ created, onDone }: { created: CreatedKey | RotatedKe
       {created.expires_at ? <p>It expires {formatTime(created.expires_at)}.</p> : null}
       <div class="secret-row">
         <label for="new-key-value">New API key</label>
-        <input id="new-key-value" class="mono" readOnly value={created.api_key} onFocus={(e) => e.currentTarget.select()} />
+        {/* A text area, not an input: on a phone the key wraps and shows whole, instead of its first characters. */}
+        <textarea
+          id="new-key-value"
+          class="mono secret-value"
+          rows={1}
+          readOnly
+          spellcheck={false}
+          value={created.api_key}
+          onFocus={(e) => e.currentTarget.select()}
+        />
         <CopyButton text={created.api_key} label="Copy key" />
       </div>
       <button type="button" class="secondary" onClick={onDone}>
