@@ -49,6 +49,7 @@ describe("a call ends in exactly one usage record", () => {
         apiId: 7,
         caller,
         route: "POST /v1/search",
+        billable: true,
         status: 200,
         tokens: 42,
         requestId: "req_call_test",
