@@ -14,6 +14,7 @@ import { Webhook } from "standardwebhooks";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { landmarkEndpoint, client as restClient } from "../helpers/endpoints.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { startWebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
 
 let database: TestDatabase;
@@ -23,22 +24,15 @@ let apiKey: string;
 let stub: string;
 
 /** A webhook receiver on loopback (FETCH_ALLOW_HOSTS lets the app call it): keeps every message it is sent. */
-const received: { headers: Record<string, string>; body: string }[] = [];
-const receiver = Bun.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  async fetch(request) {
-    received.push({ headers: Object.fromEntries(request.headers.entries()), body: await request.text() });
-    return new Response("ok");
-  },
-});
-const receiverUrl = `http://127.0.0.1:${receiver.port}/batch-hook`;
+const receiver = startWebhookReceiver();
+const received = receiver.received;
+const receiverUrl = receiver.url("/batch-hook");
 
 beforeAll(async () => {
   world = startSearchWorld();
   database = await freshDatabase();
   app = await startTestApp(database, {
-    env: world.env({ TASK_POLL_SECONDS: "0.5", FETCH_ALLOW_HOSTS: `${world.env().FETCH_ALLOW_HOSTS},127.0.0.1:${receiver.port}` }),
+    env: world.env({ TASK_POLL_SECONDS: "0.5", FETCH_ALLOW_HOSTS: `${world.env().FETCH_ALLOW_HOSTS},${receiver.host}` }),
     resolver: world.resolver,
   });
   apiKey = (await app.account({ limit: 100_000 })).apiKey;
@@ -48,7 +42,7 @@ afterAll(async () => {
   await app.stop();
   await database.drop();
   world.stop();
-  receiver.stop(true);
+  receiver.stop();
 });
 
 const headers = (key = apiKey, extra: Record<string, string> = {}) => ({ "X-API-Key": key, "content-type": "application/json", ...extra });

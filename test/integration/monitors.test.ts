@@ -12,6 +12,7 @@ import { Webhook } from "standardwebhooks";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { article } from "../helpers/peers/pages.ts";
+import { startWebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
 
 let database: TestDatabase;
@@ -22,23 +23,16 @@ let apiKey: string;
 const QUESTION = "What did the council decide about the river bridge?";
 
 /** A webhook receiver on loopback: keeps every message it is sent. */
-const received: { headers: Record<string, string>; body: string }[] = [];
-const receiver = Bun.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  async fetch(request) {
-    received.push({ headers: Object.fromEntries(request.headers.entries()), body: await request.text() });
-    return new Response("ok");
-  },
-});
-const receiverUrl = `http://127.0.0.1:${receiver.port}/monitor-hook`;
+const receiver = startWebhookReceiver();
+const received = receiver.received;
+const receiverUrl = receiver.url("/monitor-hook");
 /** 3 seconds: the shortest this app allows (MONITOR_MIN_EVERY_MINUTES below). */
 const EVERY = 0.05;
 
 /** Pages are fetched afresh by every run (CONTENTS_MAX_AGE_SECONDS=0): a changed page is seen by the next run. */
 const fleetEnv = () =>
   world.env({
-    FETCH_ALLOW_HOSTS: `${world.env().FETCH_ALLOW_HOSTS},127.0.0.1:${receiver.port}`,
+    FETCH_ALLOW_HOSTS: `${world.env().FETCH_ALLOW_HOSTS},${receiver.host}`,
     TASK_POLL_SECONDS: "0.5",
     MONITOR_MIN_EVERY_MINUTES: String(EVERY),
     MONITOR_TICK_SECONDS: "0.5",
@@ -55,7 +49,7 @@ afterAll(async () => {
   await app.stop();
   await database.drop();
   world.stop();
-  receiver.stop(true);
+  receiver.stop();
 });
 
 const headers = (key = apiKey) => ({ "X-API-Key": key, "content-type": "application/json" });

@@ -12,35 +12,12 @@ import { Webhook } from "standardwebhooks";
 import { StaticResolver } from "../../src/contents/egress/resolver.ts";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { startWebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
 
-interface Received {
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** A receiver on loopback: refuses the first `failFirst` messages of each id with a 500 and words of its own. */
-function startReceiver(failFirst: number) {
-  const received: Received[] = [];
-  const seen = new Map<string, number>();
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      const body = await request.text();
-      const headers = Object.fromEntries(request.headers.entries());
-      received.push({ headers, body });
-      const id = headers["webhook-id"] ?? "";
-      const count = (seen.get(id) ?? 0) + 1;
-      seen.set(id, count);
-      if (count <= failFirst) return new Response("RECEIVER-SECRET-WORDS: database on fire at 10.9.8.7", { status: 500 });
-      return new Response("ok");
-    },
-  });
-  return { received, port: server.port!, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) };
-}
-
-const RECEIVER = startReceiver(2);
+// Refuses each message's first two attempts with a 500 and words of its own, which must never be logged.
+const receiver = startWebhookReceiver({ refuseFirst: 2 });
+const RECEIVER = { ...receiver, url: receiver.url() };
 const intranet = new StaticResolver({ "intranet.example.com": ["10.1.2.3"] });
 let database: TestDatabase;
 let world: SearchWorld;

@@ -7,7 +7,8 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorMessage, StatusMessage } from "../components/ErrorMessage.tsx";
-import { Field, TextArea, TextInput } from "../components/Field.tsx";
+import { StatusFilter } from "../components/StatusFilter.tsx";
+import { TextArea, TextInput } from "../components/Field.tsx";
 import { JsonEditor, parseJson } from "../components/JsonEditor.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
 import { StatusBadge } from "../components/StatusBadge.tsx";
@@ -127,17 +128,7 @@ export function TasksPage() {
       <section aria-labelledby="tasks-heading">
         <div class="section-head">
           <h2 id="tasks-heading">Your tasks</h2>
-          <Field label="Status" class="short">
-            {(control) => (
-              <select {...control} value={status} onChange={(e) => setStatus(e.currentTarget.value as "" | TaskStatus)}>
-                {STATUSES.map((s) => (
-                  <option key={s.value} value={s.value}>
-                    {s.label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <StatusFilter value={status} options={STATUSES} onChange={setStatus} />
         </div>
         <div class="actions toolbar">
           <button type="button" class="secondary small" onClick={tasks.reload} disabled={tasks.loading}>

@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorMessage, StatusMessage } from "../components/ErrorMessage.tsx";
-import { Field } from "../components/Field.tsx";
+import { StatusFilter } from "../components/StatusFilter.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
 import { StatusBadge } from "../components/StatusBadge.tsx";
 import { Table, type Column } from "../components/Table.tsx";
@@ -62,17 +62,7 @@ export function WebhooksPage() {
       <section aria-labelledby="deliveries-heading">
         <div class="section-head">
           <h2 id="deliveries-heading">Deliveries</h2>
-          <Field label="Status" class="short">
-            {(control) => (
-              <select {...control} value={status} onChange={(e) => setStatus(e.currentTarget.value as "" | DeliveryStatus)}>
-                {STATUSES.map((s) => (
-                  <option key={s.value} value={s.value}>
-                    {s.label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <StatusFilter value={status} options={STATUSES} onChange={setStatus} />
         </div>
         <div class="actions toolbar">
           <button type="button" class="secondary small" onClick={deliveries.reload} disabled={deliveries.loading}>
