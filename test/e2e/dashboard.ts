@@ -23,7 +23,11 @@ export interface Owner {
 /** A fresh Free owner, signed up and signed in (each test its own, so one's rate limit is not another's). */
 export async function signUp(page: Page, label = "Walker"): Promise<Owner> {
   owners += 1;
-  const owner = { name: `${label} ${owners}`, email: `${label.toLowerCase()}-${owners}-${unique}@example.com`, password: "a long enough password" };
+  const owner = {
+    name: `${label} ${owners}`,
+    email: `${label.toLowerCase()}-${owners}-${unique}@example.com`,
+    password: "a long enough password",
+  };
   await page.goto("/dashboard/signup");
   await page.getByLabel("Name").fill(owner.name);
   await page.getByLabel("Email").fill(owner.email);
@@ -53,11 +57,22 @@ export async function shot(page: Page, info: TestInfo, name: string): Promise<vo
   await page.screenshot({ path: join(screens, `${name}.png`), fullPage: true });
 }
 
-/** POSTs as the signed-in dashboard does (the session's cookie and its CSRF token) and answers the JSON body. */
+/** The session's CSRF token: the dashboard sends it with every call its session makes to /v1. */
+async function csrfToken(page: Page): Promise<string> {
+  return ((await (await page.request.get("/auth/session")).json()) as { csrf_token: string }).csrf_token;
+}
+
+/** POSTs as the signed-in dashboard does (its session cookie and CSRF token) and answers the JSON body. */
 export async function postAsDashboard(page: Page, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const session = (await (await page.request.get("/auth/session")).json()) as { csrf_token: string };
-  const response = await page.request.post(path, { data: body, headers: { "X-CSRF-Token": session.csrf_token } });
+  const response = await page.request.post(path, { data: body, headers: { "X-CSRF-Token": await csrfToken(page) } });
   expect(response.status(), `${path}: ${await response.text()}`).toBeLessThan(300);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** GETs as the signed-in dashboard does and answers the JSON body. */
+export async function getAsDashboard(page: Page, path: string): Promise<Record<string, unknown>> {
+  const response = await page.request.get(path, { headers: { "X-CSRF-Token": await csrfToken(page) } });
+  expect(response.status(), `${path}: ${await response.text()}`).toBe(200);
   return (await response.json()) as Record<string, unknown>;
 }
 
