@@ -3,10 +3,11 @@
  * screenshots kept where the closing notes can list them, the phone and
  * desktop widths, and the accessibility check (axe-core).
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo } from "@playwright/test";
+import { webhookReceiverFile } from "./claim-link.ts";
 
 /** The two widths every page is looked at: a laptop, and a phone (an iPhone's 390 CSS pixels). */
 export const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
@@ -20,14 +21,19 @@ export interface Owner {
   password: string;
 }
 
-/** A fresh Free owner, signed up and signed in (each test its own, so one's rate limit is not another's). */
-export async function signUp(page: Page, label = "Walker"): Promise<Owner> {
+/** A new owner's details: unique in this run, named after `label`. */
+export function newOwner(label = "Walker"): Owner {
   owners += 1;
-  const owner = {
+  return {
     name: `${label} ${owners}`,
-    email: `${label.toLowerCase()}-${owners}-${unique}@example.com`,
+    email: `${label.toLowerCase().replaceAll(" ", "-")}-${owners}-${unique}@example.com`,
     password: "a long enough password",
   };
+}
+
+/** Signs up a Free owner (a fresh one named after a label, or the one given) and lands signed in on the usage page. */
+export async function signUp(page: Page, who: string | Owner = "Walker"): Promise<Owner> {
+  const owner = typeof who === "string" ? newOwner(who) : who;
   await page.goto("/dashboard/signup");
   await page.getByLabel("Name").fill(owner.name);
   await page.getByLabel("Email").fill(owner.email);
@@ -75,6 +81,9 @@ export async function getAsDashboard(page: Page, path: string): Promise<Record<s
   expect(response.status(), `${path}: ${await response.text()}`).toBe(200);
   return (await response.json()) as Record<string, unknown>;
 }
+
+/** The address of the e2e server's loopback webhook receiver (test/e2e/server.ts). */
+export const webhookReceiver = (baseURL: string) => readFileSync(webhookReceiverFile(Number(new URL(baseURL).port)), "utf8").trim();
 
 /** The page's height in CSS pixels over the viewport's: how many screens a reader scrolls through. */
 export async function screens(page: Page): Promise<number> {

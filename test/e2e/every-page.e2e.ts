@@ -7,11 +7,10 @@
  * page first: searches, an endpoint published to the marketplace, a finished
  * task with its webhook delivered, a monitor.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { chromiumPath } from "../../playwright.config.ts";
-import { webhookReceiverFile } from "./claim-link.ts";
-import { expectAccessible, getAsDashboard, postAsDashboard, screens, shot, signUp, WIDTHS } from "./dashboard.ts";
+import { expectAccessible, getAsDashboard, postAsDashboard, screens, shot, signUp, webhookReceiver, WIDTHS } from "./dashboard.ts";
 
 test.skip(!existsSync(chromiumPath), `Debian's chromium is not installed at ${chromiumPath} (apt-get install chromium)`);
 
@@ -114,7 +113,7 @@ test("every signed-in page with things on it: accessible, about three phone scre
 }, info) => {
   test.setTimeout(240_000);
   await signUp(page, "Surveyor");
-  const receiver = readFileSync(webhookReceiverFile(Number(new URL(baseURL!).port)), "utf8").trim();
+  const receiver = webhookReceiver(baseURL!);
   const made = await makeThings(page, receiver);
   const report: string[] = [];
   for (const width of ["desktop", "phone"] as const) {

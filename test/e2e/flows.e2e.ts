@@ -6,38 +6,18 @@
  * A screenshot of each main page goes to the test output.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { chromiumPath } from "../../playwright.config.ts";
 import { claimLinkFile } from "./claim-link.ts";
+import { newOwner, shot, signIn, signUp } from "./dashboard.ts";
 
 test.skip(!existsSync(chromiumPath), `Debian's chromium is not installed at ${chromiumPath} (apt-get install chromium)`);
 test.describe.configure({ mode: "serial" });
 
 const unique = Date.now().toString(36);
-const first = { email: `owner-${unique}@example.com`, password: "a long enough password" };
-const second = { email: `consumer-${unique}@example.com`, password: "another long password" };
+const first = newOwner("First Owner");
+const second = newOwner("Second Owner");
 const shared: { apiId?: string; keyId?: string; publicTitle: string } = { publicTitle: `Landmark facts ${unique}` };
-
-async function shot(page: Page, info: TestInfo, name: string) {
-  await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
-}
-
-async function signUp(page: Page, who: { email: string; password: string }, name: string) {
-  await page.goto("/dashboard/signup");
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Email").fill(who.email);
-  await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Plan and usage" })).toBeVisible();
-}
-
-async function signIn(page: Page, who: { email: string; password: string }) {
-  await page.goto("/dashboard/signin");
-  await page.getByLabel("Email").fill(who.email);
-  await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
-}
 
 test("sign-up refuses what the API refuses, with the API's message, then creates the account", async ({ page, request }, info) => {
   await page.goto("/dashboard/signup");
@@ -48,7 +28,7 @@ test("sign-up refuses what the API refuses, with the API's message, then creates
   const message = ((await api.json()) as { detail: { msg: string }[] }).detail[0]!.msg;
   await expect(page.getByText(message).first()).toBeVisible();
   await shot(page, info, "signup-error");
-  await signUp(page, first, "First Owner");
+  await signUp(page, first);
   await expect(page.getByText("Free (Starter)").first()).toBeVisible();
   await shot(page, info, "usage");
 });
@@ -66,7 +46,7 @@ test("a key is created, shown once, works over HTTP, and stops working when revo
 
   const call = await request.get("/v1/account", { headers: { "X-API-Key": secret } });
   expect(call.status()).toBe(200);
-  expect(((await call.json()) as { name: string }).name).toBe("First Owner");
+  expect(((await call.json()) as { name: string }).name).toBe(first.name);
 
   await page.getByRole("button", { name: "I have stored the key" }).click();
   await expect(page.getByLabel("New API key")).toHaveCount(0);
@@ -204,7 +184,7 @@ test("a second owner finds the published endpoint in the marketplace and runs it
 }, info) => {
   const context = await browser.newContext({ baseURL });
   const page = await context.newPage();
-  await signUp(page, second, "Second Owner");
+  await signUp(page, second);
 
   await page.getByRole("link", { name: "Marketplace" }).click();
   await page.getByLabel("Search", { exact: true }).fill(unique);

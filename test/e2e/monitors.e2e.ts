@@ -10,31 +10,17 @@
  * The compact menu works at phone width, and the pages fit it. Screenshots
  * at desktop and phone width go to the test output.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { existsSync } from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
 import { chromiumPath } from "../../playwright.config.ts";
-import { webhookReceiverFile } from "./claim-link.ts";
+import { newOwner, shot, signIn, signUp, webhookReceiver } from "./dashboard.ts";
 
 test.skip(!existsSync(chromiumPath), `Debian's chromium is not installed at ${chromiumPath} (apt-get install chromium)`);
 test.describe.configure({ mode: "serial" });
 
-const owner = { email: `monitors-${Date.now().toString(36)}@example.com`, password: "a long enough password" };
+const owner = newOwner("Monitor Owner");
 const PROMPT = "When was the Eiffel Tower completed?";
 const shared: { monitorId?: string; runId?: string } = {};
-
-async function shot(page: Page, info: TestInfo, name: string) {
-  await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page) {
-  await page.goto("/dashboard/signin");
-  await page.getByLabel("Email").fill(owner.email);
-  await page.getByLabel("Password").fill(owner.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
-}
-
-const receiverUrl = (baseURL: string) => readFileSync(webhookReceiverFile(Number(new URL(baseURL).port)), "utf8").trim();
 
 /** The value of one of the monitor's facts ("Status", "Schedule", ...). */
 const fact = (page: Page, name: string) =>
@@ -46,12 +32,7 @@ const fact = (page: Page, name: string) =>
 const runsTable = (page: Page) => page.getByRole("table", { name: "Runs" });
 
 test("a monitor made on the Monitors page runs at once: its first run succeeds and links to its task", async ({ page, baseURL }, info) => {
-  await page.goto("/dashboard/signup");
-  await page.getByLabel("Name").fill("Monitor Owner");
-  await page.getByLabel("Email").fill(owner.email);
-  await page.getByLabel("Password").fill(owner.password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Plan and usage" })).toBeVisible();
+  await signUp(page, owner);
 
   await page.getByRole("link", { name: "Monitors" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Monitors" })).toBeVisible();
@@ -62,7 +43,7 @@ test("a monitor made on the Monitors page runs at once: its first run succeeds a
   await page.getByLabel("Prompt").fill(PROMPT);
   await page.getByLabel("On a cron schedule").check();
   await page.getByLabel("Cron expression (UTC)").fill("every tuesday");
-  await page.getByLabel("Webhook URL").fill(receiverUrl(baseURL!));
+  await page.getByLabel("Webhook URL").fill(webhookReceiver(baseURL!));
   await page.getByRole("button", { name: "Create monitor" }).click();
   const cron = page.getByLabel("Cron expression (UTC)");
   await expect(cron).toHaveAttribute("aria-invalid", "true");
@@ -75,7 +56,7 @@ test("a monitor made on the Monitors page runs at once: its first run succeeds a
   await page.getByRole("button", { name: "Create monitor" }).click();
   await expect(page.getByLabel("Webhook URL")).toHaveAccessibleDescription(/a webhook URL must be https/);
 
-  await page.getByLabel("Webhook URL").fill(receiverUrl(baseURL!));
+  await page.getByLabel("Webhook URL").fill(webhookReceiver(baseURL!));
   await page.getByRole("button", { name: "Create monitor" }).click();
   await expect(page.getByRole("heading", { level: 1, name: /^Monitor mon_/ })).toBeVisible();
   shared.monitorId = page.url().split("/").pop()!;
@@ -99,7 +80,7 @@ test("a monitor made on the Monitors page runs at once: its first run succeeds a
 });
 
 test("a monitor is paused and resumed from the list, where its schedule, next run and last answer show", async ({ page }, info) => {
-  await signIn(page);
+  await signIn(page, owner);
   await page.goto("/dashboard/monitors");
   const row = page.getByRole("row", { name: new RegExp(shared.monitorId!) });
   await expect(row.getByRole("link", { name: PROMPT })).toBeVisible();
@@ -117,7 +98,7 @@ test("a monitor is paused and resumed from the list, where its schedule, next ru
 });
 
 test("a monitor's page pauses and resumes it, and changes its schedule to a cron (a bad one answered at the field)", async ({ page }) => {
-  await signIn(page);
+  await signIn(page, owner);
   await page.goto(`/dashboard/monitors/${shared.monitorId}`);
   await page.getByRole("button", { name: "Pause", exact: true }).click();
   await expect(page.getByText("Monitor paused: it runs no more until resumed.")).toBeVisible();
@@ -157,7 +138,7 @@ test("a monitor's page pauses and resumes it, and changes its schedule to a cron
 test("a run whose answer changed shows what changed: fields before and after, or sources and claims added and removed", async ({
   page,
 }, info) => {
-  await signIn(page);
+  await signIn(page, owner);
   // The loopback web does not change between two runs here, so the runs' comparisons are written in on the way.
   await page.route("**/v1/monitors/*/runs*", async (route) => {
     const response = await route.fetch();
@@ -210,15 +191,15 @@ test("a monitor every 3 seconds sees the page behind its answer change: that run
   baseURL,
   request,
 }, info) => {
-  await signIn(page);
+  await signIn(page, owner);
   await page.goto("/dashboard/monitors");
   await page.getByLabel("Prompt").fill("What did the council decide about the river bridge?");
   await page.getByLabel("Minutes between runs").fill("0.05");
-  await page.getByLabel("Webhook URL").fill(receiverUrl(baseURL!));
+  await page.getByLabel("Webhook URL").fill(webhookReceiver(baseURL!));
   await page.getByRole("button", { name: "Create monitor" }).click();
   await expect(page.getByRole("heading", { level: 1, name: /^Monitor mon_/ })).toBeVisible();
   await expect(fact(page, "Schedule")).toHaveText("Every 3 seconds");
-  const world = receiverUrl(baseURL!).replace(/\/hook$/, "/world/bridge");
+  const world = webhookReceiver(baseURL!).replace(/\/hook$/, "/world/bridge");
   try {
     await expect(runsTable(page).getByText("First answer")).toBeVisible({ timeout: 30_000 });
     expect((await request.post(`${world}/postponed`)).ok()).toBe(true);
@@ -246,7 +227,7 @@ test("a monitor every 3 seconds sees the page behind its answer change: that run
 
 test("at phone width the menu opens and closes, and the monitors' pages fit without sideways scrolling", async ({ page }, info) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await signIn(page);
+  await signIn(page, owner);
   const menu = page.getByRole("button", { name: "Menu" });
   await expect(menu).toHaveAttribute("aria-expanded", "false");
   await expect(page.getByRole("link", { name: "Monitors" })).toBeHidden();
@@ -282,7 +263,7 @@ test("at phone width the menu opens and closes, and the monitors' pages fit with
 test("the banner's eight pages: one line on a wide screen with the account's email, a row of their own on a narrower one, the Menu below", async ({
   page,
 }, info) => {
-  await signIn(page);
+  await signIn(page, owner);
   const nav = page.getByRole("navigation", { name: "Main" });
   const menu = page.getByRole("button", { name: "Menu" });
   for (const width of [1440, 1280, 1100, 1000, 800]) {
@@ -315,7 +296,7 @@ test("a monitor is deleted after a confirmation, from the list and from its page
   page,
   baseURL,
 }) => {
-  await signIn(page);
+  await signIn(page, owner);
   const second = await page.evaluate(
     async ({ prompt, url }) => {
       const { csrf_token } = (await (await fetch("/auth/session")).json()) as { csrf_token: string };
@@ -326,7 +307,7 @@ test("a monitor is deleted after a confirmation, from the list and from its page
       });
       return ((await response.json()) as { id: string }).id;
     },
-    { prompt: "What will the river bridge cost?", url: receiverUrl(baseURL!) },
+    { prompt: "What will the river bridge cost?", url: webhookReceiver(baseURL!) },
   );
   await page.goto("/dashboard/monitors");
   await expect(page.getByRole("row")).toHaveCount(3);

@@ -7,28 +7,17 @@
  * receiver, listed with its attempts, and delivered again. Screenshots of
  * both pages at desktop and phone width go to the test output.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { existsSync } from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
 import { chromiumPath } from "../../playwright.config.ts";
-import { SLOW_WORD, webhookReceiverFile } from "./claim-link.ts";
+import { SLOW_WORD } from "./claim-link.ts";
+import { newOwner, shot, signIn, webhookReceiver } from "./dashboard.ts";
 
 test.skip(!existsSync(chromiumPath), `Debian's chromium is not installed at ${chromiumPath} (apt-get install chromium)`);
 test.describe.configure({ mode: "serial" });
 
-const owner = { email: `tasks-${Date.now().toString(36)}@example.com`, password: "a long enough password" };
+const owner = newOwner("Tasks Owner");
 const shared: { taskId?: string; deliveryPath?: string } = {};
-
-async function shot(page: Page, info: TestInfo, name: string) {
-  await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page) {
-  await page.goto("/dashboard/signin");
-  await page.getByLabel("Email").fill(owner.email);
-  await page.getByLabel("Password").fill(owner.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
-}
 
 /** Starts a task from the Tasks page and answers its id, read from the task's own page it lands on. */
 async function startTask(page: Page, prompt: string, webhook?: string): Promise<string> {
@@ -39,8 +28,6 @@ async function startTask(page: Page, prompt: string, webhook?: string): Promise<
   await expect(page.getByRole("heading", { level: 1, name: /^Task task_/ })).toBeVisible();
   return page.url().split("/").pop()!;
 }
-
-const receiverUrl = (baseURL: string) => readFileSync(webhookReceiverFile(Number(new URL(baseURL).port)), "utf8").trim();
 
 const facts = (page: Page) => page.locator("dl.facts");
 /** The value of one of the task's facts ("Started", "Attempts", ...). */
@@ -68,7 +55,7 @@ test("a task started from the Tasks page is followed to its answer, with its sou
   await page.getByRole("button", { name: "Start task" }).click();
   await expect(page.getByText("a webhook URL must be https").first()).toBeVisible();
 
-  const receiver = receiverUrl(baseURL!);
+  const receiver = webhookReceiver(baseURL!);
   shared.taskId = await startTask(page, "When was the Eiffel Tower completed?", receiver);
   expect(shared.taskId).toMatch(/^task_/);
   await expect(facts(page)).toContainText("Succeeded");
@@ -88,7 +75,7 @@ test("a task started from the Tasks page is followed to its answer, with its sou
 });
 
 test("a task's event stream that drops before the end is opened again after the last event it had (Last-Event-ID)", async ({ page }) => {
-  await signIn(page);
+  await signIn(page, owner);
   const asked: (string | undefined)[] = [];
   await page.route("**/v1/tasks/*/events", async (route) => {
     asked.push(route.request().headers()["last-event-id"]);
@@ -113,7 +100,7 @@ test("a task's event stream that drops before the end is opened again after the 
 test("a Free account runs one task at a time: the second waits queued and is canceled, and so is the running one", async ({
   page,
 }, info) => {
-  await signIn(page);
+  await signIn(page, owner);
   const first = await startTask(page, `How fast does a ${SLOW_WORD} walk?`);
   await expect(facts(page)).toContainText("Running");
   await expect(page.getByText(/^Running: searching/)).toBeVisible();
@@ -151,9 +138,9 @@ test("the webhook secret is hidden, revealed and rotated; the tasks' deliveries 
   page,
   baseURL,
 }, info) => {
-  await signIn(page);
+  await signIn(page, owner);
   // A task whose receiver refuses its webhook (a 500): that delivery stays pending.
-  await startTask(page, "When was the Eiffel Tower completed?", receiverUrl(baseURL!).replace(/\/hook$/, "/refuse"));
+  await startTask(page, "When was the Eiffel Tower completed?", webhookReceiver(baseURL!).replace(/\/hook$/, "/refuse"));
   await expect(facts(page)).toContainText("Succeeded");
   await page.getByRole("link", { name: "Webhooks" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Webhooks" })).toBeVisible();
@@ -218,7 +205,7 @@ test("the webhook secret is hidden, revealed and rotated; the tasks' deliveries 
 
 test("the Tasks and Webhooks pages fit a phone without sideways scrolling", async ({ page }, info) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await signIn(page);
+  await signIn(page, owner);
   for (const [path, name] of [
     ["/dashboard/tasks", "phone-tasks"],
     [`/dashboard/tasks/${shared.taskId}`, "phone-task"],
@@ -235,7 +222,7 @@ test("the Tasks and Webhooks pages fit a phone without sideways scrolling", asyn
 });
 
 test("the task list reads a page at a time: Load more adds the older tasks", async ({ page }) => {
-  await signIn(page);
+  await signIn(page, owner);
   // 18 more tasks (23 in all), started and canceled over the API with the page's own session.
   const made = await page.evaluate(async (word) => {
     const { csrf_token } = (await (await fetch("/auth/session")).json()) as { csrf_token: string };

@@ -6,28 +6,11 @@
  * key cut to "sk_l" on a phone). Each test failed before its fix.
  */
 import { existsSync } from "node:fs";
-import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { chromiumPath } from "../../playwright.config.ts";
+import { shot, signUp } from "./dashboard.ts";
 
 test.skip(!existsSync(chromiumPath), `Debian's chromium is not installed at ${chromiumPath} (apt-get install chromium)`);
-
-const unique = Date.now().toString(36);
-let accounts = 0;
-
-async function shot(page: Page, info: TestInfo, name: string) {
-  await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
-}
-
-/** A fresh Free account, signed in (each test its own, so one's rate limit is not another's). */
-async function signUp(page: Page) {
-  accounts += 1;
-  await page.goto("/dashboard/signup");
-  await page.getByLabel("Name").fill(`Walker ${accounts}`);
-  await page.getByLabel("Email").fill(`walker-${accounts}-${unique}@example.com`);
-  await page.getByLabel("Password").fill("a long enough password");
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Plan and usage" })).toBeVisible();
-}
 
 /** The colour a CSS custom property (e.g. --success) computes to, in the page's scheme. */
 const tokenColor = (page: Page, token: string) =>
@@ -80,7 +63,7 @@ test("an empty marketplace search is said in a neutral colour, a failed playgrou
   await signUp(page);
   const success = await tokenColor(page, "--success");
   await page.goto("/dashboard/marketplace");
-  await page.getByLabel("Search", { exact: true }).fill(`nothing-like-this-${unique}`);
+  await page.getByLabel("Search", { exact: true }).fill(`nothing-like-this-${Date.now().toString(36)}`);
   await page.getByRole("button", { name: "Search", exact: true }).click();
   const none = page.getByText("0 endpoints match.");
   await expect(none).toBeVisible();
