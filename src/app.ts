@@ -195,7 +195,6 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
   };
   const monitors: MonitorsContext = {
     tasks,
-    egress: config.fetch,
     minEveryMinutes: config.monitors.minEveryMinutes,
     start: () => deps.jobs.start(),
     webhooks,

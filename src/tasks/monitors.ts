@@ -27,8 +27,6 @@ import { taskView } from "./view.ts";
 
 export interface MonitorsContext {
   tasks: TasksContext;
-  /** What a webhook URL may name: the egress policy page reads follow (FETCH_ALLOW_HOSTS, FETCH_PORTS). */
-  egress: Parameters<typeof checkWebhookUrl>[1];
   minEveryMinutes: number;
   /** Where `monitor.changed` goes; absent, changes are only written to the runs' events. */
   webhooks?: WebhookSink;
@@ -101,9 +99,9 @@ export async function updateMonitor(ctx: MonitorsContext, accountId: string, id:
   return updated;
 }
 
-function checkWebhook(ctx: Pick<MonitorsContext, "egress">, webhook: { url: string }): string {
+function checkWebhook(ctx: Pick<MonitorsContext, "tasks">, webhook: { url: string }): string {
   refuseUnknown(webhook, WEBHOOK_FIELDS, ["body", "webhook"]);
-  return checkWebhookUrl(webhook.url, ctx.egress, ["body", "webhook", "url"]);
+  return checkWebhookUrl(webhook.url, ctx.tasks.egress, ["body", "webhook", "url"]);
 }
 
 /** Deletes the monitor; its runs stay (as tasks, until their retention), no longer linked to it. */
