@@ -86,8 +86,8 @@ function DaysTable({ usage }: { usage: Usage }) {
             <th scope="row">{formatDay(day.date)}</th>
             <td class="num">{formatCount(day.calls)}</td>
             <td class="num">{formatCount(day.tokens)}</td>
-            <td class="num">{formatMoney(day.cost, true)}</td>
-            <td class="num">{formatMoney(day.earnings, true)}</td>
+            <td class="num">{formatMoney(day.cost)}</td>
+            <td class="num">{formatMoney(day.earnings)}</td>
           </tr>
         ))}
       </Table>
@@ -126,7 +126,7 @@ function RecentCalls({ recent }: { recent: Usage["recent"] }) {
             {formatCount(call.tokens)}
           </td>
           <td data-label="Cost" class="num">
-            {formatMoney(call.cost, true)}
+            {formatMoney(call.cost)}
           </td>
         </tr>
       ))}
@@ -178,7 +178,7 @@ export function UsagePage() {
               </div>
               <div>
                 <dt>Cost</dt>
-                <dd>{formatMoney(data.totals.cost, true)}</dd>
+                <dd>{formatMoney(data.totals.cost)}</dd>
               </div>
             </dl>
             <p class="hint">
@@ -199,7 +199,7 @@ export function UsagePage() {
         <h2 id="earnings-heading">Publisher earnings</h2>
         {data ? (
           <p>
-            Your published endpoints earned <strong>{formatMoney(data.totals.earnings, true)}</strong> from{" "}
+            Your published endpoints earned <strong>{formatMoney(data.totals.earnings)}</strong> from{" "}
             {formatCount(data.totals.earning_calls)} paid {data.totals.earning_calls === 1 ? "call" : "calls"} in this period.
           </p>
         ) : null}
