@@ -1,7 +1,7 @@
 /**
  * Usage you can read (issue 29, item 1): real calls with a key made in the
  * dashboard (one refused with a 4xx, one running a designed endpoint, one
- * from a second key), then the usage page: the charts' summaries (calls and
+ * its marketplace listing, one from a second key), then the usage page: the charts' summaries (calls and
  * errors, tokens, cost, latency), filters by key and route that narrow the
  * counts and live in the URL (a reload keeps them, Back undoes them), money
  * in one format, recent calls with their request id and a link to the
@@ -46,10 +46,19 @@ test("usage: charts, filters in the URL, one money format, recent calls with the
     .response;
 
   const call = caller(page, secret);
-  for (let i = 0; i < 18; i++) expect((await call("/v1/keys")).status()).toBe(200);
+  const listing = (await postAsDashboard(page, `/v1/design-api/${endpoint.id}/publish`, {
+    public_stub: `meter-${Date.now().toString(36)}`,
+  })) as {
+    public_stub: string;
+  };
+
+  for (let i = 0; i < 17; i++) expect((await call("/v1/keys")).status()).toBe(200);
   expect((await call("/v1/search", { prompt: "river bridge cost" }, "req_e2e_usage_search")).status()).toBe(200);
   expect((await call("/v1/search", { prompt: 42 }, "req_e2e_usage_refused")).status()).toBe(422);
   expect((await call(`/v1/user-defined-service/${endpoint.stub}`, { landmark: "Eiffel Tower" }, "req_e2e_usage_run")).status()).toBe(200);
+  expect((await call(`/v1/published-service/${listing.public_stub}`, { landmark: "Eiffel Tower" }, "req_e2e_usage_listing")).status()).toBe(
+    200,
+  );
   expect((await caller(page, quiet.api_key)("/v1/search", { prompt: "river bridge cost" }, "req_e2e_usage_quiet")).status()).toBe(200);
 
   // Desktop: the charts, one at a time, each with its sentence.
@@ -131,6 +140,12 @@ test("usage: charts, filters in the URL, one money format, recent calls with the
   await run.getByRole("link", { name: `Endpoint ${endpoint.id}` }).click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/endpoints/${endpoint.id}$`));
   await expect(page.getByRole("heading", { level: 1, name: "Landmark facts" })).toBeVisible();
+  await page.goBack();
+  await expect(page.getByRole("img", { name: "Calls and errors per day" })).toBeVisible();
+  const listed = recent(page).getByRole("listitem").filter({ hasText: "req_e2e_usage_listing" });
+  await listed.getByRole("link", { name: `Listing ${listing.public_stub}` }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/marketplace/${listing.public_stub}$`));
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   await page.goBack();
   await expect(page.getByRole("img", { name: "Calls and errors per day" })).toBeVisible();
 
