@@ -11,7 +11,7 @@ describe("the usage page's view lives in its URL", () => {
   });
 
   test("odd values in a hand-made URL fall back to the defaults instead of reaching the API", () => {
-    expect(viewOf(new URLSearchParams("days=9999&chart=pie&api_id=-1"))).toEqual({
+    expect(viewOf(new URLSearchParams(`days=9999&chart=pie&api_id=-1&key=key%00x&route=${"a".repeat(201)}`))).toEqual({
       days: "30",
       key: "",
       route: "",

@@ -24,10 +24,13 @@ export function viewOf(search: URLSearchParams): UsageView {
   const days = search.get("days") ?? "";
   const chart = search.get("chart") ?? "";
   const apiId = search.get("api_id") ?? "";
+  const key = search.get("key") ?? "";
+  const route = search.get("route") ?? "";
+  // What GET /v1/usage would refuse (its key_id and route patterns) is dropped here: the page shows everything instead.
   return {
     days: (PERIODS as readonly string[]).includes(days) ? (days as UsageView["days"]) : "30",
-    key: search.get("key") ?? "",
-    route: search.get("route") ?? "",
+    key: /^[A-Za-z0-9_-]{1,64}$/.test(key) ? key : "",
+    route: /^[ -~]{1,200}$/.test(route) ? route : "",
     apiId: /^[1-9][0-9]{0,9}$/.test(apiId) ? apiId : "",
     chart: (CHARTS as string[]).includes(chart) ? (chart as ChartKind) : "calls",
   };
