@@ -116,6 +116,11 @@ export const usageRecords = pgTable(
      * and leaves the dashboard's own browsing (its reads of keys, listings, balance) out by default.
      */
     billable: boolean("billable").notNull().default(false),
+    /**
+     * How long the call took, in milliseconds: from its authentication to its record (a stream's: to its end).
+     * Null for records written before it was kept.
+     */
+    latencyMs: integer("latency_ms"),
     createdAt: createdAt(),
   },
   (table) => [

@@ -32,6 +32,8 @@ export interface UsageEvent extends Usage, CallTarget {
   eventId?: string;
   /** Whether its route is billable (research): a session's billable calls are usage, its other calls the dashboard's own browsing. */
   billable?: boolean;
+  /** How long the call took, in milliseconds by the service clock: from its start (authentication) to this record; a stream's to its end. */
+  latencyMs?: number;
 }
 
 /** Where usage records go: the recorder, in the app. */

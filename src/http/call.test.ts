@@ -13,7 +13,7 @@ const caller: Caller = {
   customRateLimit: null,
 };
 
-function callOf(billable: boolean, options: { commitFails?: boolean } = {}) {
+function callOf(billable: boolean, options: { commitFails?: boolean; now?: () => number } = {}) {
   const records: UsageEvent[] = [];
   const committed: UsageEvent[] = [];
   const lines: string[] = [];
@@ -31,7 +31,7 @@ function callOf(billable: boolean, options: { commitFails?: boolean } = {}) {
       },
       accepting: () => true,
     },
-    now: () => 1_000,
+    now: options.now ?? (() => 1_000),
     log: createLogger({ level: "debug", sink: (line) => lines.push(line) }),
   });
   return { call, records, committed, lines };
@@ -55,10 +55,33 @@ describe("a call ends in exactly one usage record", () => {
         requestId: "req_call_test",
         eventId: call.eventId,
         at: new Date(1_000),
+        latencyMs: 0,
       },
     ]);
     expect(records).toEqual([]);
     expect(call.eventId).toMatch(/^use_/);
+  });
+
+  test("a record carries the call's latency by the service clock, from its start to its record (a stream's: to its end)", async () => {
+    let now = 5_000;
+    const charged = callOf(true, { now: () => now });
+    now += 1_234;
+    await charged.call.charge({ tokens: 1 });
+    expect(charged.committed.map((event) => event.latencyMs)).toEqual([1_234]);
+
+    now = 5_000;
+    const failed = callOf(false, { now: () => now });
+    now += 17;
+    failed.call.finish(404);
+    expect(failed.records.map((event) => event.latencyMs)).toEqual([17]);
+
+    now = 5_000;
+    const streamed = callOf(true, { now: () => now });
+    const end = streamed.call.streams("POST /v1/search (stream)");
+    now += 90;
+    streamed.call.finish(200);
+    await end({ status: 200, tokens: 3, at: new Date(5_000 + 4_000) });
+    expect(streamed.committed.map((event) => event.latencyMs)).toEqual([4_000]);
   });
 
   test("a charge that cannot be written fails the call, which is then recorded once, under the same event id, with no tokens", async () => {

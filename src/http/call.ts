@@ -53,8 +53,11 @@ export class Call {
   private streamWrite: Promise<void> | undefined;
   private finished = false;
   private from: CallOrigin | undefined;
+  /** When the call started (the service clock): its record's latency runs from here to the record's time. */
+  private readonly startedAt: number;
 
   constructor(private readonly init: CallInit) {
+    this.startedAt = init.now();
     this.caller = init.caller;
     this.requestId = init.requestId;
     this.route = init.route;
@@ -149,6 +152,8 @@ export class Call {
       requestId: this.requestId,
       eventId: this.eventId,
       billable: this.billable,
+      // A clock set back mid-call (a test's, a corrected one) is not a negative latency.
+      latencyMs: Math.max(0, Math.round(usage.at.getTime() - this.startedAt)),
     };
   }
 

@@ -210,6 +210,7 @@ export class UsageRecorder implements UsageSink {
       // A dashboard session's caller has no key; so has a task its session started (tasks/run.ts), which is its kind too.
       auth: event.caller.keyId === null ? "session" : "key",
       billable: event.billable ?? false,
+      latency_ms: event.latencyMs ?? null,
       created_at: event.at.getTime(),
       debit_micros: price.debitMicros,
     };

@@ -17,13 +17,16 @@ export function usageRoutes(auth: AuthDeps, ctx: UsageContext) {
           caller.accountId,
           query.days ?? 30,
           queryBoolean(query.include_dashboard, "include_dashboard", false) ? "all" : "api",
+          { keyId: query.key_id, route: query.route, apiId: query.api_id },
         ),
       {
         query: UsageQuery,
         response: { 200: UsageReport },
         detail: secured({
           tags: ["Account"],
-          summary: "Usage by day (calls, tokens, cost), earnings as a publisher, and the latest calls",
+          summary: "Usage by day (calls, errors, tokens, cost, latency), earnings as a publisher, and the latest calls",
+          description:
+            "Narrowed by key_id, route or api_id (days, totals and recent; earnings as a publisher are not): `routes` lists what route may be set to, GET /v1/keys the keys.",
         }),
       },
     );

@@ -40,7 +40,7 @@ const HOME = `${BASE}/usage`;
 function signedInPage(place: Place) {
   const path = place.path;
   if (path === BASE) return <Redirect to={HOME} />;
-  if (path === `${BASE}/usage`) return <UsagePage />;
+  if (path === `${BASE}/usage`) return <UsagePage search={place.search} />;
   if (path === `${BASE}/keys`) return <KeysPage />;
   if (path === `${BASE}/playground`) return <PlaygroundPage />;
   if (path === `${BASE}/endpoints`) return <EndpointsPage />;

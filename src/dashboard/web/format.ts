@@ -21,14 +21,37 @@ export function formatCount(n: number): string {
   return count.format(n);
 }
 
-/** Balances read in cents; per-call costs are fractions of a cent, so they keep more digits. */
-export function formatMoney(dollars: number, precise = false): string {
-  return new Intl.NumberFormat(undefined, {
-    style: "currency",
-    currency: "USD",
-    minimumFractionDigits: 2,
-    maximumFractionDigits: precise ? 6 : 2,
-  }).format(dollars);
+/** The smallest amount the service counts (a micro-dollar): digits past it would only show rounding. */
+const MAX_FRACTION_DIGITS = 6;
+const moneyFormats = new Map<number, Intl.NumberFormat>();
+
+/**
+ * Money, one way on every page: zero and amounts of a dollar or more in cents ($0.00, $12.50); a nonzero amount
+ * under a dollar to four significant digits ($0.2717, $0.0027, $0.000123), so a call's
+ * fraction of a cent never reads $0.00, and the same amount reads the same wherever it is shown.
+ */
+export function formatMoney(dollars: number): string {
+  const size = Math.abs(dollars);
+  const digits = size === 0 || size >= 1 ? 2 : Math.min(MAX_FRACTION_DIGITS, Math.max(2, Math.ceil(-Math.log10(size)) + 3));
+  let format = moneyFormats.get(digits);
+  if (!format) {
+    format = new Intl.NumberFormat(undefined, {
+      style: "currency",
+      currency: "USD",
+      minimumFractionDigits: 2,
+      maximumFractionDigits: digits,
+    });
+    moneyFormats.set(digits, format);
+  }
+  // Below a micro-dollar (nothing the service bills) would round to $0.00: say it is less than the smallest shown.
+  if (size > 0 && size < 0.5 * 10 ** -MAX_FRACTION_DIGITS) return `< ${format.format(Math.sign(dollars) * 10 ** -MAX_FRACTION_DIGITS)}`;
+  return format.format(dollars);
+}
+
+/** A duration in milliseconds as it reads best: "85 ms", "1.2 s"; null (not recorded) as a dash. */
+export function formatMs(ms: number | null): string {
+  if (ms === null) return "–";
+  return ms < 1000 ? `${count.format(ms)} ms` : `${(ms / 1000).toLocaleString(undefined, { maximumFractionDigits: 1 })} s`;
 }
 
 /** How long until a future time, in the largest unit that reads well: "in 12 minutes", "in 5 hours", "in 30 days". */

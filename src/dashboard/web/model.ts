@@ -38,10 +38,31 @@ export type RotatedKey = CreatedKey & { rotated_from: ApiKey };
 export interface UsageDay {
   date: string;
   calls: number;
+  /** Calls answered 4xx, and 5xx. */
+  client_errors: number;
+  server_errors: number;
   tokens: number;
   cost: number;
+  /** Latency percentiles in ms; null where no call recorded one. */
+  latency_p50_ms: number | null;
+  latency_p95_ms: number | null;
   earnings: number;
   earning_calls: number;
+}
+
+export interface RecentCall {
+  route: string;
+  status: number;
+  tokens: number;
+  cost: number;
+  api_id: number | null;
+  published_id: string | null;
+  public_stub: string | null;
+  key_id: string | null;
+  latency_ms: number | null;
+  request_id: string | null;
+  auth: "key" | "session";
+  at: string;
 }
 
 export interface Usage {
@@ -50,16 +71,9 @@ export interface Usage {
   days: UsageDay[];
   /** dashboard_calls: the dashboard's own requests (a session's calls that are not research), left out of calls. */
   totals: Omit<UsageDay, "date"> & { dashboard_calls: number };
-  recent: {
-    route: string;
-    status: number;
-    tokens: number;
-    cost: number;
-    api_id: number | null;
-    request_id: string | null;
-    auth: "key" | "session";
-    at: string;
-  }[];
+  /** The routes called in the window (through the key filter): the route filter's choices. */
+  routes: { route: string; calls: number }[];
+  recent: RecentCall[];
 }
 
 export interface Source {

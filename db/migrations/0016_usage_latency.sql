@@ -1,0 +1,2 @@
+-- How long each call took (ms), from its authentication to its record (a stream: to its end): GET /v1/usage reports latency p50/p95. Records written before stay null.
+ALTER TABLE "usage_records" ADD COLUMN "latency_ms" integer;
