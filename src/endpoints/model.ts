@@ -172,7 +172,9 @@ export const RunBody = t.Unknown({
 export const RunResponse = t.Object({
   response: t.Unknown({ description: "An object matching the endpoint's output_format." }),
   context: t.Array(t.Object({ id: t.Integer(), metadata: t.Object({ title: t.String(), url: t.String(), content: t.String() }) })),
-  info: runInfoSchema("token_usage and tokens, model, nodes (per node: type, time, queries, sources), notes."),
+  info: runInfoSchema(
+    "token_usage and tokens, model, nodes (per node: id, type, ms, and for a search node its queries, sources and providers), notes.",
+  ),
 });
 
 /** A call's version path segment: `v{n}`. */

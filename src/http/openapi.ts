@@ -63,7 +63,17 @@ const DOCUMENTATION = {
           tags: ["Search"],
           summary: "Stream a search over a WebSocket",
           description:
-            'Upgrade with the key in X-API-Key (browsers: subprotocols ["x-api-key", <key>]; the server answers "x-api-key"). A missing or bad key refuses the upgrade with 401, the key of a suspended or banned account with 403 account_suspended, a rate-limited key with 429. Send one JSON message with the fields of POST /v1/search. The server sends JSON text messages {"type": "context" | "response" | "error", "content": ...}: context first, then response deltas (with output_format, one response holding the object), and closes normally when the run ends. An invalid message gets one error, then the close; so does a run whose account is suspended or banned while it runs.',
+            'Upgrade with the key in X-API-Key (browsers: subprotocols ["x-api-key", <key>]; the server answers "x-api-key"). A missing or bad key refuses the upgrade with 401, the key of a suspended or banned account with 403 account_suspended, a rate-limited key with 429. Send one JSON message with the fields of POST /v1/search. The server sends JSON text messages {"type": "context" | "response" | "error", "content": ...}: context first, then response deltas (with output_format, one response holding the object), and closes normally when the run ends. An invalid message gets one error, then the close; so does a run whose account is suspended or banned while it runs. With the query parameter info=true, a run that finished sends one last message before the close, {"type": "info", "content": ...}: the info object POST /v1/search answers, with the call\'s request_id.',
+          parameters: [
+            {
+              name: "info",
+              in: "query" as const,
+              required: false,
+              schema: { type: "boolean" as const, default: false },
+              description:
+                'Read-only addition: when true, a run that finished ends with an "info" message (its token usage, queries, timings_ms, providers, pages and request_id) before the close.',
+            },
+          ],
           responses: {
             "101": { description: "Switching protocols: the search socket is open." },
             "401": { description: "Missing or invalid key; the upgrade is refused." },

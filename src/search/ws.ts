@@ -6,7 +6,11 @@
  * The client sends one JSON message with the search body; the server sends
  * `{type, content}` messages (context, response deltas, or error) and closes
  * normally when the run ends. There is no "done" frame: clients read until
- * close. An invalid message gets one error, then the close.
+ * close. An invalid message gets one error, then the close. With `?info=true`
+ * a run that finished sends one more message before the close, `info`: the
+ * run's info as POST /v1/search answers it, with the call's request_id (the
+ * dashboard shows how its playground run went; a browser cannot read the
+ * upgrade's headers). Without it the messages are SPEC 6's only.
  */
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
@@ -15,6 +19,7 @@ import { authenticated, CSRF_SUBPROTOCOL, KEY_SUBPROTOCOL, type AuthDeps } from 
 import { secured } from "../http/openapi.ts";
 import { bucketOf, type CallOrigin, type Caller } from "../caller.ts";
 import { parseJsonInput, valueProblems } from "../http/json-input.ts";
+import { queryBoolean } from "../http/query-boolean.ts";
 import type { Call } from "../http/call.ts";
 import { jsonErrorOffset, validationIssues } from "../http/validation-detail.ts";
 import type { Logger } from "../log.ts";
@@ -40,6 +45,8 @@ interface SocketState {
   caller: Caller;
   origin: CallOrigin;
   requestId: string;
+  /** Asked for with ?info=true: the run's info is sent before the close. */
+  info: boolean;
   /** Records the socket's usage, once: its run's, or its refusal's. */
   ended: (usage: Usage) => void;
   /** Resolves once the run's usage is written; the socket closes only then. */
@@ -53,6 +60,9 @@ interface SocketState {
   unwatch?: () => void;
 }
 
+/** What the socket sends: a stream's messages, and the `info` asked for with ?info=true. */
+type SocketMessage = FaceMessage | { type: "info"; content: Record<string, unknown> };
+
 export interface SocketLimits {
   maxSocketsPerKey: number;
 }
@@ -61,7 +71,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
   const openPerKey = new Map<string, number>();
   const states = new WeakMap<object, SocketState>();
 
-  const send = async (socket: RawSocket, signal: AbortSignal, message: FaceMessage) => {
+  const send = async (socket: RawSocket, signal: AbortSignal, message: SocketMessage) => {
     // Honour backpressure: a slow reader slows the run instead of growing our buffers.
     while (socket.getBufferedAmount() > BACKPRESSURE_BYTES && !signal.aborted) await Bun.sleep(5);
     if (socket.send(JSON.stringify({ type: message.type, content: message.content })) === 0)
@@ -87,9 +97,10 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
         signal,
         ended: state.ended,
       });
-      await drain(events, (event) => send(socket, signal, event));
+      const info = await drain(events, (event) => send(socket, signal, event));
       // The close tells the client the answer is whole: it comes once the answer's usage is written.
       await state.written();
+      if (state.info) await send(socket, signal, { type: "info", content: { ...info, request_id: state.requestId } });
     } catch (error) {
       // A run we stopped (a second message) ends with why we stopped it: the wrapper says so.
       const outcome = faceOutcome(error, state.requestId);
@@ -107,7 +118,9 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
   return new Elysia().use(authenticated(auth)).ws("/v1/ws/search", {
     // Documented by hand in http/openapi.ts (OpenAPI has no WebSocket operation); billable like POST /v1/search.
     detail: secured({ hide: true }, { billable: true }),
-    beforeHandle({ caller, call }) {
+    beforeHandle({ caller, call, request }) {
+      // A bad value refuses the upgrade with its 422, before the socket counts against the key.
+      askedForInfo(request);
       if ((openPerKey.get(bucketOf(caller)) ?? 0) >= limits.maxSocketsPerKey) {
         throw new ServiceError("rate_limited", `at most ${limits.maxSocketsPerKey} open search sockets per key`, { retryAfterSeconds: 5 });
       }
@@ -123,13 +136,14 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
       if (chosen) set.headers["sec-websocket-protocol"] = chosen;
     },
     open(ws) {
-      const { caller, call } = ws.data as unknown as { caller: Caller; call: Call };
+      const { caller, call, request } = ws.data as unknown as { caller: Caller; call: Call; request: Request };
       openPerKey.set(bucketOf(caller), (openPerKey.get(bucketOf(caller)) ?? 0) + 1);
       const raw = ws.raw as unknown as RawSocket;
       const state: SocketState = {
         caller,
         origin: call.origin,
         requestId: call.requestId,
+        info: askedForInfo(request),
         ended: call.streams(SOCKET_ROUTE),
         written: () => call.written(),
         started: false,
@@ -187,6 +201,11 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
       else openPerKey.set(bucket, open);
     },
   });
+}
+
+/** ?info=true: the run's info is sent before the close. */
+function askedForInfo(request: Request): boolean {
+  return queryBoolean(new URL(request.url).searchParams.get("info") ?? undefined, "info", false);
 }
 
 /** Elysia has parsed a JSON message already (a text it could not parse stays a string): the same limits as a body. */

@@ -160,6 +160,8 @@ clause(
     for (const { info } of [await designedRun(), await publishedRun()]) {
       expect(Object.keys(info).sort()).toEqual(RUN_INFO);
       expect(info.nodes).toEqual([expect.objectContaining({ id: "research", type: "search_agent", sources: 1 })]);
+      // A search node tells how its providers fared, as a search's info does (read by the dashboard's run details).
+      expect(info.nodes[0].providers.map((p: { name: string }) => p.name).sort()).toEqual(["brave", "searxng"]);
       expect(Number.isInteger(info.nodes[0].ms)).toBe(true);
     }
   },

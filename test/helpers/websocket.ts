@@ -44,7 +44,7 @@ export function openSocket(
 export async function rawUpgrade(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   const target = new URL(url);
   const lines = [
-    `GET ${target.pathname} HTTP/1.1`,
+    `GET ${target.pathname}${target.search} HTTP/1.1`,
     `Host: ${target.host}`,
     "Upgrade: websocket",
     "Connection: Upgrade",

@@ -55,6 +55,37 @@ describe("the WebSocket", () => {
     expect(responses[0]!.content).toEqual({ completed_year: 1889 });
   });
 
+  test("with ?info=true a finished run sends its info, with the request id, last before the close", async () => {
+    const run = await openSocket(`${wsUrl}?info=true`, {
+      headers: { "X-API-Key": apiKey },
+      send: JSON.stringify({ prompt: "When was the Eiffel Tower completed?" }),
+    });
+    expect(run.closeCode).toBe(1000);
+    const last = run.messages.at(-1)!;
+    expect(last.type).toBe("info");
+    expect(run.messages.filter((m) => m.type === "info").length).toBe(1);
+    const info = last.content as {
+      token_usage: number;
+      queries: string[];
+      timings_ms: { total: number };
+      providers: unknown[];
+      request_id: string;
+    };
+    expect(info.token_usage).toBeGreaterThan(0);
+    expect(info.queries.length).toBeGreaterThan(0);
+    expect(info.timings_ms.total).toBeGreaterThanOrEqual(0);
+    expect(info.providers.length).toBeGreaterThan(0);
+    expect(info.request_id).toMatch(/^req_/);
+    const without = await openSocket(wsUrl, { headers: { "X-API-Key": apiKey }, send: JSON.stringify({ prompt: "Eiffel Tower" }) });
+    expect(without.messages.some((m) => m.type === "info")).toBe(false);
+  });
+
+  test("a bad info value refuses the upgrade with 422", async () => {
+    const refused = await rawUpgrade(`${wsUrl}?info=maybe`, { "X-API-Key": apiKey });
+    expect(refused.status).toBe(422);
+    expect(JSON.parse(refused.body).detail[0].loc).toEqual(["query", "info"]);
+  });
+
   test("an invalid message gets exactly one error, then the close", async () => {
     for (const send of [
       "not json",

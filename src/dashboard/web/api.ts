@@ -142,6 +142,12 @@ export function openStream(path: string, headers: Record<string, string>, signal
   return send("GET", path, undefined, { signal }, headers);
 }
 
+/** A POST whose answer comes with the call's request id (X-Request-Id): a run's usage record is found by it. */
+export async function postForRun<T>(path: string, body: unknown): Promise<{ answer: T; requestId: string | null }> {
+  const response = await send("POST", path, body, {});
+  return { answer: (await response.json()) as T, requestId: response.headers.get("x-request-id") };
+}
+
 export const api = {
   get: <T>(path: string, options?: RequestOptions) => request<T>("GET", path, undefined, options),
   post: <T>(path: string, body?: unknown, options?: RequestOptions) => request<T>("POST", path, body ?? {}, options),

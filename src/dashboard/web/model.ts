@@ -81,10 +81,53 @@ export interface Source {
   metadata: { title: string; url: string; content: string };
 }
 
+/** One search provider's share of a run (the engine's ProviderReport). */
+export interface ProviderReport {
+  name: string;
+  calls: number;
+  succeeded: number;
+  failed: number;
+  hedges: number;
+  skipped_by_breaker: number;
+  /** Calls the run went on without (too slow): calls = succeeded + failed + cut. */
+  cut: { query: string; waited_ms: number; grace_ms: number }[];
+  errors: string[];
+}
+
+/** One step of a designed endpoint's run (info.nodes): a search node tells its queries, sources and providers. */
+export interface NodeReport {
+  id: string;
+  type: string;
+  ms: number;
+  queries?: string[];
+  sources?: number;
+  providers?: ProviderReport[];
+}
+
+/**
+ * How a run went (the answer's `info`; the socket's last message with ?info=true adds request_id). Every member but
+ * token_usage is the service's own, so each is optional here: an older answer, or a task stored before, may lack it.
+ */
+export interface RunInfo {
+  token_usage: number;
+  tokens?: { prompt: number; completion: number; total: number };
+  model?: string;
+  planner?: string;
+  queries?: string[];
+  timings_ms?: Record<string, number>;
+  providers?: ProviderReport[];
+  pages?: { read: number; from_cache: number; failed: number; cut: unknown[]; errors: string[] };
+  sources_found?: number;
+  /** A designed or published endpoint's run: its graph's steps in place of the search's queries, timings and providers. */
+  nodes?: NodeReport[];
+  notes?: string[];
+  request_id?: string;
+}
+
 export interface SearchResult {
   response: string | Record<string, unknown>;
   context: Source[];
-  info?: Record<string, unknown>;
+  info?: RunInfo;
 }
 
 export type InputType = "string" | "number" | "boolean";

@@ -9,6 +9,7 @@
  */
 import { ServiceError } from "../../errors.ts";
 import { runResearch, type EngineDeps } from "../../research/engine.ts";
+import type { ProviderReport } from "../../research/fanout.ts";
 import { modelFailureNote } from "../../research/llm/failure.ts";
 import { addUsage, NO_USAGE } from "../../research/llm/port.ts";
 import { conforms, toJsonSchema, type JsonSchema } from "../../research/output-format.ts";
@@ -32,6 +33,8 @@ export interface NodeReport {
   ms: number;
   queries?: string[];
   sources?: number;
+  /** A search node's providers and how each fared (the search answer's info.providers). */
+  providers?: ProviderReport[];
 }
 
 export interface EndpointRunResult {
@@ -124,6 +127,7 @@ export async function runEndpoint(
         ms: Math.round(performance.now() - started),
         queries: result.info.queries,
         sources: result.context.length,
+        providers: result.info.providers,
       });
       return;
     }

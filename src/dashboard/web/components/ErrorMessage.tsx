@@ -4,6 +4,25 @@
  * read out); only its content changes.
  */
 import { describeError, ApiError } from "../api.ts";
+import { limitWords, rateLimitOf, retryWords } from "../rate-limit.ts";
+import { useRetryCountdown } from "./useRetryCountdown.ts";
+
+/**
+ * A 429 names the limit reached and counts down to when to try again. The count is not announced each second
+ * (aria-live off inside the alert): the alert is read once, with the wait as it was then.
+ */
+function RateLimited({ error }: { error: unknown }) {
+  const refusal = rateLimitOf(error)!;
+  const left = useRetryCountdown(error);
+  return (
+    <p class="rate-limited">
+      {limitWords(refusal)}{" "}
+      <span aria-live="off" class="retry-wait">
+        {retryWords(left)}
+      </span>
+    </p>
+  );
+}
 
 export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
   const issues = error instanceof ApiError ? error.issues : [];
@@ -11,7 +30,7 @@ export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
     <div role="alert" id={id} class="alert-slot">
       {error ? (
         <div class="error-box">
-          <p>{describeError(error)}</p>
+          {rateLimitOf(error) ? <RateLimited error={error} /> : <p>{describeError(error)}</p>}
           {issues.length > 0 && (
             <ul>
               {issues.map((issue) => (

@@ -5,7 +5,7 @@
  * (a 400 naming missing inputs, a 422 on a wrong type) are what you see.
  */
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { postForRun } from "../api.ts";
 import type { EndpointInput, SearchResult } from "../model.ts";
 import { DomainFilter, domainFields, NO_DOMAINS, type DomainChoice } from "./DomainFilter.tsx";
 import { ErrorMessage, StatusMessage } from "./ErrorMessage.tsx";
@@ -13,6 +13,7 @@ import { Field } from "./Field.tsx";
 import { SearchAnswer } from "./SearchAnswer.tsx";
 import { SubmitButton } from "./SubmitButton.tsx";
 import { useAction } from "./useAction.ts";
+import { useRetryCountdown } from "./useRetryCountdown.ts";
 
 const DOMAIN_NAMES = { only: "include_domains", never: "exclude_domains" };
 
@@ -83,15 +84,21 @@ export function RunForm({ inputs, path, idPrefix, submitLabel = "Run" }: RunForm
   const [values, setValues] = useState(() => initialValues(inputs));
   const [domains, setDomains] = useState<DomainChoice>(NO_DOMAINS);
   const [result, setResult] = useState<SearchResult | null>(null);
+  const [requestId, setRequestId] = useState<string | null>(null);
+  const [elapsedMs, setElapsedMs] = useState<number | null>(null);
   const call = useAction();
   const { issues } = call;
+  const wait = useRetryCountdown(call.error);
 
   const submit = async (e: Event) => {
     e.preventDefault();
     const done = await call.run(async () => {
-      const answer = await api.post<SearchResult>(path, { ...runBody(inputs, values), ...domainFields(domains, DOMAIN_NAMES) });
-      setResult(answer);
-      const tokens = answer.info?.token_usage as number | undefined;
+      const started = performance.now();
+      const run = await postForRun<SearchResult>(path, { ...runBody(inputs, values), ...domainFields(domains, DOMAIN_NAMES) });
+      setResult(run.answer);
+      setRequestId(run.requestId);
+      setElapsedMs(performance.now() - started);
+      const tokens = run.answer.info?.token_usage;
       call.setStatus(`Done${tokens === undefined ? "" : `: ${tokens} tokens`}.`);
     }, "Running…");
     if (!done) setResult(null);
@@ -116,7 +123,7 @@ export function RunForm({ inputs, path, idPrefix, submitLabel = "Run" }: RunForm
           names={DOMAIN_NAMES}
           errors={[...issues("include_domains"), ...issues("exclude_domains")]}
         />
-        <SubmitButton busy={call.busy} busyLabel="Running…">
+        <SubmitButton busy={call.busy} busyLabel="Running…" wait={wait}>
           {submitLabel}
         </SubmitButton>
         <ErrorMessage error={call.error} />
@@ -124,7 +131,7 @@ export function RunForm({ inputs, path, idPrefix, submitLabel = "Run" }: RunForm
       </form>
       {result ? (
         <div>
-          <SearchAnswer result={result} idPrefix={idPrefix} headingLevel={3} />
+          <SearchAnswer result={result} idPrefix={idPrefix} headingLevel={3} requestId={requestId} elapsedMs={elapsedMs} />
           <details>
             <summary>Raw response</summary>
             <pre class="code" tabIndex={0}>

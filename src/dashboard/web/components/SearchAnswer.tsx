@@ -1,9 +1,13 @@
 /**
  * A research answer: text whose [n] markers link to source n below, or the
- * structured object asked for with output_format; then the numbered sources.
+ * structured object asked for with output_format; how the run went (its
+ * info); then the numbered sources, the cited ones first and the ones read
+ * but not cited set apart after them.
  */
 import { Fragment, type ComponentChildren } from "preact";
 import type { SearchResult, Source } from "../model.ts";
+import { splitSources } from "../run-info.ts";
+import { RunDetails } from "./RunDetails.tsx";
 
 const CITATION = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
 
@@ -48,10 +52,10 @@ export function CitedText({ text, sources, idPrefix }: { text: string; sources: 
   return <p class="answer-text">{parts}</p>;
 }
 
-export function SourceList({ sources, idPrefix }: { sources: Source[]; idPrefix: string }) {
+export function SourceList({ sources, idPrefix, label }: { sources: Source[]; idPrefix: string; label?: string }) {
   if (sources.length === 0) return null;
   return (
-    <ol class="sources">
+    <ol class="sources" aria-label={label}>
       {sources.map((source) => (
         <li key={source.id} value={source.id} id={`${idPrefix}source-${source.id}`} tabIndex={-1}>
           <a href={source.metadata.url} target="_blank" rel="noopener noreferrer">
@@ -76,9 +80,42 @@ interface AnswerProps {
   /** True while the answer still streams: assistive tech waits for the end to read it. */
   streaming?: boolean;
   headingLevel?: 2 | 3;
+  /** The call's request id, when the page knows it (the run's info may carry it): the details look its cost up by it. */
+  requestId?: string | null;
+  /** How long the call took as the page measured it (an endpoint's info does not tell it). */
+  elapsedMs?: number | null;
 }
 
-export function SearchAnswer({ result, idPrefix, streaming = false, headingLevel = 2 }: AnswerProps) {
+/** Cited sources, then (once the answer is whole, so its markers are known) the ones read but not cited. */
+function Sources({ result, idPrefix, streaming, H }: { result: SearchResult; idPrefix: string; streaming: boolean; H: "h2" | "h3" }) {
+  if (result.context.length === 0) return null;
+  if (streaming) {
+    return (
+      <>
+        <H>Sources</H>
+        <SourceList sources={result.context} idPrefix={idPrefix} />
+      </>
+    );
+  }
+  const { cited, uncited, known } = splitSources(result);
+  const Sub = H === "h2" ? "h3" : "h4";
+  return (
+    <>
+      <H id={`${idPrefix}sources-heading`}>Sources</H>
+      {known && cited.length === 0 ? <p class="muted">The answer cites none of the sources it read.</p> : null}
+      <SourceList sources={cited} idPrefix={idPrefix} label={known ? "Cited sources" : "Sources used"} />
+      {uncited.length > 0 ? (
+        <section class="uncited" aria-labelledby={`${idPrefix}uncited-heading`}>
+          <Sub id={`${idPrefix}uncited-heading`}>Read but not cited</Sub>
+          <p class="hint">The run read these pages; the answer does not cite them.</p>
+          <SourceList sources={uncited} idPrefix={idPrefix} label="Read but not cited" />
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+export function SearchAnswer({ result, idPrefix, streaming = false, headingLevel = 2, requestId, elapsedMs }: AnswerProps) {
   const H = headingLevel === 2 ? "h2" : "h3";
   return (
     <div class="answer">
@@ -96,12 +133,10 @@ export function SearchAnswer({ result, idPrefix, streaming = false, headingLevel
           </pre>
         )}
       </div>
-      {result.context.length > 0 ? (
-        <>
-          <H>Sources</H>
-          <SourceList sources={result.context} idPrefix={idPrefix} />
-        </>
+      {result.info && !streaming ? (
+        <RunDetails info={result.info} requestId={requestId ?? result.info.request_id} elapsedMs={elapsedMs} />
       ) : null}
+      <Sources result={result} idPrefix={idPrefix} streaming={streaming} H={H} />
     </div>
   );
 }

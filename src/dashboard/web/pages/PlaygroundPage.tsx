@@ -10,6 +10,7 @@ import { JsonEditor, parseJson } from "../components/JsonEditor.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
 import { SearchAnswer } from "../components/SearchAnswer.tsx";
 import { curlCommand } from "../components/shell.ts";
+import { useRetryCountdown } from "../components/useRetryCountdown.ts";
 import type { SearchResult } from "../model.ts";
 import { streamSearch } from "../stream.ts";
 
@@ -35,6 +36,7 @@ export function PlaygroundPage() {
   const [status, setStatus] = useState("");
   const [statusTone, setStatusTone] = useState<StatusTone>("neutral");
   const stop = useRef<(() => void) | null>(null);
+  const wait = useRetryCountdown(error);
 
   // Leaving the page ends the run rather than leaving a socket open.
   useEffect(() => () => stop.current?.(), []);
@@ -66,6 +68,7 @@ export function PlaygroundPage() {
           context: r?.context ?? [],
           response: typeof content === "string" && typeof r?.response === "string" ? r.response + content : content,
         })),
+      onInfo: (info) => setResult((r) => (r ? { ...r, info } : r)),
       onError: (err) => {
         failed = true;
         setError(err);
@@ -120,8 +123,8 @@ export function PlaygroundPage() {
             errors={issues("output_format")}
           />
           <div class="actions">
-            <button type="submit" disabled={running}>
-              {running ? "Running…" : "Run"}
+            <button type="submit" disabled={running || wait > 0}>
+              {running ? "Running…" : wait > 0 ? `Run (in ${wait} s)` : "Run"}
             </button>
             {running ? (
               <button type="button" class="secondary" onClick={cancel}>
