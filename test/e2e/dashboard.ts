@@ -23,7 +23,11 @@ export interface Owner {
 /** A fresh Free owner, signed up and signed in (each test its own, so one's rate limit is not another's). */
 export async function signUp(page: Page, label = "Walker"): Promise<Owner> {
   owners += 1;
-  const owner = { name: `${label} ${owners}`, email: `${label.toLowerCase()}-${owners}-${unique}@example.com`, password: "a long enough password" };
+  const owner = {
+    name: `${label} ${owners}`,
+    email: `${label.toLowerCase()}-${owners}-${unique}@example.com`,
+    password: "a long enough password",
+  };
   await page.goto("/dashboard/signup");
   await page.getByLabel("Name").fill(owner.name);
   await page.getByLabel("Email").fill(owner.email);
