@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorMessage, StatusMessage } from "../components/ErrorMessage.tsx";
 import { Field, TextInput } from "../components/Field.tsx";
+import { GetStarted } from "../components/GetStarted.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
 import { SubmitButton } from "../components/SubmitButton.tsx";
 import { Table, type Column } from "../components/Table.tsx";
@@ -148,6 +149,7 @@ export function UsagePage() {
   return (
     <section>
       <PageHeading title="Plan and usage" />
+      <GetStarted />
       <ErrorMessage error={account.error} />
       <PlanCard account={session.account} />
 
