@@ -38,7 +38,7 @@ test("every signed-in page: accessible, about three phone screens at most, and p
   const endpoint = await postAsDashboard(page, "/v1/design-api", {
     original_prompt: "Facts about a landmark: its height in metres and the year it opened.",
   });
-  made.apiId = Number(endpoint.id ?? endpoint.api_id);
+  made.apiId = Number((endpoint.response as { id?: number } | undefined)?.id);
   expect(made.apiId).toBeGreaterThan(0);
 
   const report: string[] = [];
