@@ -30,7 +30,7 @@ test("a fresh account is led from a key to its first call, each step ticked off,
   }
 
   // Step 1 leads to the keys page; a key made there ticks it off.
-  await card(page).getByRole("link", { name: "Create a key on the API keys page" }).click();
+  await card(page).getByRole("link", { name: "Create a key", exact: true }).click();
   await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
   const key = String((await postAsDashboard(page, "/v1/keys", { name: "first" })).api_key);
   expect(key).toMatch(/^sk_/);
@@ -115,11 +115,11 @@ test("the playground's CRITIQUE_API_KEY hint and the integration samples link to
   for (const [width, viewport] of Object.entries(WIDTHS)) {
     await page.setViewportSize(viewport);
     await page.goto("/dashboard/playground");
-    const hint = page.getByText(/^Set CRITIQUE_API_KEY to one of your API keys first\.$/);
+    const hint = page.getByText(/^Set CRITIQUE_API_KEY to one of your keys first\.$/);
     await expect(hint).toBeVisible();
     await shot(page, info, `playground-key-hint-${width}`);
     await expectAccessible(page, `the playground at ${width}`);
-    await hint.getByRole("link", { name: "your API keys" }).click();
+    await hint.getByRole("link", { name: "your keys" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
     await expect(page).toHaveURL(/\/dashboard\/keys$/);
   }
@@ -130,7 +130,7 @@ test("the playground's CRITIQUE_API_KEY hint and the integration samples link to
   await page.getByText("Integration: URL and code samples").click();
   await page
     .getByText(/^The samples read your key from CRITIQUE_API_KEY/)
-    .getByRole("link", { name: "your API keys" })
+    .getByRole("link", { name: "your keys" })
     .click();
   await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
 });

@@ -59,7 +59,7 @@ export function CodeSnippets({ code }: { code: Snippets }) {
         </pre>
       </div>
       <p class="hint">
-        The samples read your key from CRITIQUE_API_KEY: set it to one of <Link href={`${BASE}/keys`}>your API keys</Link> first.
+        The samples read your key from CRITIQUE_API_KEY: set it to one of <Link href={`${BASE}/keys`}>your keys</Link> first.
       </p>
     </div>
   );

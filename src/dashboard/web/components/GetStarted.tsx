@@ -104,7 +104,7 @@ function GetStartedCard({ onDismiss }: { onDismiss: () => void }) {
       title: "Create an API key",
       body: (
         <p>
-          <Link href={`${BASE}/keys`}>Create a key on the API keys page</Link>; it is shown once, so copy it then.
+          <Link href={`${BASE}/keys`}>Create a key</Link> (on the keys page); it is shown once, so copy it then.
         </p>
       ),
     },

@@ -144,7 +144,7 @@ export function PlaygroundPage() {
             </pre>
             {image ? <p class="hint">The image is left out above; put its base64 data URL in the body's "image".</p> : null}
             <p class="hint">
-              Set CRITIQUE_API_KEY to one of <a href="/dashboard/keys">your API keys</a> first.
+              Set CRITIQUE_API_KEY to one of <a href="/dashboard/keys">your keys</a> first.
             </p>
           </section>
         </div>
