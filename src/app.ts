@@ -104,6 +104,7 @@ export type AppConfig = Pick<
   | "tasks"
   | "webhooks"
   | "monitors"
+  | "pricing"
 >;
 
 /** Where shutdown stands (ops/drain.ts): not ready once it begins, refusing new calls once its grace is over. */
@@ -255,7 +256,9 @@ export function buildApp(deps: AppDeps, config: AppConfig, state: AppState = SER
     .use(openAiRoutes(auth, runs, endpoints, deps.log, deps.clock))
     .use(designRoutes(auth, endpoints, config.publicBaseUrl))
     .use(userServiceRoutes(auth, endpoints, runs))
-    .use(marketplaceRoutes(auth, endpoints, runs, config.publicBaseUrl))
+    .use(
+      marketplaceRoutes(auth, endpoints, runs, { publicBaseUrl: config.publicBaseUrl, perMillionTokens: config.pricing.perMillionTokens }),
+    )
     .use(usageRoutes(auth, { db: deps.database.db, usage: deps.usage, clock: deps.clock }))
     .use(taskRoutes(auth, tasks))
     .use(webhookRoutes(auth, webhooks, () => deps.clock.now()))

@@ -54,6 +54,22 @@ function listingView(listing: ListingRow, versions: q.SnapshotRow[]) {
   };
 }
 
+/**
+ * How a listing's calls are priced: the service's price per million tokens, and what its recent successful calls
+ * used on average (a designed endpoint's cost depends on its inputs, so the average of real calls says more than
+ * any estimate). Calls that failed cost nothing and are left out.
+ */
+function pricingView(perMillionTokens: number, recent: { calls: number; averageTokens: number } | undefined) {
+  const averageTokens = recent && recent.calls > 0 ? Math.round(recent.averageTokens) : null;
+  return {
+    per_million_tokens: perMillionTokens,
+    average_tokens: averageTokens,
+    // Dollars per million tokens times tokens, to the micro-dollar the usage records keep.
+    average_cost: averageTokens === null ? null : Math.round(averageTokens * perMillionTokens) / 1_000_000,
+    sampled_calls: recent?.calls ?? 0,
+  };
+}
+
 /** A listing by its public stub, without its versions, or 404. */
 export async function findListing(ctx: EndpointsContext, publicStub: string): Promise<q.ListingWithPublisher> {
   const listing = await q.publishedByStub(ctx.db, publicStub);
@@ -100,13 +116,20 @@ export async function publishedView(ctx: EndpointsContext, publicStub: string, p
 }
 
 /** One listing with the newest version (or `version`) shown: its schemas, integration and example. */
-export async function listingDetail(ctx: EndpointsContext, publicStub: string, version: number | undefined, base: string) {
+export async function listingDetail(
+  ctx: EndpointsContext,
+  publicStub: string,
+  version: number | undefined,
+  site: { base: string; perMillionTokens: number },
+) {
   const published = await findPublished(ctx, publicStub);
+  const recent = await q.recentCallTokens(ctx.db, [published.listing]);
   const newest = published.versions.at(-1)!;
   const shown = version === undefined ? newest : snapshotOf(published, version);
-  const integration = snapshotIntegration(base, published.listing.publicStub, shown, newest.version);
+  const integration = snapshotIntegration(site.base, published.listing.publicStub, shown, newest.version);
   return {
     ...listingView(published.listing, published.versions),
+    pricing: pricingView(site.perMillionTokens, recent.get(published.listing.id)),
     shown_version: shown.version,
     api_name: shown.apiName,
     inputs: shownInputs(shown.inputs),
@@ -124,8 +147,8 @@ export interface BrowseInput {
   per_page?: number;
 }
 
-/** A page of listings, newest change first: two queries for the page and one for all its versions. */
-export async function browseListings(ctx: EndpointsContext, input: BrowseInput) {
+/** A page of listings, newest change first: two queries for the page, one for all its versions and one for their prices. */
+export async function browseListings(ctx: EndpointsContext, input: BrowseInput, perMillionTokens: number) {
   const perPage = Math.min(Math.max(Math.floor(input.per_page ?? 20), 1), 100);
   const page = Math.max(Math.floor(input.page ?? 1), 1);
   const { rows, total } = await q.listListings(ctx.db, {
@@ -139,5 +162,14 @@ export async function browseListings(ctx: EndpointsContext, input: BrowseInput) 
     ctx.db,
     rows.map((r) => r.id),
   );
-  return { items: rows.map((row) => listingView(row, versions.get(row.id) ?? [])), total, page, per_page: perPage };
+  const recent = await q.recentCallTokens(ctx.db, rows);
+  return {
+    items: rows.map((row) => ({
+      ...listingView(row, versions.get(row.id) ?? []),
+      pricing: pricingView(perMillionTokens, recent.get(row.id)),
+    })),
+    total,
+    page,
+    per_page: perPage,
+  };
 }

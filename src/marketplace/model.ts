@@ -22,8 +22,29 @@ export const Listing = t.Object({
   updated_at: t.String(),
 });
 
+/** What a call costs: read-only, from the service's price and the listing's own recent calls. */
+export const ListingPricing = t.Object(
+  {
+    per_million_tokens: t.Number({
+      description:
+        "US dollars a paying account is charged per million tokens a call uses, internal processing included (the free plan is never charged).",
+    }),
+    average_tokens: t.Nullable(
+      t.Number({ description: "Average tokens of the listing's recent successful calls (sampled_calls of them); null before its first." }),
+    ),
+    average_cost: t.Nullable(
+      t.Number({ description: "average_tokens at per_million_tokens: about what one call costs a paying account, in US dollars." }),
+    ),
+    sampled_calls: t.Integer({ description: "How many of the listing's most recent successful calls the average is over (at most 100)." }),
+  },
+  { description: "How calls of this listing are priced, and what one has cost lately." },
+);
+
+const Priced = t.Object({ pricing: ListingPricing });
+
 export const ListingDetail = t.Composite([
   Listing,
+  Priced,
   t.Object({
     shown_version: t.Integer(),
     api_name: t.String(),
@@ -56,7 +77,12 @@ export const BrowseQuery = t.Object({
   per_page: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
 });
 
-export const ListingPage = t.Object({ items: t.Array(Listing), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const ListingPage = t.Object({
+  items: t.Array(t.Composite([Listing, Priced])),
+  total: t.Integer(),
+  page: t.Integer(),
+  per_page: t.Integer(),
+});
 
 export const PublicStubParams = t.Object({ public_stub: t.String({ maxLength: 64 }) });
 

@@ -7,6 +7,7 @@ import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from "dr
 import type { Database } from "../../db/client.ts";
 import { accounts, publishedEndpoints, publishedVersions, type AccountStatus } from "../../db/schema.ts";
 import { couldBeStub } from "../ids.ts";
+import { rowsOf } from "../usage/queries.ts";
 
 export type PublishedRow = typeof publishedEndpoints.$inferSelect;
 export type SnapshotRow = typeof publishedVersions.$inferSelect;
@@ -113,4 +114,33 @@ export async function listListings(
     .offset(filter.offset);
   const [total] = await db.select({ n: count() }).from(publishedEndpoints).where(where);
   return { rows: rows.map((r) => ({ ...r.published, publisherName: r.publisherName })), total: Number(total?.n ?? 0) };
+}
+
+/** How many of a listing's most recent successful calls its typical price is the average of. */
+export const PRICE_SAMPLE = 100;
+
+/**
+ * The tokens of each listing's most recent successful calls (at most PRICE_SAMPLE): how many, and their average.
+ * One statement for a page of listings, each read through the usage records' publisher index (its owner, newest
+ * first), so a listing called a million times costs no more than one called a hundred.
+ */
+export async function recentCallTokens(
+  db: Database,
+  listings: Pick<PublishedRow, "id" | "ownerAccountId">[],
+): Promise<Map<string, { calls: number; averageTokens: number }>> {
+  const out = new Map<string, { calls: number; averageTokens: number }>();
+  if (listings.length === 0) return out;
+  const wanted = JSON.stringify(listings.map((l) => ({ id: l.id, owner: l.ownerAccountId })));
+  const result = await db.execute(sql`
+    select l.id, count(r.tokens)::integer as calls, coalesce(avg(r.tokens), 0)::float8 as average_tokens
+    from jsonb_to_recordset(${wanted}::jsonb) as l(id text, owner text)
+    left join lateral (
+      select u.tokens from usage_records u
+      where u.publisher_account_id = l.owner and u.published_id = l.id and u.status < 400
+      order by u.created_at desc
+      limit ${PRICE_SAMPLE}
+    ) r on true
+    group by l.id`);
+  for (const row of rowsOf(result)) out.set(String(row.id), { calls: Number(row.calls), averageTokens: Number(row.average_tokens) });
+  return out;
 }

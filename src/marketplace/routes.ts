@@ -26,8 +26,14 @@ import { publishVersion } from "./service.ts";
 
 const tags = ["Marketplace"];
 
-export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: RunDeps, publicBaseUrl: string | undefined) {
-  const base = (request: Request) => baseUrlOf(request, publicBaseUrl);
+/** What the service says of itself in listings: its public URL (else the request's) and its price per million tokens. */
+export interface MarketplaceSite {
+  publicBaseUrl: string | undefined;
+  perMillionTokens: number;
+}
+
+export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: RunDeps, site: MarketplaceSite) {
+  const base = (request: Request) => baseUrlOf(request, site.publicBaseUrl);
   return new Elysia({ prefix: "/v1" })
     .use(authenticated(auth))
     .post(
@@ -48,14 +54,19 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
         }),
       },
     )
-    .get("/marketplace", async ({ query }) => browseListings(ctx, query), {
+    .get("/marketplace", async ({ query }) => browseListings(ctx, query, site.perMillionTokens), {
       query: BrowseQuery,
       response: { 200: ListingPage },
-      detail: secured({ tags, summary: "Browse published endpoints: search by text, category or tag, paginated" }),
+      detail: secured({
+        tags,
+        summary: "Browse published endpoints: search by text, category or tag, paginated",
+        description: "Each listing carries its pricing: the price per million tokens, and the average cost of its recent successful calls.",
+      }),
     })
     .get(
       "/marketplace/:public_stub",
-      async ({ params, query, request }) => listingDetail(ctx, params.public_stub, query.version, base(request)),
+      async ({ params, query, request }) =>
+        listingDetail(ctx, params.public_stub, query.version, { base: base(request), perMillionTokens: site.perMillionTokens }),
       {
         params: PublicStubParams,
         query: ShownVersionQuery,
@@ -63,6 +74,8 @@ export function marketplaceRoutes(auth: AuthDeps, ctx: EndpointsContext, face: R
         detail: secured({
           tags,
           summary: "One published endpoint: description, versions, schemas and an example (of the newest version, or ?version=n)",
+          description:
+            "Its pricing is the listing's, whatever version is shown: the price per million tokens and the average cost of its recent successful calls.",
         }),
       },
     )

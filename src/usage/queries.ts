@@ -256,7 +256,7 @@ const recordset = (rows: UsageWrite[]) => sql`jsonb_to_recordset(${JSON.stringif
   earnings_micros bigint, request_id text, event_id text, auth text, billable boolean, latency_ms integer, created_at double precision, debit_micros bigint)`;
 
 /** The rows of an execute() result: postgres.js answers an array, PGlite an object with `rows`. */
-function rowsOf(result: unknown): Record<string, unknown>[] {
+export function rowsOf(result: unknown): Record<string, unknown>[] {
   if (Array.isArray(result)) return result as Record<string, unknown>[];
   return ((result as { rows?: unknown[] }).rows ?? []) as Record<string, unknown>[];
 }

@@ -78,11 +78,11 @@ clause(
 
 clause(
   "2.8 · ¶1",
-  "record fields (not shown): GET /v1/marketplace/{public_stub} adds shown_version, api_name, inputs, output_format, integration, example_request",
+  "record fields (not shown): GET /v1/marketplace/{public_stub} adds shown_version, api_name, inputs, output_format, integration, example_request (and the read-only pricing)",
   async () => {
     const detail = await e.ok(s.call("GET", "/v1/marketplace/snapshot-landmarks", undefined, consumerKey));
     expect(Object.keys(detail).sort()).toEqual(
-      [...LISTING, "api_name", "example_request", "inputs", "integration", "output_format", "shown_version"].sort(),
+      [...LISTING, "api_name", "example_request", "inputs", "integration", "output_format", "pricing", "shown_version"].sort(),
     );
     expect(detail).toMatchObject({
       public_stub: "snapshot-landmarks",

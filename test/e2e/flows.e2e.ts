@@ -153,12 +153,17 @@ test("an endpoint is designed, edited (with the API's own validation messages), 
   await expect(page.getByText(/Done: \d+ tokens/)).toBeVisible();
   await shot(page, info, "endpoint-tried");
 
-  await page.getByRole("button", { name: "Release version 1" }).click();
+  await page.getByRole("button", { name: "Release v1" }).click();
   await expect(page.getByRole("heading", { name: /Version 1 \(read-only\)/ })).toBeVisible();
-  await page.getByRole("button", { name: "Start a new version from v1" }).click();
+  await page.getByRole("button", { name: "New draft from v1" }).click();
   await expect(page.getByRole("heading", { name: /^Edit draft v2/ })).toBeVisible();
+  await page.getByText("All versions (2)").click();
   await expect(page.getByRole("link", { name: "Version 1" })).toBeVisible();
 
+  // Only a released version is published: the draft is released first, by the page's one release action.
+  await page.getByRole("button", { name: "Release v2" }).click();
+  await expect(page.getByRole("heading", { name: /Version 2 \(read-only\)/ })).toBeVisible();
+  await page.getByText("Publish to the marketplace").click();
   const publish = page.getByRole("form", { name: "Publish to the marketplace" });
   await publish.getByLabel("Title").fill(shared.publicTitle);
   await publish.getByLabel("Description").fill("The completion year and height of a landmark");
@@ -171,6 +176,7 @@ test("an endpoint is designed, edited (with the API's own validation messages), 
   await shot(page, info, "endpoint");
   // Asked anyway (another tab), the server refuses it: the form shows that refusal as an error, not a success.
   await page.reload();
+  await page.getByText("Publish to the marketplace").click();
   const again = page.getByRole("form", { name: "Publish to the marketplace" });
   await again.getByRole("button", { name: "Publish", exact: true }).click();
   await expect(again.getByRole("alert")).toContainText(/already published, unchanged, as version 1/);

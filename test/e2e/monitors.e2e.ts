@@ -275,8 +275,10 @@ test("the banner's eight pages: one line on a wide screen with the account's ema
     const brand = (await page.getByRole("link", { name: "Search dashboard" }).boundingBox())!;
     if (width >= 1024) {
       await expect(menu).toBeHidden();
+      // The eight pages, and the API reference (Docs) after them.
       const links = nav.getByRole("link");
-      await expect(links).toHaveCount(8);
+      await expect(links).toHaveCount(9);
+      await expect(links.last()).toHaveAccessibleName(/^Docs/);
       const first = (await links.first().boundingBox())!;
       const last = (await links.last().boundingBox())!;
       // All on one row: beside the brand on a wide screen, under it on a narrower one.

@@ -260,4 +260,38 @@ describe("billing", () => {
     expect(publisherUsage.totals.earnings).toBeGreaterThanOrEqual(paid.earningsMicros / 1e6);
     expect(publisherUsage.totals.earning_calls).toBe(earned.length);
   });
+
+  test("a listing's pricing is the price per million tokens and the average of its recent successful calls, in the list and in detail", async () => {
+    await publishNew({ public_stub: "priced-endpoint" });
+    const unrun = await consumer.json("GET", "/v1/marketplace/priced-endpoint");
+    expect(unrun.pricing).toEqual({ per_million_tokens: 100, average_tokens: null, average_cost: null, sampled_calls: 0 });
+
+    for (const landmark of ["Eiffel Tower", "Big Ben"]) {
+      expect((await consumer.call("POST", "/v1/published-service/priced-endpoint", { landmark })).status).toBe(200);
+    }
+    // A refused call (a missing input) costs nothing and is left out of the average.
+    expect((await consumer.call("POST", "/v1/published-service/priced-endpoint", {})).status).toBe(400);
+    const listing = (await app.db.query.publishedEndpoints.findFirst({ where: (p, { eq }) => eq(p.publicStub, "priced-endpoint") }))!;
+    const tokens = await waitFor(async () => {
+      await app.usage.flush();
+      const found = await app.db.query.usageRecords.findMany({ where: (u, { eq }) => eq(u.publishedId, listing.id) });
+      const succeeded = found.filter((r) => r.status < 400).map((r) => r.tokens);
+      return found.length === 3 && succeeded;
+    }, "the three calls' usage records");
+    expect(tokens.length).toBe(2);
+    const average = Math.round((tokens[0]! + tokens[1]!) / 2);
+    const expected = { per_million_tokens: 100, average_tokens: average, average_cost: (average * 100) / 1e6, sampled_calls: 2 };
+
+    expect((await consumer.json("GET", "/v1/marketplace/priced-endpoint")).pricing).toEqual(expected);
+    const browsed = await freeConsumer.json("GET", "/v1/marketplace?q=priced-endpoint");
+    expect(browsed.items.map((i: { public_stub: string; pricing: unknown }) => [i.public_stub, i.pricing])).toEqual([
+      ["priced-endpoint", expected],
+    ]);
+    // Every listing on a page carries pricing, run or not.
+    const all = await consumer.json("GET", "/v1/marketplace?per_page=100");
+    for (const item of all.items as { pricing: { per_million_tokens: number; sampled_calls: number } }[]) {
+      expect(item.pricing.per_million_tokens).toBe(100);
+      expect(item.pricing.sampled_calls).toBeGreaterThanOrEqual(0);
+    }
+  });
 });

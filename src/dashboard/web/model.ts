@@ -191,7 +191,17 @@ export interface Listing {
   updated_at: string;
 }
 
-export interface ListingDetail extends Listing {
+/** How a listing's calls are priced (read-only): the rate, and the average of its recent successful calls (null before any). */
+export interface ListingPricing {
+  per_million_tokens: number;
+  average_tokens: number | null;
+  average_cost: number | null;
+  sampled_calls: number;
+}
+
+export type PricedListing = Listing & { pricing: ListingPricing };
+
+export interface ListingDetail extends PricedListing {
   api_name: string;
   inputs: EndpointInput[];
   output_format: unknown;
@@ -200,7 +210,7 @@ export interface ListingDetail extends Listing {
 }
 
 export interface ListingPage {
-  items: Listing[];
+  items: PricedListing[];
   total: number;
   page: number;
   per_page: number;

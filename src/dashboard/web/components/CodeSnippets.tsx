@@ -3,6 +3,7 @@
  * between tabs, Tab goes into the panel), each with its copy button.
  */
 import { useId, useRef, useState } from "preact/hooks";
+import { BASE, Link } from "../router.tsx";
 import { CopyButton } from "./CopyButton.tsx";
 
 const ALL = [
@@ -57,6 +58,9 @@ export function CodeSnippets({ code }: { code: Snippets }) {
           {code[language.key]}
         </pre>
       </div>
+      <p class="hint">
+        The samples read your key from CRITIQUE_API_KEY: set it to one of <Link href={`${BASE}/keys`}>your keys</Link> first.
+      </p>
     </div>
   );
 }

@@ -1,6 +1,7 @@
 /**
  * The banner: the product name, the navigation between pages, and the
- * account with sign-out. Below desktop width the pages fold into a Menu
+ * account with sign-out, and a way to the API reference the service serves
+ * (/docs). Below desktop width the pages fold into a Menu
  * button (a disclosure: aria-expanded, Escape closes it and gives the
  * focus back), so a phone's banner is one row instead of three.
  */
@@ -96,6 +97,13 @@ export function Header({ path }: { path: string }) {
                 </li>
               );
             })}
+            <li>
+              {/* The service's own reference page (/docs, from /openapi.json): a page of the server, not of the dashboard. */}
+              <a href="/docs" class="external">
+                Docs<span aria-hidden="true"> ↗</span>
+                <span class="visually-hidden"> (API reference, leaves the dashboard)</span>
+              </a>
+            </li>
             {session ? (
               <li class="menu-who" title={session.email}>
                 Signed in as {session.email}

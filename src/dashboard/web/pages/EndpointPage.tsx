@@ -1,7 +1,8 @@
 /**
- * One version of a designed endpoint: its actions (release, new version,
- * delete), the editor, the version timeline, "try it", the integration
- * snippets and publishing.
+ * One version of a designed endpoint: what its state means and its one
+ * action (VersionState), the editor with "try it" beside it (two columns on a
+ * wide screen, stacked on a phone), the versions, then the secondary tasks
+ * folded: integration snippets, publishing, deleting.
  */
 import { openAiSnippets } from "../openai-snippets.ts";
 import { useState } from "preact/hooks";
@@ -18,8 +19,9 @@ import type { EndpointRecord } from "../model.ts";
 import { BASE, Link, navigate } from "../router.tsx";
 import { EndpointEditor } from "./endpoint/EndpointEditor.tsx";
 import { PublishForm } from "./endpoint/PublishForm.tsx";
+import { VersionState } from "./endpoint/VersionState.tsx";
 import { VersionTimeline } from "./endpoint/VersionTimeline.tsx";
-import { endpointHref, StateBadge } from "./EndpointsPage.tsx";
+import { endpointHref } from "./EndpointsPage.tsx";
 
 type One = { response: EndpointRecord };
 
@@ -63,7 +65,6 @@ export function EndpointPage({ apiId }: { apiId: number }) {
   }
 
   const draft = data.state === "draft";
-  const lineageHasDraft = versions.some((v) => v.state === "draft");
   return (
     <section>
       <p class="breadcrumb">
@@ -71,75 +72,61 @@ export function EndpointPage({ apiId }: { apiId: number }) {
       </p>
       <PageHeading title={data.api_name} />
       <p class="subtitle">
-        Version {data.version} <StateBadge record={data} /> · <code class="wrap">{data.stub}</code>
+        <code class="wrap">{data.stub}</code>
       </p>
-      <p class="muted">Designed from: “{data.original_prompt}”</p>
-
-      <div class="actions toolbar" role="group" aria-label="Version actions">
-        {draft ? (
-          <button type="button" disabled={busy} onClick={release}>
-            Release version {data.version}
-          </button>
-        ) : null}
-        {draft || !lineageHasDraft ? (
-          <button type="button" class="secondary" disabled={busy} onClick={() => newVersion(data)}>
-            {draft ? "Release and start a new version" : `Start a new version from v${data.version}`}
-          </button>
-        ) : null}
-        <button type="button" class="danger" disabled={busy} onClick={() => setConfirmDelete(true)}>
-          Delete endpoint
-        </button>
-      </div>
+      <VersionState record={data} versions={versions} busy={busy} onRelease={release} onNewDraft={() => newVersion(data)} />
       <ErrorMessage error={error ?? lineage.error} />
       <StatusMessage text={status} />
 
-      <div class="split main-side">
+      <div class="beside">
         <EndpointEditor
           key={`${data.id}-${data.state}`}
           record={data}
           onSaved={(saved) => lineage.set(versions.map((v) => (v.id === saved.id ? saved : v)))}
         />
-        <div class="stack">
-          <VersionTimeline versions={versions} currentId={data.id} busy={busy} onRevert={newVersion} />
+        <div>
+          <section class="card" aria-labelledby="try-heading">
+            <h2 id="try-heading">Try it</h2>
+            <p class="hint">
+              Runs this exact version, <code class="wrap">…/v{data.version}</code>
+              {draft ? "; save the draft first to try your edits" : ""}.
+            </p>
+            <RunForm
+              key={`${data.id}-${data.updated_at}`}
+              inputs={data.inputs}
+              path={`/v1/user-defined-service/${encodeURIComponent(data.stub)}/v${data.version}`}
+              idPrefix="try-"
+            />
+          </section>
+          <VersionTimeline versions={versions} currentId={data.id} designedFrom={data.original_prompt} />
         </div>
       </div>
 
-      <section class="card" aria-labelledby="try-heading">
-        <h2 id="try-heading">Try it</h2>
-        <p class="hint">
-          Calls{" "}
-          <code class="wrap">
-            POST /v1/user-defined-service/{data.stub}/v{data.version}
-          </code>
-          , this exact version{draft ? " (drafts too)" : ""}.
-        </p>
-        <RunForm
-          key={`${data.id}-${data.updated_at}`}
-          inputs={data.inputs}
-          path={`/v1/user-defined-service/${encodeURIComponent(data.stub)}/v${data.version}`}
-          idPrefix="try-"
+      <details class="card">
+        <summary>Integration: URL and code samples</summary>
+        <div class="url-row">
+          <span>
+            URL: <code class="wrap">{data.integration.url}</code>
+          </span>
+          <CopyButton text={data.integration.url} label="Copy URL" />
+        </div>
+        <CodeSnippets
+          code={{
+            ...data.integration.code,
+            ...openAiSnippets(data.integration.url, `endpoint:${data.stub}`, data.integration.example_request),
+          }}
         />
-      </section>
+      </details>
 
-      <div class="split">
-        <section class="card" aria-labelledby="integration-heading">
-          <h2 id="integration-heading">Integration</h2>
-          <div class="url-row">
-            <span>
-              URL: <code class="wrap">{data.integration.url}</code>
-            </span>
-            <CopyButton text={data.integration.url} label="Copy URL" />
-          </div>
-          <CodeSnippets
-            code={{
-              ...data.integration.code,
-              ...openAiSnippets(data.integration.url, `endpoint:${data.stub}`, data.integration.example_request),
-            }}
-          />
-        </section>
+      <PublishForm record={data} onPublished={lineage.reload} />
 
-        <PublishForm record={data} onPublished={lineage.reload} />
-      </div>
+      <details class="card">
+        <summary>Delete this endpoint</summary>
+        <p>Deletes every version, permanently. Published marketplace snapshots stay callable.</p>
+        <button type="button" class="danger" disabled={busy} onClick={() => setConfirmDelete(true)}>
+          Delete endpoint
+        </button>
+      </details>
 
       <ConfirmDialog
         open={confirmDelete}

@@ -5,45 +5,15 @@ import { api } from "../api.ts";
 import { CodeSnippets } from "../components/CodeSnippets.tsx";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { Field } from "../components/Field.tsx";
+import { InputsTable } from "../components/InputsTable.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
 import { RunForm } from "../components/RunForm.tsx";
-import { Table, type Column } from "../components/Table.tsx";
 import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 import { formatTime } from "../format.ts";
-import type { EndpointInput, ListingDetail, Subscription } from "../model.ts";
+import type { ListingDetail, Subscription } from "../model.ts";
 import { BASE, Link } from "../router.tsx";
-
-const INPUT_COLUMNS: Column[] = [
-  { label: "Name" },
-  { label: "Type" },
-  { label: "Required" },
-  { label: "Default" },
-  { label: "Description" },
-];
-
-function InputsTable({ inputs }: { inputs: EndpointInput[] }) {
-  if (inputs.length === 0) return <p>No inputs.</p>;
-  return (
-    <Table caption="Inputs" captionUnseen responsive columns={INPUT_COLUMNS}>
-      {inputs.map((input) => (
-        <tr key={input.name}>
-          <td data-label="Name">
-            <code>{input.name}</code>
-          </td>
-          <td data-label="Type">{input.type}</td>
-          <td data-label="Required">
-            {(input.required ?? true) && (input.default === null || input.default === undefined) ? "Yes" : "No"}
-          </td>
-          <td data-label="Default">
-            {input.default === null || input.default === undefined ? <span class="muted">none</span> : <code>{String(input.default)}</code>}
-          </td>
-          <td data-label="Description">{input.description ?? ""}</td>
-        </tr>
-      ))}
-    </Table>
-  );
-}
+import { ListingPrice } from "./marketplace/ListingPrice.tsx";
 
 /** "Use in my agents": the listing among the account's MCP tools, or not. */
 function AgentsToggle({ publicStub }: { publicStub: string }) {
@@ -105,6 +75,7 @@ export function ListingPage({ publicStub }: { publicStub: string }) {
         {data.category ? ` · ${data.category}` : ""} · <code class="wrap">{data.public_stub}</code>
       </p>
       <p>{data.description}</p>
+      <ListingPrice pricing={data.pricing} />
       {data.tags.length > 0 ? (
         <ul class="tags" aria-label="Tags">
           {data.tags.map((t) => (

@@ -10,6 +10,7 @@ import { PageHeading } from "../components/PageHeading.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import type { ListingPage } from "../model.ts";
 import { BASE, Link, navigate } from "../router.tsx";
+import { ListingPrice } from "./marketplace/ListingPrice.tsx";
 
 const PER_PAGE = 12;
 
@@ -80,6 +81,7 @@ export function MarketplacePage({ search }: { search: URLSearchParams }) {
                 <Link href={listingHref(item.public_stub)}>{item.title}</Link>
               </h2>
               <p>{item.description}</p>
+              <ListingPrice pricing={item.pricing} />
               <p class="muted">
                 By {item.publisher} · version {item.latest_version}
                 {item.category ? (

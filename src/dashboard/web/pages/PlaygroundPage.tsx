@@ -146,7 +146,9 @@ export function PlaygroundPage() {
               {curl}
             </pre>
             {image ? <p class="hint">The image is left out above; put its base64 data URL in the body's "image".</p> : null}
-            <p class="hint">Set CRITIQUE_API_KEY to one of your API keys first.</p>
+            <p class="hint">
+              Set CRITIQUE_API_KEY to one of <a href="/dashboard/keys">your keys</a> first.
+            </p>
           </section>
         </div>
       </div>

@@ -6,6 +6,7 @@
  */
 import { api } from "../api.ts";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
+import { GetStarted } from "../components/GetStarted.tsx";
 import { PageHeading } from "../components/PageHeading.tsx";
 import { CHART_TITLES, UsageChart } from "../components/UsageChart.tsx";
 import { useLoad } from "../components/useLoad.ts";
@@ -91,6 +92,7 @@ export function UsagePage({ search }: { search: URLSearchParams }) {
   return (
     <section>
       <PageHeading title="Plan and usage" />
+      <GetStarted />
       <ErrorMessage error={account.error} />
       <PlanCard account={session.account} />
 

@@ -1,7 +1,8 @@
 /**
  * The draft's form: name, inputs, output format and version notes. Saving
- * sends the PATCH and puts each 422 message on the field its loc names; a
- * released version shows the same form, read-only.
+ * sends the PATCH and puts each 422 message on the field its loc names. A
+ * released version never changes, so it is shown as text, not as a form
+ * whose fields would only refuse.
  */
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../../api.ts";
@@ -9,6 +10,7 @@ import { ErrorMessage, StatusMessage } from "../../components/ErrorMessage.tsx";
 import { TextArea, TextInput } from "../../components/Field.tsx";
 import { JsonEditor, parseJson } from "../../components/JsonEditor.tsx";
 import { SubmitButton } from "../../components/SubmitButton.tsx";
+import { InputsTable } from "../../components/InputsTable.tsx";
 import { useAction } from "../../components/useAction.ts";
 import type { EndpointRecord } from "../../model.ts";
 import { fromRows, InputRows, toRows } from "./InputRows.tsx";
@@ -18,8 +20,38 @@ interface EditorProps {
   onSaved: (record: EndpointRecord) => void;
 }
 
+/** A released version, read-only: what it is, and how to change it (a new draft). */
+function ReleasedVersion({ record }: { record: EndpointRecord }) {
+  return (
+    <section class="card stack" aria-labelledby="edit-heading">
+      <h2 id="edit-heading">Version {record.version} (read-only)</h2>
+      <p class="note">Released versions cannot change; make a new draft to edit.</p>
+      <p>
+        <strong>API name:</strong> {record.api_name}
+      </p>
+      <h3>Inputs</h3>
+      <InputsTable inputs={record.inputs} />
+      <details>
+        <summary>Output format</summary>
+        <pre class="code" tabIndex={0} aria-label="Output format">
+          {JSON.stringify(record.output_format, null, 2)}
+        </pre>
+      </details>
+      {record.version_notes ? (
+        <p>
+          <strong>Version notes:</strong> {record.version_notes}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
 export function EndpointEditor({ record, onSaved }: EditorProps) {
-  const draft = record.state === "draft";
+  if (record.state !== "draft") return <ReleasedVersion record={record} />;
+  return <DraftEditor record={record} onSaved={onSaved} />;
+}
+
+function DraftEditor({ record, onSaved }: EditorProps) {
   const [apiName, setApiName] = useState(record.api_name);
   const [notes, setNotes] = useState(record.version_notes ?? "");
   const [rows, setRows] = useState(() => toRows(record.inputs));
@@ -41,9 +73,8 @@ export function EndpointEditor({ record, onSaved }: EditorProps) {
 
   return (
     <form class="card" onSubmit={save} aria-labelledby="edit-heading" noValidate>
-      <h2 id="edit-heading">{draft ? `Edit draft v${record.version}` : `Version ${record.version} (read-only)`}</h2>
-      {draft ? null : <p class="hint">Released versions never change. Start a new version to edit a copy.</p>}
-      <fieldset disabled={!draft || busy} class="plain stack">
+      <h2 id="edit-heading">Edit draft v{record.version}</h2>
+      <fieldset disabled={busy} class="plain stack">
         <legend class="visually-hidden">Endpoint definition</legend>
         <TextInput label="API name" value={apiName} onValue={setApiName} errors={issues("api_name")} maxLength={200} />
         <fieldset class="group">
@@ -58,7 +89,7 @@ export function EndpointEditor({ record, onSaved }: EditorProps) {
         <JsonEditor
           label="Output format (JSON)"
           hint="Field names to type names (string, number, integer, boolean, array), nested objects, or one-item arrays of an item shape."
-          rows={8}
+          rows={6}
           value={format}
           onValue={setFormat}
           errors={issues("output_format")}
@@ -72,13 +103,11 @@ export function EndpointEditor({ record, onSaved }: EditorProps) {
           errors={issues("version_notes")}
         />
       </fieldset>
-      {draft ? (
-        <div class="actions">
-          <SubmitButton busy={busy} busyLabel="Saving…">
-            Save draft
-          </SubmitButton>
-        </div>
-      ) : null}
+      <div class="actions">
+        <SubmitButton busy={busy} busyLabel="Saving…">
+          Save draft
+        </SubmitButton>
+      </div>
       <ErrorMessage error={error} />
       <StatusMessage text={saving.status} />
     </form>

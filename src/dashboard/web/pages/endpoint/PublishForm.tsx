@@ -1,4 +1,9 @@
-/** Publishing a version to the marketplace: releases a draft first, adds an immutable snapshot. */
+/**
+ * Publishing a released version to the marketplace: an immutable snapshot.
+ * A draft is not offered it: releasing is the one action of VersionState
+ * (the API would release the draft on publishing; the page keeps one way).
+ * Folded under its summary, as a secondary task of the page.
+ */
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { ErrorMessage } from "../../components/ErrorMessage.tsx";
@@ -41,45 +46,59 @@ export function PublishForm({ record, onPublished }: { record: EndpointRecord; o
     });
   };
 
+  if (record.state === "draft") {
+    return (
+      <details class="card">
+        <summary>Publish to the marketplace</summary>
+        <p>Only released versions are published. Release v{record.version} first, then publish it here.</p>
+      </details>
+    );
+  }
   return (
-    <form class="card stack" onSubmit={publish} aria-labelledby="publish-heading" noValidate>
-      <h2 id="publish-heading">Publish to the marketplace</h2>
-      <p class="hint">
-        Publishing {record.state === "draft" ? "releases this draft and " : ""}adds version {record.version} as a snapshot any account can
-        call. Snapshots never change.
-      </p>
-      <TextInput label="Title" value={title} onValue={setTitle} maxLength={200} errors={issues("title")} />
-      <TextArea label="Description" rows={3} value={description} onValue={setDescription} maxLength={2000} errors={issues("description")} />
-      <TextInput
-        label="Category"
-        hint="For example: companies, finance, science."
-        value={category}
-        onValue={setCategory}
-        maxLength={60}
-        errors={issues("category")}
-      />
-      <TextInput label="Tags" hint="Comma-separated." value={tags} onValue={setTags} errors={issues("tags")} />
-      <div class="actions">
-        {done ? (
-          <button type="submit" disabled>
-            Published
-          </button>
-        ) : (
-          <SubmitButton busy={publishing.busy} busyLabel="Publishing…">
-            Publish
-          </SubmitButton>
-        )}
-      </div>
-      <ErrorMessage error={publishing.error} />
-      <div role="status">
-        {published ? (
-          <p class="success">
-            Published as version {published.published_version} of{" "}
-            <Link href={`${BASE}/marketplace/${encodeURIComponent(published.public_stub)}`}>{published.title}</Link>. To publish again, make
-            a new version, change it and publish that.
-          </p>
-        ) : null}
-      </div>
-    </form>
+    <details class="card">
+      <summary>Publish to the marketplace</summary>
+      <form class="stack" onSubmit={publish} aria-label="Publish to the marketplace" noValidate>
+        <p class="hint">Publishing adds version {record.version} as a snapshot any account can call. Snapshots never change.</p>
+        <TextInput label="Title" value={title} onValue={setTitle} maxLength={200} errors={issues("title")} />
+        <TextArea
+          label="Description"
+          rows={3}
+          value={description}
+          onValue={setDescription}
+          maxLength={2000}
+          errors={issues("description")}
+        />
+        <TextInput
+          label="Category"
+          hint="For example: companies, finance, science."
+          value={category}
+          onValue={setCategory}
+          maxLength={60}
+          errors={issues("category")}
+        />
+        <TextInput label="Tags" hint="Comma-separated." value={tags} onValue={setTags} errors={issues("tags")} />
+        <div class="actions">
+          {done ? (
+            <button type="submit" disabled>
+              Published
+            </button>
+          ) : (
+            <SubmitButton busy={publishing.busy} busyLabel="Publishing…">
+              Publish
+            </SubmitButton>
+          )}
+        </div>
+        <ErrorMessage error={publishing.error} />
+        <div role="status">
+          {published ? (
+            <p class="success">
+              Published as version {published.published_version} of{" "}
+              <Link href={`${BASE}/marketplace/${encodeURIComponent(published.public_stub)}`}>{published.title}</Link>. To publish again,
+              make a new version, change it and publish that.
+            </p>
+          ) : null}
+        </div>
+      </form>
+    </details>
   );
 }
