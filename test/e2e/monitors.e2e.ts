@@ -260,7 +260,7 @@ test("at phone width the menu opens and closes, and the monitors' pages fit with
   }
 });
 
-test("the banner's eight pages: one line on a wide screen with the account's email, a row of their own on a narrower one, the Menu below", async ({
+test("the banner's eight pages and Docs: one line on a wide screen with the account's email, a row of their own on a narrower one, the Menu below", async ({
   page,
 }, info) => {
   await signIn(page, owner);
