@@ -73,6 +73,11 @@ test("a draft says what Draft and Live mean, has one release action, and releasi
   await expect(page.getByRole("cell", { name: "max_sources" })).toBeVisible();
   await shot(page, info, "endpoint-released-phone");
   await expectAccessible(page, "the released version on a phone");
+
+  // Its usage is one link away: the usage page filtered to this version.
+  await state.getByRole("link", { name: "Usage of v3" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/usage\\?api_id=${v3.id}$`));
+  await expect(page.getByLabel("Route or endpoint")).toHaveValue(`api:${v3.id}`);
 });
 
 test("a released version is read-only and makes a new draft; an older one says which version is live", async ({ page }, info) => {

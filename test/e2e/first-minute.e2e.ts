@@ -34,9 +34,12 @@ test("a fresh account is led from a key to its first call, each step ticked off,
   await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
   const key = String((await postAsDashboard(page, "/v1/keys", { name: "first" })).api_key);
   expect(key).toMatch(/^sk_/);
+  // Research from the playground is usage, but not the first minute's call: that is made with the key.
+  await postAsDashboard(page, "/v1/search", { prompt: "How tall is the Eiffel Tower?" });
   await page.goto("/dashboard/usage");
   await expect(step(page, "Create an API key")).toHaveText("Create an API key Done");
   await expect(card(page)).toContainText("1 of 4 steps done.");
+  await expect(step(page, "See it in your usage")).toHaveText("See it in your usage To do");
   // Step 2: the curl line calls this very server, with the key from the environment, never on the page.
   const curl = card(page).getByLabel("A first call with curl");
   await expect(curl).toContainText(`curl -sS -X POST '${new URL(page.url()).origin}/v1/search'`);

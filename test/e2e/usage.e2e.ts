@@ -124,6 +124,14 @@ test("usage: charts, filters in the URL, one money format, recent calls with the
   await page.getByRole("link", { name: "Clear filters" }).click();
   await expect(summary(page)).toHaveText(/^22 calls from /);
 
+  // By endpoint: each version of the account's endpoints is offered by its name.
+  await page.getByLabel("Route or endpoint").selectOption({ label: "Landmark facts v1 (live)" });
+  await expect(page).toHaveURL(new RegExp(`api_id=${endpoint.id}`));
+  await expect(recent(page).getByRole("listitem").filter({ hasText: "req_e2e_usage_run" })).toHaveCount(1);
+  await expect(recent(page).getByRole("listitem").filter({ hasText: "req_e2e_usage_search" })).toHaveCount(0);
+  await page.getByRole("link", { name: "Clear filters" }).click();
+  await expect(summary(page)).toHaveText(/^22 calls from /);
+
   // Recent calls: the latest five, the rest behind Show all; each with its request id, key, latency and what it ran.
   await expect(recent(page).getByRole("listitem")).toHaveCount(5);
   const quietCall = recent(page).getByRole("listitem").filter({ hasText: "req_e2e_usage_quiet" });
@@ -137,7 +145,7 @@ test("usage: charts, filters in the URL, one money format, recent calls with the
   await expect(recent(page).getByRole("listitem")).toHaveCount(20);
   await page.getByRole("button", { name: "Show the first 5" }).click();
 
-  await run.getByRole("link", { name: `Endpoint ${endpoint.id}` }).click();
+  await run.getByRole("link", { name: "Landmark facts v1 (live)" }).click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/endpoints/${endpoint.id}$`));
   await expect(page.getByRole("heading", { level: 1, name: "Landmark facts" })).toBeVisible();
   await page.goBack();

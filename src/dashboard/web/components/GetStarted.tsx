@@ -65,7 +65,8 @@ function GetStartedCard({ onDismiss }: { onDismiss: () => void }) {
       api.get<{ keys: ApiKey[] }>("/v1/keys", { signal }),
       api.get<Usage>("/v1/usage?days=365", { signal }),
     ]);
-    return { hasKey: keys.keys.some((k) => usable(k, Date.now())), hasCall: usage.totals.calls > 0 };
+    // A call made with a key: the playground's searches are usage too, but they are not the first minute's call.
+    return { hasKey: keys.keys.some((k) => usable(k, Date.now())), hasCall: usage.recent.some((call) => call.auth === "key") };
   }, []);
   // Whether to show it at all, from the first look: not to an account that had made calls before the card was ever shown.
   const [show, setShow] = useState<boolean | null>(null);

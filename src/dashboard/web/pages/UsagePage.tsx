@@ -11,14 +11,14 @@ import { PageHeading } from "../components/PageHeading.tsx";
 import { CHART_TITLES, UsageChart } from "../components/UsageChart.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { formatCount, formatMoney, formatMs } from "../format.ts";
-import type { ApiKey, Session, Usage } from "../model.ts";
+import type { ApiKey, EndpointRecord, Session, Usage } from "../model.ts";
 import { navigate } from "../router.tsx";
 import { useSession } from "../session.ts";
 import { DaysTable } from "./usage/DaysTable.tsx";
 import { PlanCard } from "./usage/PlanCard.tsx";
 import { RecentCalls } from "./usage/RecentCalls.tsx";
 import { keyLabel, UsageFilters } from "./usage/UsageFilters.tsx";
-import { CHARTS, usageHref, usageQuery, viewOf, type UsageView } from "./usage/usage-view.ts";
+import { CHARTS, endpointVersions, usageHref, usageQuery, viewOf, type UsageView } from "./usage/usage-view.ts";
 
 const CHART_NAMES = { calls: "Calls", tokens: "Tokens", cost: "Cost", latency: "Latency" } as const;
 
@@ -84,11 +84,14 @@ export function UsagePage({ search }: { search: URLSearchParams }) {
     return fresh.account;
   }, []);
   const keys = useLoad((signal) => api.get<{ keys: ApiKey[] }>("/v1/keys", { signal }), []);
+  const endpoints = useLoad((signal) => api.get<EndpointRecord[]>("/v1/design-api", { signal }), []);
   const query = usageQuery(view);
   const usage = useLoad((signal) => api.get<Usage>(`/v1/usage?${query}`, { signal }), [query]);
   const data = usage.data;
   const keyList = keys.data?.keys ?? [];
   const keyNames = new Map(keyList.map((key) => [key.id, keyLabel(key)]));
+  const versions = endpointVersions(endpoints.data ?? []);
+  const endpointNames = new Map(versions.map((v) => [v.id, v.label]));
   return (
     <section>
       <PageHeading title="Plan and usage" />
@@ -98,7 +101,7 @@ export function UsagePage({ search }: { search: URLSearchParams }) {
 
       <section aria-labelledby="usage-heading">
         <h2 id="usage-heading">Usage</h2>
-        <UsageFilters view={view} keys={keyList} routes={data?.routes ?? []} />
+        <UsageFilters view={view} keys={keyList} routes={data?.routes ?? []} endpoints={versions} />
         <ErrorMessage error={usage.error} />
         {data ? (
           <>
@@ -133,7 +136,7 @@ export function UsagePage({ search }: { search: URLSearchParams }) {
 
       <section aria-labelledby="recent-heading">
         <h2 id="recent-heading">Recent calls</h2>
-        {data ? <RecentCalls recent={data.recent} keys={keyNames} /> : null}
+        {data ? <RecentCalls recent={data.recent} keys={keyNames} endpoints={endpointNames} /> : null}
       </section>
     </section>
   );

@@ -10,6 +10,7 @@ import type { ComponentChildren } from "preact";
 import type { EndpointRecord } from "../../model.ts";
 import { Link } from "../../router.tsx";
 import { endpointHref, StateBadge } from "../EndpointsPage.tsx";
+import { usageHref, viewOf } from "../usage/usage-view.ts";
 
 interface VersionStateProps {
   record: EndpointRecord;
@@ -69,6 +70,8 @@ export function VersionState({ record, versions, busy, onRelease, onNewDraft }: 
             (runs <Link href={endpointHref(live.id)}>v{live.version}</Link>)
           </>
         ) : null}
+        {" · "}
+        <Link href={usageHref({ ...viewOf(new URLSearchParams()), apiId: String(record.id) })}>Usage of v{record.version}</Link>
       </p>
       <div class="actions">
         {draft ? (

@@ -22,7 +22,10 @@ function caller(call: RecentCall, keys: KeyNames): string {
   return keys.get(call.key_id) ?? "A deleted key";
 }
 
-function Call({ call, keys }: { call: RecentCall; keys: KeyNames }) {
+/** What a call ran, by name where the endpoint version is one of the account's (api_id to "Landmark facts v2"). */
+export type EndpointNames = Map<string, string>;
+
+function Call({ call, keys, endpoints }: { call: RecentCall; keys: KeyNames; endpoints: EndpointNames }) {
   const failed = call.status >= 400;
   return (
     <li class="recent-call">
@@ -39,7 +42,9 @@ function Call({ call, keys }: { call: RecentCall; keys: KeyNames }) {
         <span>{formatMs(call.latency_ms)}</span>
         <span>{formatCount(call.tokens)} tokens</span>
         <span>{formatMoney(call.cost)}</span>
-        {call.api_id !== null ? <Link href={endpointHref(call.api_id)}>Endpoint {call.api_id}</Link> : null}
+        {call.api_id !== null ? (
+          <Link href={endpointHref(call.api_id)}>{endpoints.get(String(call.api_id)) ?? `Endpoint ${call.api_id}`}</Link>
+        ) : null}
         {call.public_stub !== null ? <Link href={listingHref(call.public_stub)}>Listing {call.public_stub}</Link> : null}
       </p>
       {call.request_id ? (
@@ -52,7 +57,7 @@ function Call({ call, keys }: { call: RecentCall; keys: KeyNames }) {
   );
 }
 
-export function RecentCalls({ recent, keys }: { recent: RecentCall[]; keys: KeyNames }) {
+export function RecentCalls({ recent, keys, endpoints }: { recent: RecentCall[]; keys: KeyNames; endpoints: EndpointNames }) {
   const [all, setAll] = useState(false);
   if (recent.length === 0) return <p>No calls yet.</p>;
   const shown = all ? recent : recent.slice(0, FIRST);
@@ -60,7 +65,7 @@ export function RecentCalls({ recent, keys }: { recent: RecentCall[]; keys: KeyN
     <>
       <ul class="recent-calls" id="recent-calls-list" aria-labelledby="recent-heading">
         {shown.map((call, i) => (
-          <Call key={`${call.at}-${call.request_id ?? i}`} call={call} keys={keys} />
+          <Call key={`${call.at}-${call.request_id ?? i}`} call={call} keys={keys} endpoints={endpoints} />
         ))}
       </ul>
       {recent.length > FIRST ? (

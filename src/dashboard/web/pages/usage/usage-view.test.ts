@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { usageHref, usageQuery, viewOf } from "./usage-view.ts";
+import type { EndpointRecord } from "../../model.ts";
+import { endpointVersions, usageHref, usageQuery, viewOf } from "./usage-view.ts";
 
 describe("the usage page's view lives in its URL", () => {
   test("a view goes to a URL and comes back the same; the defaults are left out", () => {
@@ -24,5 +25,25 @@ describe("the usage page's view lives in its URL", () => {
     expect(usageQuery({ days: "90", key: "key_abc", route: "GET /v1/keys", apiId: "", chart: "calls" })).toBe(
       "days=90&key_id=key_abc&route=GET+%2Fv1%2Fkeys",
     );
+  });
+});
+
+describe("the endpoints the usage page names", () => {
+  test("each version of each endpoint by name, newest first, the live one said so", () => {
+    const endpoint = (api_name: string, versions: { id: number; version: number; is_live: boolean }[]) =>
+      ({ api_name, versions: versions.map((v) => ({ ...v, frozen_at: null, is_latest: false })) }) as unknown as EndpointRecord;
+    expect(
+      endpointVersions([
+        endpoint("Landmark facts", [
+          { id: 4, version: 1, is_live: false },
+          { id: 9, version: 2, is_live: true },
+        ]),
+        endpoint("Prices", [{ id: 5, version: 1, is_live: true }]),
+      ]),
+    ).toEqual([
+      { id: "9", label: "Landmark facts v2 (live)" },
+      { id: "4", label: "Landmark facts v1" },
+      { id: "5", label: "Prices v1 (live)" },
+    ]);
   });
 });

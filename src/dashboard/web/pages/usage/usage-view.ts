@@ -5,6 +5,7 @@
  */
 import { BASE } from "../../router.tsx";
 import type { ChartKind } from "../../components/UsageChart.tsx";
+import type { EndpointRecord } from "../../model.ts";
 
 export const PERIODS = ["7", "30", "90"] as const;
 export const CHARTS: ChartKind[] = ["calls", "tokens", "cost", "latency"];
@@ -55,4 +56,19 @@ export function usageQuery(view: UsageView): string {
   if (view.route) query.set("route", view.route);
   if (view.apiId) query.set("api_id", view.apiId);
   return query.toString();
+}
+
+/** One version of one of the account's endpoints, as the usage page names it: "Landmark facts v2 (live)". */
+export interface EndpointVersion {
+  id: string;
+  label: string;
+}
+
+/** Each version of each endpoint, newest first within an endpoint: the endpoint filter's choices, and the recent calls' link names. */
+export function endpointVersions(endpoints: EndpointRecord[]): EndpointVersion[] {
+  return endpoints.flatMap((endpoint) =>
+    [...endpoint.versions]
+      .sort((a, b) => b.version - a.version)
+      .map((v) => ({ id: String(v.id), label: `${endpoint.api_name} v${v.version}${v.is_live ? " (live)" : ""}` })),
+  );
 }
