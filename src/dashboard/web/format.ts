@@ -48,10 +48,15 @@ export function formatMoney(dollars: number): string {
   return format.format(dollars);
 }
 
-/** A duration in milliseconds as it reads best: "85 ms", "1.2 s"; null (not recorded) as a dash. */
+const tenths = new Intl.NumberFormat(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+/** A duration in milliseconds as it reads best: "850 ms", "12.3 s", "2 min 5 s"; null (not recorded) as a dash. */
 export function formatMs(ms: number | null): string {
   if (ms === null) return "–";
-  return ms < 1000 ? `${count.format(ms)} ms` : `${(ms / 1000).toLocaleString(undefined, { maximumFractionDigits: 1 })} s`;
+  if (ms < 1000) return `${count.format(Math.round(ms))} ms`;
+  if (ms < 60_000) return `${tenths.format(ms / 1000)} s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
 /** How long until a future time, in the largest unit that reads well: "in 12 minutes", "in 5 hours", "in 30 days". */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { formatMoney } from "./format.ts";
+import { formatMoney, formatMs } from "./format.ts";
 import type { ProviderReport, Source } from "./model.ts";
-import { citedIds, formatDuration, mergeProviders, runSummary, runView, splitSources, summariseProvider } from "./run-info.ts";
+import { citedIds, mergeProviders, runSummary, runView, splitSources, summariseProvider } from "./run-info.ts";
 
 const source = (id: number): Source => ({ id, metadata: { title: `Source ${id}`, url: `https://s${id}.test/`, content: "" } });
 
@@ -120,8 +120,8 @@ describe("the run in one line", () => {
   });
 
   test("durations read in the unit that fits", () => {
-    expect(formatDuration(850)).toBe("850 ms");
-    expect(formatDuration(12_340)).toBe("12.3 s");
-    expect(formatDuration(125_000)).toBe("2 min 5 s");
+    expect(formatMs(850)).toBe("850 ms");
+    expect(formatMs(12_340)).toBe("12.3 s");
+    expect(formatMs(125_000)).toBe("2 min 5 s");
   });
 });

@@ -3,7 +3,7 @@
  * it read without citing), how each search provider fared, and the one line
  * that sums a run up. Pure, so the rules are tested without a browser.
  */
-import { formatCount, formatMoney } from "./format.ts";
+import { formatCount, formatMoney, formatMs } from "./format.ts";
 import type { NodeReport, ProviderReport, RunInfo, SearchResult, Source } from "./model.ts";
 
 const CITATION = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
@@ -69,14 +69,6 @@ export const OUTCOME_WORDS: Record<ProviderOutcome, string> = {
   unused: "Not used",
 };
 
-/** "850 ms" under a second, "12.3 s" under a minute, "2 min 5 s" beyond. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const seconds = Math.round(ms / 1000);
-  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
-
 /**
  * A search's info and an endpoint's read alike: an endpoint's run tells its steps (info.nodes) instead, so its
  * queries and providers are its search steps' together, its stages are its steps, and its time, which it does not
@@ -127,7 +119,7 @@ export function runView(info: RunInfo, elapsedMs: number | null = null): RunView
  */
 export function runSummary(view: RunView, tokens: number, cost: number | null): string {
   const parts: string[] = [];
-  if (view.totalMs !== null) parts.push(formatDuration(view.totalMs));
+  if (view.totalMs !== null) parts.push(formatMs(view.totalMs));
   parts.push(plural(tokens, "token", "tokens"));
   if (cost !== null) parts.push(formatMoney(cost));
   if (view.providers.length > 0) parts.push(plural(view.providers.length, "provider", "providers"));

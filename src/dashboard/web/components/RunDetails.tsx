@@ -5,10 +5,10 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { formatCount, formatMoney } from "../format.ts";
+import { formatCount, formatMoney, formatMs } from "../format.ts";
 import type { RunInfo } from "../model.ts";
 import { runCost } from "../run-cost.ts";
-import { formatDuration, OUTCOME_WORDS, runSummary, runView, summariseProvider } from "../run-info.ts";
+import { OUTCOME_WORDS, runSummary, runView, summariseProvider } from "../run-info.ts";
 
 /** The cost while it is looked up (undefined), once found, or null when it cannot be told here. */
 function useRunCost(requestId: string | null | undefined): number | null | undefined {
@@ -60,10 +60,8 @@ export function RunDetails({ info, requestId = info.request_id, elapsedMs = null
       <dl class="run-facts">
         {total !== null ? (
           <Fact term="Time">
-            {formatDuration(total)}
-            {stages.length > 0 ? (
-              <span class="muted"> ({stages.map(([stage, ms]) => `${stage} ${formatDuration(ms)}`).join(", ")})</span>
-            ) : null}
+            {formatMs(total)}
+            {stages.length > 0 ? <span class="muted"> ({stages.map(([stage, ms]) => `${stage} ${formatMs(ms)}`).join(", ")})</span> : null}
           </Fact>
         ) : null}
         <Fact term="Tokens">
