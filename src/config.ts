@@ -532,6 +532,20 @@ export const EnvSchema = Type.Object({
       "How often an instance that runs tasks (TASK_WORKERS above 0) looks for monitors whose run is due; a run starts up to this late.",
   }),
   LOG_LEVEL: Type.Union(LogLevel.anyOf, { default: "info", description: "debug, info, warn, error or silent." }),
+  METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      description:
+        "Serve Prometheus metrics (GET /metrics) on this port, a server of its own beside the API's, never on PORT. Absent: no metrics are kept or served. With WEB_CONCURRENCY above 1, worker N serves on METRICS_PORT + N - 1. See docs/operate/metrics.md.",
+    }),
+  ),
+  METRICS_HOST: Type.String({
+    minLength: 1,
+    default: "::",
+    description:
+      "Address the metrics port binds. The default, every IPv6 and IPv4 address, is what Fly's scraper reaches over the private network; the public proxy only forwards the services fly.toml declares.",
+  }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -561,6 +575,8 @@ export interface Config {
   /** On SIGTERM, how long the instance stays not ready but serving before it stops accepting. */
   readonly drainGraceMs: number;
   readonly logLevel: LogLevelName;
+  /** Prometheus metrics on a port of their own (src/observe/); undefined: off. */
+  readonly metrics: { readonly port: number; readonly host: string } | undefined;
   readonly fetch: {
     readonly allowHosts: ReadonlySet<string>;
     readonly allowedPorts: ReadonlySet<number>;
@@ -817,6 +833,7 @@ export function loadConfig(
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     drainGraceMs: env.DRAIN_GRACE_MS,
     logLevel: env.LOG_LEVEL,
+    metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
     fetch: {
       allowHosts,
       allowedPorts: new Set(env.FETCH_PORTS.split(",").map(Number)),

@@ -35,6 +35,9 @@ import { createLogger, flushLogs } from "./log.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 import { JobQueue, jobQueueSettings } from "./job-queue.ts";
 import { drainWhenSupervisorGoes, superviseWorkers } from "./ops/supervisor.ts";
+import { enableMetrics } from "./observe/metrics.ts";
+import { serveMetrics } from "./observe/metrics-server.ts";
+import { startTracing } from "./observe/tracing.ts";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -62,6 +65,9 @@ if (config.web.concurrency > 1) {
   drainWhenSupervisorGoes();
 }
 const clock = systemClock;
+// Both before anything counts or traces: the catalogue and the tracer are read as the app is built and serves.
+if (config.metrics) enableMetrics();
+const tracing = startTracing(process.env, { worker: config.web.worker });
 
 const database = await openDatabase(
   config.database.url
@@ -124,7 +130,17 @@ const app = buildApp(
 app.listen({ port: config.port, hostname: config.host, reusePort: true });
 const server = app.server!;
 const localUrl = localBaseUrl(config.host, server.port!);
-log.info("listening", { url: localUrl, database: database.description, rate_limit_store: limiter.status().store });
+// Each worker of WEB_CONCURRENCY counts its own process: worker N serves METRICS_PORT + N - 1.
+const metricsServer = config.metrics
+  ? serveMetrics({ port: config.metrics.port && config.metrics.port + (config.web.worker ?? 1) - 1, host: config.metrics.host })
+  : undefined;
+log.info("listening", {
+  url: localUrl,
+  database: database.description,
+  rate_limit_store: limiter.status().store,
+  ...(metricsServer ? { metrics_port: metricsServer.port } : {}),
+  ...(tracing ? { tracing: "otlp" } : {}),
+});
 // The jobs queued before this start (on any instance) are worked: the queue is shared through the database.
 await jobs.start().catch((error: unknown) => log.error("the job queue did not start: tasks wait until it does", { error }));
 
@@ -189,6 +205,8 @@ async function shutdown(signal: string): Promise<void> {
   await abuse.close();
   await mcpSessions.close();
   await database.close();
+  await tracing?.shutdown().catch((error: unknown) => log.warn("spans not exported at shutdown", { error }));
+  await metricsServer?.stop();
   log.info("stopped");
   process.exit(0);
 }

@@ -13,12 +13,16 @@ import type { Call } from "./call.ts";
 import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
+import { metrics, statusClass } from "../observe/metrics.ts";
+import { nameSpan, requestSpan, type TraceSpan } from "../observe/trace.ts";
 import { toErrorOutcome, validationOutcome, type ErrorOutcome } from "./errors.ts";
 import { validationIssues } from "./validation-detail.ts";
 
 export interface RequestMeta {
   id: string;
   startedAt: number;
+  /** The request's span (observe/trace.ts): a run's stages, provider calls and page reads are its children. */
+  span: TraceSpan;
   caller?: Caller;
   /** The authenticated call (auth.ts): its usage record is written when the response is sent. */
   call?: Call;
@@ -43,7 +47,11 @@ export function requestMeta(request: Request): RequestMeta {
   let meta = metas.get(request);
   if (!meta) {
     const incoming = request.headers.get("x-request-id");
-    meta = { id: incoming && INCOMING_ID.test(incoming) ? incoming : newId("req"), startedAt: performance.now() };
+    meta = {
+      id: incoming && INCOMING_ID.test(incoming) ? incoming : newId("req"),
+      startedAt: performance.now(),
+      span: requestSpan(request),
+    };
     metas.set(request, meta);
   }
   return meta;
@@ -95,15 +103,27 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
       Object.assign(set.headers, outcome.headers);
       return outcome.body;
     })
-    .onAfterResponse({ as: "global" }, ({ request, set, path }) => {
+    .onAfterResponse({ as: "global" }, ({ request, set, path, route }) => {
       const meta = requestMeta(request);
       const status = statusNumber(set.status);
+      const ms = performance.now() - meta.startedAt;
+      // A path no route matched is counted as one label, whatever it was: a scanner's paths never become series.
+      const template = route || "unmatched";
+      const labels = { route: template, method: request.method, status_class: statusClass(status) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, ms / 1000);
+      const span = meta.span;
+      nameSpan(span, `${request.method} ${template}`);
+      span.set({ "http.route": template, "http.response.status_code": status, "request.id": meta.id, "error.type": meta.errorCode });
+      if (status >= 500) span.fail(meta.errorCode ?? "server_error");
+      span.end();
       log.info("request", {
         request_id: meta.id,
+        trace_id: span.traceId,
         method: request.method,
         path,
         status,
-        ms: Math.round((performance.now() - meta.startedAt) * 10) / 10,
+        ms: Math.round(ms * 10) / 10,
         account_id: meta.caller?.accountId,
         key_id: meta.caller?.keyId,
         error: meta.errorCode,

@@ -1,0 +1,81 @@
+/**
+ * Turns tracing on from OpenTelemetry's standard variables: spans are
+ * exported over OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, and nothing is traced when
+ * neither is (or OTEL_SDK_DISABLED is true, or OTEL_TRACES_EXPORTER is
+ * none). The exporter reads its own variables (headers, timeout,
+ * compression); the service name is OTEL_SERVICE_NAME, else agentic-search.
+ *
+ * Spans leave in batches off the request path (BatchSpanProcessor): a
+ * collector that is slow or down costs dropped spans, never a caller's time.
+ */
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
+import { useTracer } from "./trace.ts";
+
+export interface Tracing {
+  /** Sends what is still batched; shutdown calls it before the process exits. */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+type Env = Record<string, string | undefined>;
+
+export function tracingWanted(env: Env): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? "").trim().toLowerCase() === "true") return false;
+  if ((env.OTEL_TRACES_EXPORTER ?? "otlp").trim().toLowerCase() === "none") return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/** OTEL_TRACES_SAMPLER and its argument, as the specification names them; parent-based always-on by default. */
+export function samplerFrom(env: Env): Sampler {
+  const name = (env.OTEL_TRACES_SAMPLER ?? "parentbased_always_on").trim().toLowerCase();
+  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG ?? "1");
+  const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
+  switch (name) {
+    case "always_on":
+      return new AlwaysOnSampler();
+    case "always_off":
+      return new AlwaysOffSampler();
+    case "traceidratio":
+      return new TraceIdRatioBasedSampler(ratio);
+    case "parentbased_always_off":
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case "parentbased_traceidratio":
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
+
+/** Starts tracing when the environment asks for it; null (and nothing traced) when it does not. */
+export function startTracing(env: Env, instance: { worker?: number } = {}): Tracing | null {
+  if (!tracingWanted(env)) return null;
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({
+      "service.name": env.OTEL_SERVICE_NAME?.trim() || "agentic-search",
+      ...(env.FLY_MACHINE_ID ? { "service.instance.id": env.FLY_MACHINE_ID } : {}),
+      ...(env.FLY_REGION ? { "cloud.region": env.FLY_REGION } : {}),
+      ...(instance.worker !== undefined ? { "process.worker": instance.worker } : {}),
+    }),
+    sampler: samplerFrom(env),
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), maxQueueSize: 4096, scheduledDelayMillis: 1000 })],
+  });
+  useTracer(provider.getTracer("agentic-search"));
+  return {
+    flush: () => provider.forceFlush(),
+    shutdown: async () => {
+      useTracer(null);
+      await provider.shutdown();
+    },
+  };
+}
