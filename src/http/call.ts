@@ -18,6 +18,7 @@ import type { CallTarget, Usage, UsageEvent, UsageSink } from "../call-usage.ts"
 import { newId } from "../ids.ts";
 import type { CallOrigin, Caller } from "../caller.ts";
 import type { Logger } from "../log.ts";
+import { NO_SPAN, type TraceSpan } from "../observe/trace.ts";
 
 export interface CallInit {
   caller: Caller;
@@ -28,6 +29,8 @@ export interface CallInit {
    */
   address: () => string | null;
   requestId: string;
+  /** The request's span (observe/trace.ts): the research run it starts traces its stages under it. Absent: untraced. */
+  span?: TraceSpan;
   /** The method and route pattern ("POST /v1/search"): what a usage record names. */
   route: string;
   billable: boolean;
@@ -44,6 +47,7 @@ export interface CallInit {
 export class Call {
   readonly caller: Caller;
   readonly requestId: string;
+  readonly span: TraceSpan;
   readonly route: string;
   readonly billable: boolean;
   private id: string | undefined;
@@ -60,6 +64,7 @@ export class Call {
     this.startedAt = init.now();
     this.caller = init.caller;
     this.requestId = init.requestId;
+    this.span = init.span ?? NO_SPAN;
     this.route = init.route;
     this.billable = init.billable;
   }

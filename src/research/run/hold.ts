@@ -24,6 +24,7 @@ import { ServiceError } from "../../errors.ts";
 import type { Usage } from "../../call-usage.ts";
 import type { CallOrigin } from "../../caller.ts";
 import type { Call } from "../../http/call.ts";
+import type { TraceSpan } from "../../observe/trace.ts";
 import { waitWords } from "../../wait-words.ts";
 import { prepareRun, runResearch, type EngineDeps } from "../engine.ts";
 import { parseSearchBody, type ResearchRequest, type SearchBody } from "../request.ts";
@@ -78,6 +79,8 @@ export interface RunCall {
   /** The key the call was made with (null for a dashboard session): revoking it stops the run. */
   key?: string | null;
   requestId: string;
+  /** The span the run's own spans go under (its request's); absent: untraced. */
+  span?: TraceSpan;
   signal: AbortSignal;
   admitted?: (slot: Pick<RunSlot, "waitedMs" | "ahead">) => void;
   /** Who called from where, for RunDeps.watch; a run without one is not watched. */
@@ -109,6 +112,7 @@ export function runOf(call: Call, options: { signal: AbortSignal; work?: RunWork
     key: call.caller.keyId,
     origin: call.origin,
     requestId: call.requestId,
+    span: call.span,
     admitted: (slot) => call.waited(slot),
     ...options,
   };
