@@ -14,7 +14,7 @@ import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import { metrics, statusClass } from "../observe/metrics.ts";
-import { nameSpan, requestSpan, type TraceSpan } from "../observe/trace.ts";
+import { requestSpan, type TraceSpan } from "../observe/trace.ts";
 import { toErrorOutcome, validationOutcome, type ErrorOutcome } from "./errors.ts";
 import { validationIssues } from "./validation-detail.ts";
 
@@ -113,7 +113,7 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, ms / 1000);
       const span = meta.span;
-      nameSpan(span, `${request.method} ${template}`);
+      span.rename(`${request.method} ${template}`);
       span.set({ "http.route": template, "http.response.status_code": status, "request.id": meta.id, "error.type": meta.errorCode });
       if (status >= 500) span.fail(meta.errorCode ?? "server_error");
       span.end();

@@ -22,7 +22,10 @@
  * registers with `gaugeFrom`: a count kept by inc/dec beside the real one
  * could drift from it; a read cannot.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { Gauge, Registry } from "prom-client";
+
+/** prom-client, loaded only when metrics are turned on: its modules cost a server that keeps none some 15 MB. */
+const prom = () => require("prom-client") as typeof import("prom-client");
 
 type LabelValues<L extends string> = Partial<Record<L, string | number>>;
 
@@ -196,6 +199,7 @@ function readSources(gauge: Gauge, name: string): void {
 }
 
 function realCatalogue(into: Registry): Metrics {
+  const { Counter, Histogram, Gauge } = prom();
   return catalogue(
     (name, help, labelNames) => new Counter({ name: PREFIX + name, help, labelNames, registers: [into] }),
     (name, help, labelNames, buckets = LATENCY_BUCKETS) =>
@@ -216,6 +220,7 @@ function realCatalogue(into: Registry): Metrics {
 /** Turns the catalogue on, once per process: the process's own metrics (RSS, event-loop lag, GC where the runtime reports it) too. */
 export function enableMetrics(): void {
   if (registry) return;
+  const { Registry, collectDefaultMetrics } = prom();
   registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
   metrics = realCatalogue(registry);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { NO_SPAN, nameSpan, requestSpan, rootSpan, traceIdOf, tracingEnabled, useTracer } from "./trace.ts";
+import { otelSpans } from "./otel-spans.ts";
+import { NO_SPAN, requestSpan, rootSpan, traceIdOf, tracingEnabled, useTracer } from "./trace.ts";
 import { samplerFrom, tracingWanted } from "./tracing.ts";
 
 const INCOMING = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
@@ -8,7 +9,7 @@ const INCOMING = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 function traced() {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-  useTracer(provider.getTracer("test"));
+  useTracer(otelSpans(provider.getTracer("test")));
   return exporter;
 }
 
@@ -57,7 +58,7 @@ describe("with tracing on", () => {
     call.fail("timeout");
     call.end();
     run.end();
-    nameSpan(span, "POST /v1/search");
+    span.rename("POST /v1/search");
     span.end();
     const spans = exporter.getFinishedSpans();
     const byName = new Map(spans.map((s) => [s.name, s]));

@@ -3,16 +3,14 @@
  * stages, each provider call and page read), passed down explicitly with the
  * work rather than found in an async context, so a child always has the
  * parent it was given, on any runtime. Backed by OpenTelemetry when tracing
- * is on (tracing.ts); otherwise every span is NO_SPAN, whose methods do
- * nothing, and only the trace id a caller sent in is kept, for the log.
+ * is on (tracing.ts, which loads the SDK only then); otherwise every span is
+ * NO_SPAN, whose methods do nothing, and only the trace id a caller sent in
+ * is kept, for the log. This file loads no OpenTelemetry code.
  *
  * Attributes are the operator's (route, status, provider, bytes, cache
  * hit): never a prompt, a key, a URL's query or an account's id. Error
  * text is ours (a class or a code), never an upstream's.
  */
-import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 
 export interface TraceSpan {
@@ -26,6 +24,16 @@ export interface TraceSpan {
   end(): void;
   /** The `traceparent` header for a call made under this span; undefined when tracing is off. */
   traceparent(): string | undefined;
+  /** Renames the span once what it is for is known: a request's route template, never its raw path. */
+  rename(name: string): void;
+}
+
+/** What makes recording spans: tracing.ts's, over OpenTelemetry's SDK, once tracing is on. */
+export interface SpanMaker {
+  /** A request's span: a child of the caller's when its `traceparent` is valid, else the root of a new trace. */
+  request(request: Request): TraceSpan;
+  /** A span with no request around it. */
+  root(name: string, attributes?: SpanAttributes): TraceSpan;
 }
 
 /** A span that records nothing; `traceId` is the one a caller sent in, if any. */
@@ -40,69 +48,15 @@ class Untraced implements TraceSpan {
   traceparent(): undefined {
     return undefined;
   }
+  rename(): void {}
 }
 
 export const NO_SPAN: TraceSpan = new Untraced(undefined);
 
-const propagator = new W3CTraceContextPropagator();
-const headerGetter = {
-  get: (carrier: Headers, key: string) => carrier.get(key) ?? undefined,
-  keys: (carrier: Headers) => [...carrier.keys()],
-};
-const recordSetter = {
-  set: (carrier: Record<string, string>, key: string, value: string) => {
-    carrier[key] = value;
-  },
-};
-
-function clean(attributes: SpanAttributes | undefined): Record<string, string | number | boolean> | undefined {
-  if (!attributes) return undefined;
-  const out: Record<string, string | number | boolean> = {};
-  for (const key in attributes) {
-    const value = attributes[key];
-    if (value !== undefined) out[key] = value;
-  }
-  return out;
-}
-
-class Traced implements TraceSpan {
-  constructor(
-    private readonly tracer: Tracer,
-    readonly span: Span,
-  ) {}
-  get traceId(): string {
-    return this.span.spanContext().traceId;
-  }
-  child(name: string, attributes?: SpanAttributes, kind: "internal" | "client" = "internal"): TraceSpan {
-    const parent = trace.setSpan(ROOT_CONTEXT, this.span);
-    const span = this.tracer.startSpan(
-      name,
-      { kind: kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes: clean(attributes) },
-      parent,
-    );
-    return new Traced(this.tracer, span);
-  }
-  set(attributes: SpanAttributes): void {
-    const values = clean(attributes);
-    if (values) this.span.setAttributes(values);
-  }
-  fail(reason: string): void {
-    this.span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
-  }
-  end(): void {
-    this.span.end();
-  }
-  traceparent(): string | undefined {
-    const carrier: Record<string, string> = {};
-    propagator.inject(trace.setSpan(ROOT_CONTEXT, this.span), carrier, recordSetter);
-    return carrier.traceparent;
-  }
-}
-
-let tracer: Tracer | null = null;
+let tracer: SpanMaker | null = null;
 
 /** Called by tracing.ts once an exporter is set up: from then on requests are traced. */
-export function useTracer(next: Tracer | null): void {
+export function useTracer(next: SpanMaker | null): void {
   tracer = next;
 }
 
@@ -129,18 +83,10 @@ export function requestSpan(request: Request): TraceSpan {
     const incoming = request.headers.get("traceparent");
     return incoming === null ? NO_SPAN : new Untraced(traceIdOf(incoming));
   }
-  const parent = propagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
-  const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } }, parent);
-  return new Traced(tracer, span);
-}
-
-/** Names a request's span once its route template is known: `GET /v1/keys/:id`, never the raw path. */
-export function nameSpan(span: TraceSpan, name: string): void {
-  if (span instanceof Traced) span.span.updateName(name);
+  return tracer.request(request);
 }
 
 /** A span with no request around it (a task's run, a webhook delivery): a new trace. */
 export function rootSpan(name: string, attributes?: SpanAttributes): TraceSpan {
-  if (!tracer) return NO_SPAN;
-  return new Traced(tracer, tracer.startSpan(name, { attributes: clean(attributes) }, ROOT_CONTEXT));
+  return tracer ? tracer.root(name, attributes) : NO_SPAN;
 }

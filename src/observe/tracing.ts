@@ -9,18 +9,18 @@
  * Spans leave in batches off the request path (BatchSpanProcessor): a
  * collector that is slow or down costs dropped spans, never a caller's time.
  */
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  type Sampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-} from "@opentelemetry/sdk-trace";
+import type { Sampler } from "@opentelemetry/sdk-trace";
 import { useTracer } from "./trace.ts";
+
+/** The SDK, the exporter and the span adapter: some 20 MB of modules a server that does not trace never loads. */
+function sdk() {
+  return {
+    ...(require("@opentelemetry/sdk-trace") as typeof import("@opentelemetry/sdk-trace")),
+    ...(require("@opentelemetry/exporter-trace-otlp-http") as typeof import("@opentelemetry/exporter-trace-otlp-http")),
+    ...(require("@opentelemetry/resources") as typeof import("@opentelemetry/resources")),
+    ...(require("./otel-spans.ts") as typeof import("./otel-spans.ts")),
+  };
+}
 
 export interface Tracing {
   /** Sends what is still batched; shutdown calls it before the process exits. */
@@ -38,6 +38,7 @@ export function tracingWanted(env: Env): boolean {
 
 /** OTEL_TRACES_SAMPLER and its argument, as the specification names them; parent-based always-on by default. */
 export function samplerFrom(env: Env): Sampler {
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } = sdk();
   const name = (env.OTEL_TRACES_SAMPLER ?? "parentbased_always_on").trim().toLowerCase();
   const arg = Number(env.OTEL_TRACES_SAMPLER_ARG ?? "1");
   const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
@@ -60,6 +61,7 @@ export function samplerFrom(env: Env): Sampler {
 /** Starts tracing when the environment asks for it; null (and nothing traced) when it does not. */
 export function startTracing(env: Env, instance: { worker?: number } = {}): Tracing | null {
   if (!tracingWanted(env)) return null;
+  const { TracerProvider, BatchSpanProcessor, OTLPTraceExporter, resourceFromAttributes, otelSpans } = sdk();
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
       "service.name": env.OTEL_SERVICE_NAME?.trim() || "agentic-search",
@@ -70,7 +72,7 @@ export function startTracing(env: Env, instance: { worker?: number } = {}): Trac
     sampler: samplerFrom(env),
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), maxQueueSize: 4096, scheduledDelayMillis: 1000 })],
   });
-  useTracer(provider.getTracer("agentic-search"));
+  useTracer(otelSpans(provider.getTracer("agentic-search")));
   return {
     flush: () => provider.forceFlush(),
     shutdown: async () => {

@@ -20,6 +20,11 @@ const HEAVY = [
   "turndown",
   "unpdf",
   "@mozilla/readability",
+  // Loaded only with METRICS_PORT or an OTLP endpoint set (src/observe/).
+  "prom-client",
+  "@opentelemetry/core",
+  "@opentelemetry/sdk-trace",
+  "@opentelemetry/exporter-trace-otlp-http",
 ];
 
 /** The heavy packages loaded after `script` runs in a fresh Bun process at the project root. */
