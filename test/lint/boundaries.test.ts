@@ -182,7 +182,7 @@ const BROWSER_MESSAGE = `1: ${IMPORTS}: Browser code imports only preact and mod
 describe("import boundaries", () => {
   test("src/http/ importing a feature folder fails", () => {
     expect(findings("src/http/cross-feature.ts")).toEqual([
-      `1: ${IMPORTS}: src/http/ imports no feature folder: kernels (src/*.ts) and db/ only; a feature passes in what http/ needs.`,
+      `1: ${IMPORTS}: src/http/ imports no feature folder: kernels (src/*.ts), observe/ and db/ only; a feature passes in what http/ needs.`,
     ]);
   });
 
