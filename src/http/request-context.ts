@@ -13,7 +13,7 @@ import type { Call } from "./call.ts";
 import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
-import { metrics, statusClass } from "../observe/metrics.ts";
+import { metrics, metricsEnabled, statusClass } from "../observe/metrics.ts";
 import { requestSpan, type TraceSpan } from "../observe/trace.ts";
 import { toErrorOutcome, validationOutcome, type ErrorOutcome } from "./errors.ts";
 import { validationIssues } from "./validation-detail.ts";
@@ -107,19 +107,11 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
       const meta = requestMeta(request);
       const status = statusNumber(set.status);
       const ms = performance.now() - meta.startedAt;
-      // A path no route matched is counted as one label, whatever it was: a scanner's paths never become series.
-      const template = route || "unmatched";
-      const labels = { route: template, method: request.method, status_class: statusClass(status) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, ms / 1000);
-      const span = meta.span;
-      span.rename(`${request.method} ${template}`);
-      span.set({ "http.route": template, "http.response.status_code": status, "request.id": meta.id, "error.type": meta.errorCode });
-      if (status >= 500) span.fail(meta.errorCode ?? "server_error");
-      span.end();
+      // Off (the default), neither metrics nor spans cost the request a label object or a name.
+      if (metricsEnabled() || meta.span.recording) observeRequest(meta, request.method, route, status, ms);
       log.info("request", {
         request_id: meta.id,
-        trace_id: span.traceId,
+        trace_id: meta.span.traceId,
         method: request.method,
         path,
         status,
@@ -131,4 +123,19 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
       });
       meta.call?.finish(status);
     });
+}
+
+/** The request's metrics and the end of its span, named by its route template. */
+function observeRequest(meta: RequestMeta, method: string, route: string, status: number, ms: number): void {
+  // A path no route matched is counted as one label, whatever it was: a scanner's paths never become series.
+  const template = route || "unmatched";
+  const labels = { route: template, method, status_class: statusClass(status) };
+  metrics.httpRequests.inc(labels);
+  metrics.httpDuration.observe(labels, ms / 1000);
+  const span = meta.span;
+  if (!span.recording) return;
+  span.rename(`${method} ${template}`);
+  span.set({ "http.route": template, "http.response.status_code": status, "request.id": meta.id, "error.type": meta.errorCode });
+  if (status >= 500) span.fail(meta.errorCode ?? "server_error");
+  span.end();
 }

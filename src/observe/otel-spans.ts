@@ -34,6 +34,10 @@ class OtelSpan implements TraceSpan {
     private readonly tracer: Tracer,
     private readonly span: Span,
   ) {}
+  /** False for a span the sampler left out: its children are left out too, but its trace context still travels. */
+  get recording(): boolean {
+    return this.span.isRecording();
+  }
   get traceId(): string {
     return this.span.spanContext().traceId;
   }

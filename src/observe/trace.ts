@@ -16,6 +16,8 @@ export type SpanAttributes = Record<string, string | number | boolean | undefine
 export interface TraceSpan {
   /** The trace this span belongs to (32 hex digits), or undefined when there is none. */
   readonly traceId: string | undefined;
+  /** Whether anything is recorded: false with tracing off, where a caller can skip building attributes. */
+  readonly recording: boolean;
   /** A span inside this one; `client` for a call this process makes to another (a provider, a page). */
   child(name: string, attributes?: SpanAttributes, kind?: "internal" | "client"): TraceSpan;
   set(attributes: SpanAttributes): void;
@@ -38,6 +40,7 @@ export interface SpanMaker {
 
 /** A span that records nothing; `traceId` is the one a caller sent in, if any. */
 class Untraced implements TraceSpan {
+  readonly recording = false;
   constructor(readonly traceId: string | undefined) {}
   child(): TraceSpan {
     return this;
