@@ -13,6 +13,7 @@ import { Elysia } from "elysia";
 import type { Authenticator } from "../http/auth.ts";
 import { presentedKey } from "../http/auth.ts";
 import { clientAddress, type ClientAddressSettings, type PeerSource } from "../http/client-address.ts";
+import { requestMeta } from "../http/request-context.ts";
 import { unauthorized } from "../errors.ts";
 import type { McpDeps } from "./server.ts";
 import type { McpSessions } from "./sessions.ts";
@@ -53,7 +54,8 @@ export function mcpRoutes(authenticator: Authenticator, deps: McpDeps, sessions:
         token: key,
         clientId: caller.accountId,
         scopes: [],
-        extra: { clientAddress: clientAddress(request, server, addresses) },
+        // A tool call's in-process request continues this request's trace (its span is a child of this one's).
+        extra: { clientAddress: clientAddress(request, server, addresses), traceparent: requestMeta(request).span.traceparent() },
       },
     };
     const id = request.headers.get("mcp-session-id");

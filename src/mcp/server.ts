@@ -110,10 +110,12 @@ export function mcpServer(deps: McpDeps, accountId: string): Server {
     const args = request.params.arguments ?? {};
     const path = filledPath(tool.path, args);
     if (typeof path !== "string") return { isError: true, content: [{ type: "text", text: path.problem }] };
+    const traceparent = extra.authInfo?.extra?.traceparent;
     const call = new Request(`${INTERNAL}${path}`, {
       method: tool.method,
       headers: {
         "x-api-key": key,
+        ...(typeof traceparent === "string" ? { traceparent } : {}),
         accept: "application/json",
         ...(tool.method === "POST" ? { "content-type": "application/json" } : {}),
       },
