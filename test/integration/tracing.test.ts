@@ -198,6 +198,8 @@ describe("traces over OTLP/HTTP", () => {
   let key: string;
   let body: { response: string; info: { providers: { name: string; failed: number }[] } };
   let requestId: string | null;
+  /** The `traceparent` each provider got during the search (later tests make calls of their own). */
+  const sent: Record<string, (string | undefined)[]> = {};
 
   beforeAll(async () => {
     const made = await environment({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: "tracing-test" });
@@ -209,7 +211,16 @@ describe("traces over OTLP/HTTP", () => {
     expect(response.status).toBe(200);
     requestId = response.headers.get("x-request-id");
     body = (await response.json()) as typeof body;
-    await until("the run's spans", () => (collector.spans.some((s) => s.name === "POST /v1/search") ? true : undefined));
+    await until("the run's spans", () =>
+      collector.spans.some((s) => s.name === "POST /v1/search") && collector.spans.some((s) => s.name === "research.answer")
+        ? true
+        : undefined,
+    );
+    for (const [name, peer] of [
+      ["searxng", world.searxng],
+      ["brave", world.brave],
+    ] as const)
+      sent[name] = peer.requests.map((r) => r.headers.traceparent);
   }, 60_000);
   afterAll(async () => {
     world.brave.setFault(null);
@@ -282,21 +293,47 @@ describe("traces over OTLP/HTTP", () => {
   });
 
   test("the providers were sent the trace in a traceparent header, a span of the same trace", () => {
-    for (const peer of [world.searxng, world.brave]) {
-      const headers = peer.requests.map((r) => r.headers.traceparent);
+    for (const headers of [sent.searxng!, sent.brave!]) {
       expect(headers.length).toBeGreaterThan(0);
       for (const header of headers) expect(header).toMatch(new RegExp(`^00-${TRACE_ID}-[\\da-f]{16}-01$`));
     }
     // Each carries the span id of a provider.search span: the provider's spans join under that call.
     const callIds = new Set(collector.spans.filter((s) => s.name === "provider.search").map((s) => s.spanId));
-    for (const peer of [world.searxng, world.brave])
-      for (const request of peer.requests) expect(callIds.has(request.headers.traceparent!.split("-")[2]!)).toBe(true);
+    for (const header of [...sent.searxng!, ...sent.brave!]) expect(callIds.has(header!.split("-")[2]!)).toBe(true);
   });
 
   test("pages are not sent the trace", () => {
     expect(site.traceparents.length).toBeGreaterThan(0);
     expect(site.traceparents.every((header) => header === null)).toBe(true);
   });
+
+  test("a task's run is a trace of its own: task.run, with the research run and its stages under it", async () => {
+    const created = await fetch(`${server.url}/v1/tasks`, {
+      method: "POST",
+      headers: { "X-API-Key": key, "content-type": "application/json" },
+      body: JSON.stringify({ prompt: PROMPT }),
+    });
+    expect(created.status).toBe(202);
+    const { id } = (await created.json()) as { id: string };
+    const task = await until(
+      "the task's span",
+      () => collector.spans.find((s) => s.name === "task.run" && s.attributes["task.outcome"] === "succeeded"),
+      30_000,
+    );
+    expect(task.parentSpanId).toBe("");
+    expect(task.attributes["task.kind"]).toBe("search");
+    expect(task.traceId).not.toBe(TRACE_ID);
+    const run = await until("the task's run span", () =>
+      collector.spans.find((s) => s.name === "research.run" && s.traceId === task.traceId),
+    );
+    expect(run.parentSpanId).toBe(task.spanId);
+    const stages = collector.spans.filter((s) => s.traceId === task.traceId && s.parentSpanId === run.spanId).map((s) => s.name);
+    expect(stages.sort()).toEqual(["research.answer", "research.plan", "research.rank", "research.read", "research.search"]);
+    // The task's own log line joins its trace.
+    const line = logLines(server).find((l) => l.msg === "task" && l.task_id === id);
+    expect(line?.trace_id).toBe(task.traceId);
+    expect(collector.spans.map((s) => s.raw).join("\n")).not.toContain("quillfeather");
+  }, 60_000);
 
   test("the request's log line and the run's warning carry the request id and the trace id", () => {
     const lines = logLines(server);
