@@ -14,7 +14,7 @@ import type { PageText } from "../contents/queries.ts";
 import { readPageText, type ContentsContext, type PageRead } from "../contents/service.ts";
 import { pageReadDone } from "../contents/read-metrics.ts";
 import { ServiceError } from "../errors.ts";
-import { NO_SPAN, type TraceSpan } from "../observe/trace.ts";
+import { NO_SPAN, tracingEnabled, type TraceSpan } from "../observe/trace.ts";
 import type { CallLatencies } from "./call-latencies.ts";
 import type { EarlyReads } from "./early-reads.ts";
 import type { MergedHit } from "./fanout.ts";
@@ -61,7 +61,7 @@ export async function readHits(
     const began = startedAt ?? performance.now();
     const graced = grace.begin(startedAt);
     // A page is a third party's: the span names its host, never its path or query, and no trace context is sent to it.
-    const read_ = span.child("page.read", { "server.address": hostOf(outcome.hit.url) }, "client");
+    const traced = span.child("page.read", { "server.address": tracingEnabled() ? hostOf(outcome.hit.url) : undefined }, "client");
     try {
       const { page, cached } = await untilAborted(
         read(graced.signal, (at) => grace.fetched(graced, at)),
@@ -70,10 +70,10 @@ export async function readHits(
       outcome.page = page;
       outcome.cached = cached;
       outcome.error = null;
-      read_.set({ "page.content_chars": page.markdown.length });
+      traced.set({ "page.content_chars": page.markdown.length });
     } catch (error) {
       if (signal.aborted) {
-        read_.fail("aborted");
+        traced.fail("aborted");
         throw signal.reason;
       }
       const cut = grace.cutOf(graced);
@@ -86,19 +86,19 @@ export async function readHits(
             ? "not read in time"
             : "read failed";
       const upstream = error instanceof ServiceError ? error.extra.body?.upstream_status : undefined;
-      read_.set({
+      traced.set({
         "error.type": cut ? "cut" : error instanceof ServiceError ? error.code : budget.aborted ? "budget" : "other",
         "http.response.status_code": typeof upstream === "number" ? upstream : undefined,
       });
-      read_.fail(cut ? "cut" : "failed");
+      traced.fail(cut ? "cut" : "failed");
     } finally {
       grace.settle(graced);
       if (!signal.aborted) {
         const result = outcome.cut ? "cut" : outcome.page ? (outcome.cached ? "cached" : "fetched") : "failed";
         pageReadDone(result, began);
-        read_.set({ "page.outcome": result, "page.cache_hit": outcome.cached });
+        traced.set({ "page.outcome": result, "page.cache_hit": outcome.cached });
       }
-      read_.end();
+      traced.end();
     }
   };
   const waiting: Promise<void>[] = [];
