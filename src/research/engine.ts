@@ -155,6 +155,11 @@ class RunTally {
     this.stage = undefined;
   }
 
+  /** The `traceparent` of the stage under way, for a call it makes to a model; undefined when untraced. */
+  stageTraceparent(): string | undefined {
+    return this.stage?.traceparent();
+  }
+
   /** The run ended inside a stage (a failure, its caller gone): that stage's span ends, marked with why. */
   abandon(reason: string): void {
     this.stage?.fail(reason);
@@ -220,12 +225,12 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
 /** Image: to the model when it can see; otherwise say so, never drop it silently. */
 async function lookAtImage({ deps, request, image, signal, tally }: Run): Promise<ImageReading> {
   if (!image) return { analysed: false, description: null };
-  tally.begin("image");
+  const stage = tally.begin("image");
   const llm = deps.llm;
   let seen: ImageReading;
   if (llm?.vision) {
     try {
-      const described = await llm.describeImage(request.prompt, image, signal);
+      const described = await llm.describeImage(request.prompt, image, signal, stage.traceparent());
       tally.addUsage(described.usage);
       seen = { analysed: true, description: described.description };
     } catch (error) {
@@ -247,8 +252,8 @@ async function lookAtImage({ deps, request, image, signal, tally }: Run): Promis
 }
 
 async function planSearches({ deps, request, signal, tally }: Run, imageDescription: string | null): Promise<Plan> {
-  tally.begin("plan");
-  const plan = await planQueries(deps.llm, request.prompt, imageDescription, signal);
+  const stage = tally.begin("plan");
+  const plan = await planQueries(deps.llm, request.prompt, imageDescription, signal, stage.traceparent());
   tally.addUsage(plan.usage);
   if (plan.error !== undefined) tally.notes.push(`planning fell back to key phrases (${modelFailureNote(plan.error, deps.log, "plan")})`);
   tally.lap("plan");
@@ -321,7 +326,11 @@ async function* answer(run: Run, queries: string[], sources: EvidenceSource[]): 
 async function* modelAnswer(run: Run, llm: LlmPort, queries: string[], sources: EvidenceSource[]): AsyncGenerator<ResearchEvent, string> {
   const { deps, request, image, signal, tally } = run;
   const filter = citationFilter(new Set(sources.map((s) => s.id)));
-  const stream = llm.streamAnswer({ prompt: request.prompt, sources, ...(image && llm.vision ? { image } : {}) }, signal);
+  const stream = llm.streamAnswer(
+    { prompt: request.prompt, sources, ...(image && llm.vision ? { image } : {}) },
+    signal,
+    tally.stageTraceparent(),
+  );
   let text = "";
   let sent = false;
   try {
@@ -427,7 +436,11 @@ async function structuredAnswer(
   let hint: string | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const { value, usage } = await deps.llm.structuredAnswer({ prompt, schema, sources, ...(hint ? { repairHint: hint } : {}) }, signal);
+      const { value, usage } = await deps.llm.structuredAnswer(
+        { prompt, schema, sources, ...(hint ? { repairHint: hint } : {}) },
+        signal,
+        tally.stageTraceparent(),
+      );
       tally.addUsage(usage);
       if (conforms(schema, value)) return value as Record<string, unknown>;
       hint = "it did not match the JSON schema (every field present, the right types, null when unknown, no extra fields)";

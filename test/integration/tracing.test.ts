@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
 import { TEST_DATABASE_URL } from "../helpers/env.ts";
 import { runCli, startServer, type ServerProcess } from "../helpers/process.ts";
+import { startChatPeer, type ChatPeer } from "../helpers/peers/openai-compatible.ts";
 import { article } from "../helpers/peers/pages.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
 
@@ -116,6 +117,7 @@ function startRecordingSite() {
 let world: SearchWorld;
 let site: ReturnType<typeof startRecordingSite>;
 let collector: ReturnType<typeof startCollector>;
+let model: ChatPeer;
 const dirs: string[] = [];
 const databases: TestDatabase[] = [];
 
@@ -184,10 +186,12 @@ beforeAll(() => {
   world.searxng.setAnswers(() => hits);
   world.brave.setAnswers(() => hits);
   collector = startCollector();
+  model = startChatPeer();
 });
 afterAll(async () => {
   world.stop();
   site.stop();
+  model.stop();
   collector.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   for (const database of databases) await database.drop();
@@ -202,7 +206,13 @@ describe("traces over OTLP/HTTP", () => {
   const sent: Record<string, (string | undefined)[]> = {};
 
   beforeAll(async () => {
-    const made = await environment({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: "tracing-test" });
+    const made = await environment({
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_SERVICE_NAME: "tracing-test",
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: model.apiKey,
+      LLM_MODEL: "loopback-model",
+    });
     key = made.key;
     server = await startServer(made.env);
     // Brave fails this search (HTTP 500, its hedge too): a provider span marked failed, and the run's warning logged.
@@ -289,6 +299,7 @@ describe("traces over OTLP/HTTP", () => {
     expect(everything).not.toContain("quillfeather");
     expect(everything).not.toContain(key);
     expect(everything).not.toContain("brave-test-token");
+    expect(everything).not.toContain(model.apiKey);
     expect(everything).not.toContain("bridge");
   });
 
@@ -300,6 +311,13 @@ describe("traces over OTLP/HTTP", () => {
     // Each carries the span id of a provider.search span: the provider's spans join under that call.
     const callIds = new Set(collector.spans.filter((s) => s.name === "provider.search").map((s) => s.spanId));
     for (const header of [...sent.searxng!, ...sent.brave!]) expect(callIds.has(header!.split("-")[2]!)).toBe(true);
+  });
+
+  test("the model's API was sent the trace of the stage that called it: planning, then answering", () => {
+    const planning = one("research.plan");
+    const answering = one("research.answer");
+    const sentToModel = model.traceparents.slice(0, 2);
+    expect(sentToModel).toEqual([`00-${TRACE_ID}-${planning.spanId}-01`, `00-${TRACE_ID}-${answering.spanId}-01`]);
   });
 
   test("pages are not sent the trace", () => {
