@@ -216,9 +216,12 @@ export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, sign
     run.tally.end();
     done = true;
     return runInfo(run, plan, found, seen);
+  } catch (error) {
+    run.tally.abandon(signal.aborted ? "aborted" : "failed");
+    throw error;
   } finally {
-    // A failure, or a reader that stopped reading (return()), ends the run inside a stage.
-    if (!done) run.tally.abandon(signal.aborted ? "aborted" : "failed");
+    // A reader that stopped reading (return()) ends the run inside a stage too.
+    if (!done) run.tally.abandon("stopped");
   }
 }
 
