@@ -13,7 +13,7 @@ export function contentsRoutes(auth: AuthDeps, contents: ContentsContext, watch:
     "/contents",
     async ({ body, request, call }) => {
       watch(call.origin);
-      const view = await readContents(contents, body, request.signal);
+      const view = await readContents(contents, body, request.signal, call.span);
       // A page read is billed for the tokens of what it returns.
       await call.charge({ tokens: view.token_count });
       return view;

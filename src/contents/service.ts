@@ -17,6 +17,7 @@ import type { Extractor } from "./extraction-pool.ts";
 import type { HotPage } from "./hot-pages.ts";
 import type { PageReads, SharedRead } from "./page-reads.ts";
 import { splitPassages } from "./passages.ts";
+import { pageCacheLookup } from "./read-metrics.ts";
 import * as q from "./queries.ts";
 
 export interface ContentsContext {
@@ -90,14 +91,21 @@ async function readThrough<P extends q.PageText>(
 ): Promise<PageRead<P | q.PageRow>> {
   const key = input.url.toString();
   const maxAge = input.maxAgeSeconds ?? ctx.defaultMaxAgeSeconds;
-  const pending = ctx.reads.storing.get(key);
-  if (pending && maxAge > 0) return { page: pending, cached: true };
   const since = ctx.clock.now() - maxAge * 1000;
+  // A max age of 0 asks for the web: no cache is looked in (the stored copy only makes the fetch conditional).
   if (maxAge > 0) {
+    // In memory: a page read and being stored, or a hot page.
+    const pending = ctx.reads.storing.get(key);
+    if (pending) {
+      pageCacheLookup("memory", true);
+      return { page: pending, cached: true };
+    }
     const hot = ctx.reads.hot.fresh(key, since);
+    pageCacheLookup("memory", hot !== undefined);
     if (hot) return { page: hot.row, cached: true, hot };
   }
   const existing = await find(ctx.db, key);
+  if (maxAge > 0) pageCacheLookup("database", existing !== null && existing.fetchedAt.getTime() >= since);
   if (existing && maxAge > 0 && existing.fetchedAt.getTime() >= since) {
     hold(existing);
     return { page: existing, cached: true };

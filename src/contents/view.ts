@@ -1,9 +1,12 @@
 /** A page read for POST /v1/contents, as the caller asked to see it: one format, cut to max_characters, counted. */
 import type { Static } from "@sinclair/typebox";
+import { ServiceError } from "../errors.ts";
+import { NO_SPAN, type TraceSpan } from "../observe/trace.ts";
 import { countTokens, countWords } from "../tokens.ts";
 import { parseRequestedUrl } from "./egress/policy.ts";
 import type { ContentsRequest } from "./model.ts";
 import { HotPages } from "./hot-pages.ts";
+import { pageReadDone } from "./read-metrics.ts";
 import { readPage, type ContentsContext, type PageRead } from "./service.ts";
 
 type Format = "markdown" | "text" | "html";
@@ -38,9 +41,39 @@ function contentsView({ page, cached, hot }: PageRead, format: Format, maxCharac
   };
 }
 
-/** Reads the page (through the page cache and the SSRF guard) and shapes it. */
-export async function readContents(ctx: ContentsContext, body: Static<typeof ContentsRequest>, signal: AbortSignal) {
+/**
+ * Reads the page (through the page cache and the SSRF guard) and shapes it.
+ * `span` (the request's) gets a page.read span naming the page's host only;
+ * no trace context is sent to the site.
+ */
+export async function readContents(
+  ctx: ContentsContext,
+  body: Static<typeof ContentsRequest>,
+  signal: AbortSignal,
+  span: TraceSpan = NO_SPAN,
+) {
   const url = parseRequestedUrl(body.url, ["body", "url"]);
-  const read = await readPage(ctx, { url, maxAgeSeconds: body.max_age_seconds ?? undefined, signal });
+  const startedAt = performance.now();
+  const traced = span.child("page.read", { "server.address": url.hostname }, "client");
+  let read: PageRead;
+  try {
+    read = await readPage(ctx, { url, maxAgeSeconds: body.max_age_seconds ?? undefined, signal });
+  } catch (error) {
+    // A caller that went away did not see the read fail: it is not counted.
+    if (!signal.aborted) pageReadDone("failed", startedAt);
+    const upstream = error instanceof ServiceError ? error.extra.body?.upstream_status : undefined;
+    traced.set({
+      "page.outcome": "failed",
+      "error.type": error instanceof ServiceError ? error.code : "other",
+      "http.response.status_code": typeof upstream === "number" ? upstream : undefined,
+    });
+    traced.fail(signal.aborted ? "aborted" : "failed");
+    traced.end();
+    throw error;
+  }
+  const outcome = read.cached ? "cached" : "fetched";
+  pageReadDone(outcome, startedAt);
+  traced.set({ "page.outcome": outcome, "page.cache_hit": read.cached, "page.content_chars": read.page.markdown.length });
+  traced.end();
   return contentsView(read, body.format ?? "markdown", body.max_characters);
 }

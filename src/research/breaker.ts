@@ -24,6 +24,12 @@ export class CircuitBreaker {
     return true;
   }
 
+  /** For the provider_breaker_state gauge: 0 closed, 1 half-open (its cooldown over, a trial due or out), 2 open. */
+  state(): 0 | 1 | 2 {
+    if (this.failures < this.threshold) return 0;
+    return this.clock.now() < this.openUntil ? 2 : 1;
+  }
+
   succeeded(): void {
     this.failures = 0;
     this.trial = false;

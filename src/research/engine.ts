@@ -11,6 +11,8 @@
 import type { ContentsContext } from "../contents/service.ts";
 import { invalid, ServiceError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { metrics } from "../observe/metrics.ts";
+import { NO_SPAN, type TraceSpan } from "../observe/trace.ts";
 import { countTokens } from "../tokens.ts";
 import { composeAnswer } from "./answer/extractive/index.ts";
 import { fillOutputFormat } from "./answer/typed/index.ts";
@@ -53,6 +55,8 @@ export interface EngineDeps {
   readTimes: CallLatencies;
   settings: EngineSettings;
   log: Logger;
+  /** The span a run's stages go under (its research.run span, run/hold.ts); absent: untraced. */
+  span?: TraceSpan;
 }
 
 export interface RunInfo extends TokenReport {
@@ -118,19 +122,49 @@ interface Run {
   tally: RunTally;
 }
 
-/** What a run keeps as it goes: the time each stage took, the notes for the caller, and the models' usage. */
+/**
+ * What a run keeps as it goes: the time each stage took (in its info, in
+ * run_stage_duration_seconds, and as a span per stage under the run's), the
+ * notes for the caller, and the models' usage.
+ */
 class RunTally {
   readonly timings: Record<string, number> = {};
   readonly notes: string[] = [];
   usage: TokenUsage = NO_USAGE;
   private readonly started = performance.now();
   private mark = this.started;
+  /** The span of the stage under way, between begin() and its lap(). */
+  private stage: TraceSpan | undefined;
+
+  constructor(private readonly span: TraceSpan) {}
+
+  /** A stage starts: its span (research.plan, research.search…), which its own calls go under. */
+  begin(stage: Stage): TraceSpan {
+    this.stage = this.span.child(STAGE_SPANS[stage]);
+    return this.stage;
+  }
 
   /** The time since the last stage ended is this stage's. */
-  lap(stage: string): void {
+  lap(stage: Stage): void {
     const now = performance.now();
-    this.timings[stage] = Math.round(now - this.mark);
+    const ms = now - this.mark;
+    this.timings[stage] = Math.round(ms);
     this.mark = now;
+    metrics.runStageDuration.observe(STAGE_LABELS[stage], ms / 1000);
+    this.stage?.end();
+    this.stage = undefined;
+  }
+
+  /** The `traceparent` of the stage under way, for a call it makes to a model; undefined when untraced. */
+  stageTraceparent(): string | undefined {
+    return this.stage?.traceparent();
+  }
+
+  /** The run ended inside a stage (a failure, its caller gone): that stage's span ends, marked with why. */
+  abandon(reason: string): void {
+    this.stage?.fail(reason);
+    this.stage?.end();
+    this.stage = undefined;
   }
 
   addUsage(usage: TokenUsage): void {
@@ -142,6 +176,12 @@ class RunTally {
     this.timings.total = Math.round(performance.now() - this.started);
   }
 }
+
+type Stage = "image" | "plan" | "search" | "read" | "rank" | "answer";
+const STAGES: readonly Stage[] = ["image", "plan", "search", "read", "rank", "answer"];
+/** Built once: a stage's span name and its metric's labels, not an object per lap. */
+const STAGE_SPANS = Object.fromEntries(STAGES.map((stage) => [stage, `research.${stage}`])) as Record<Stage, string>;
+const STAGE_LABELS = Object.fromEntries(STAGES.map((stage) => [stage, { stage }])) as Record<Stage, { stage: Stage }>;
 
 interface ImageReading {
   analysed: boolean;
@@ -160,28 +200,40 @@ interface Found {
 
 /** The stages in order, each timing itself on the tally: the context goes out once ranked, then the answer's events. */
 export async function* runResearch(deps: EngineDeps, prepared: PreparedRun, signal: AbortSignal): AsyncGenerator<ResearchEvent, RunInfo> {
-  const run: Run = { deps, request: prepared.request, image: prepared.image, signal, tally: new RunTally() };
-  const seen = await lookAtImage(run);
-  const plan = await planSearches(run, seen.description);
-  const found = await searchAndRead(run, plan.queries);
-  const question = rankingQuestion(run.request, plan.queries, seen.description);
-  const evidence = rankEvidence(run, question, found.outcomes);
-  yield { type: "context", content: evidence.context };
-  const answerText = yield* answer(run, plan.queries, evidence.sources);
-  run.tally.lap("answer");
-  if (run.tally.usage.total_tokens === 0) run.tally.usage = countedUsage(question, evidence.processedTokens, answerText);
-  run.tally.end();
-  return runInfo(run, plan, found, seen);
+  const run: Run = { deps, request: prepared.request, image: prepared.image, signal, tally: new RunTally(deps.span ?? NO_SPAN) };
+  let done = false;
+  try {
+    const seen = await lookAtImage(run);
+    const plan = await planSearches(run, seen.description);
+    const found = await searchAndRead(run, plan.queries);
+    const question = rankingQuestion(run.request, plan.queries, seen.description);
+    const evidence = rankEvidence(run, question, found.outcomes);
+    yield { type: "context", content: evidence.context };
+    run.tally.begin("answer");
+    const answerText = yield* answer(run, plan.queries, evidence.sources);
+    run.tally.lap("answer");
+    if (run.tally.usage.total_tokens === 0) run.tally.usage = countedUsage(question, evidence.processedTokens, answerText);
+    run.tally.end();
+    done = true;
+    return runInfo(run, plan, found, seen);
+  } catch (error) {
+    run.tally.abandon(signal.aborted ? "aborted" : "failed");
+    throw error;
+  } finally {
+    // A reader that stopped reading (return()) ends the run inside a stage too.
+    if (!done) run.tally.abandon("stopped");
+  }
 }
 
 /** Image: to the model when it can see; otherwise say so, never drop it silently. */
 async function lookAtImage({ deps, request, image, signal, tally }: Run): Promise<ImageReading> {
   if (!image) return { analysed: false, description: null };
+  const stage = tally.begin("image");
   const llm = deps.llm;
   let seen: ImageReading;
   if (llm?.vision) {
     try {
-      const described = await llm.describeImage(request.prompt, image, signal);
+      const described = await llm.describeImage(request.prompt, image, signal, stage.traceparent());
       tally.addUsage(described.usage);
       seen = { analysed: true, description: described.description };
     } catch (error) {
@@ -203,7 +255,8 @@ async function lookAtImage({ deps, request, image, signal, tally }: Run): Promis
 }
 
 async function planSearches({ deps, request, signal, tally }: Run, imageDescription: string | null): Promise<Plan> {
-  const plan = await planQueries(deps.llm, request.prompt, imageDescription, signal);
+  const stage = tally.begin("plan");
+  const plan = await planQueries(deps.llm, request.prompt, imageDescription, signal, stage.traceparent());
   tally.addUsage(plan.usage);
   if (plan.error !== undefined) tally.notes.push(`planning fell back to key phrases (${modelFailureNote(plan.error, deps.log, "plan")})`);
   tally.lap("plan");
@@ -213,6 +266,7 @@ async function planSearches({ deps, request, signal, tally }: Run, imageDescript
 /** Every planned query to every provider, then the best hits read; with early reads, reading starts as the first lists arrive. */
 async function searchAndRead({ deps, request, signal, tally }: Run, queries: string[]): Promise<Found> {
   const scopes = { whitelist: request.whitelist, blacklist: request.blacklist };
+  const searching = tally.begin("search");
   const early =
     deps.settings.read.early && deps.settings.read.maxPages > 0
       ? new EarlyReads(deps.contents, deps.settings.read.maxPages, signal)
@@ -228,10 +282,12 @@ async function searchAndRead({ deps, request, signal, tally }: Run, queries: str
     need: Math.max(1, deps.settings.read.maxPages),
     signal,
     log: deps.log,
+    span: searching,
     onList: early && ((list) => early.offer(list)),
   });
   tally.lap("search");
-  const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal, deps.readTimes, early);
+  const reading = tally.begin("read");
+  const outcomes = await readHits(deps.contents, hits, deps.settings.read, signal, deps.readTimes, early, reading);
   for (const { hit, cut } of outcomes)
     if (cut) deps.log.info("page read cut after grace", { url: hit.url, waited_ms: cut.waitedMs, grace_ms: cut.graceMs });
   tally.lap("read");
@@ -246,6 +302,7 @@ function rankingQuestion(request: ResearchRequest, queries: string[], imageDescr
 }
 
 function rankEvidence({ deps, tally }: Run, question: string, outcomes: ReadOutcome[]): Evidence {
+  tally.begin("rank");
   const evidence = gatherEvidence(question, outcomes, deps.llm ? deps.settings.rank : extractiveBudget(deps.settings.rank), deps.passages);
   tally.lap("rank");
   return evidence;
@@ -272,7 +329,11 @@ async function* answer(run: Run, queries: string[], sources: EvidenceSource[]): 
 async function* modelAnswer(run: Run, llm: LlmPort, queries: string[], sources: EvidenceSource[]): AsyncGenerator<ResearchEvent, string> {
   const { deps, request, image, signal, tally } = run;
   const filter = citationFilter(new Set(sources.map((s) => s.id)));
-  const stream = llm.streamAnswer({ prompt: request.prompt, sources, ...(image && llm.vision ? { image } : {}) }, signal);
+  const stream = llm.streamAnswer(
+    { prompt: request.prompt, sources, ...(image && llm.vision ? { image } : {}) },
+    signal,
+    tally.stageTraceparent(),
+  );
   let text = "";
   let sent = false;
   try {
@@ -378,7 +439,11 @@ async function structuredAnswer(
   let hint: string | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const { value, usage } = await deps.llm.structuredAnswer({ prompt, schema, sources, ...(hint ? { repairHint: hint } : {}) }, signal);
+      const { value, usage } = await deps.llm.structuredAnswer(
+        { prompt, schema, sources, ...(hint ? { repairHint: hint } : {}) },
+        signal,
+        tally.stageTraceparent(),
+      );
       tally.addUsage(usage);
       if (conforms(schema, value)) return value as Record<string, unknown>;
       hint = "it did not match the JSON schema (every field present, the right types, null when unknown, no extra fields)";

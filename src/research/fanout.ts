@@ -12,9 +12,12 @@
 import { inScope } from "../contents/source-scope.ts";
 import type { SourceScope } from "../contents/queries.ts";
 import type { Logger } from "../log.ts";
+import { metrics } from "../observe/metrics.ts";
+import { NO_SPAN, type TraceSpan } from "../observe/trace.ts";
 import type { CircuitBreaker } from "./breaker.ts";
 import type { CallLatencies } from "./call-latencies.ts";
 import { canonicalUrl } from "./canonical-url.ts";
+import { providerFailureClass, providerFailureStatus } from "./provider-failure.ts";
 import { Quorum, type QuorumSettings } from "./quorum.ts";
 import { ProviderError, type SearchHit, type SearchSource } from "./sources/source.ts";
 
@@ -57,16 +60,17 @@ class Hedged extends Error {}
 
 type Scopes = { whitelist: SourceScope | null; blacklist: SourceScope | null };
 
-/** One provider call as the hedge sees it: what is asked, the run's signal, and the report it counts its hedges in. */
+/** One provider call as the hedge sees it: what is asked, the run's signal, the report it counts its hedges in, and whether it hedged. */
 interface HedgedCall {
   query: string;
-  options: { limit: number } & Scopes;
+  options: { limit: number; traceparent?: string } & Scopes;
   settings: FanoutSettings;
   signal: AbortSignal;
   report: ProviderReport;
+  state: { hedged: boolean };
 }
 
-async function hedgedSearch(source: SearchSource, { query, options, settings, signal, report }: HedgedCall): Promise<SearchHit[]> {
+async function hedgedSearch(source: SearchSource, { query, options, settings, signal, report, state }: HedgedCall): Promise<SearchHit[]> {
   const attempts: AbortController[] = [];
   const attempt = () => {
     const controller = new AbortController();
@@ -91,8 +95,10 @@ async function hedgedSearch(source: SearchSource, { query, options, settings, si
       const hedge = () => {
         if (hedged) return;
         hedged = true;
+        state.hedged = true;
         clearTimeout(timer);
         report.hedges++;
+        metrics.providerHedges.inc({ provider: source.name });
         launch();
       };
       const timer = settings.hedging ? setTimeout(hedge, settings.hedgeAfterMs) : undefined;
@@ -125,6 +131,8 @@ export interface Fanout {
   signal: AbortSignal;
   /** The run's log, which carries its request id. */
   log: Logger;
+  /** The run's research.search span: each provider call is a span under it. */
+  span?: TraceSpan;
   /** Called with each filtered list as it arrives, so reading can start before the slowest provider answers. */
   onList?: (hits: SearchHit[]) => void;
 }
@@ -142,9 +150,12 @@ export async function fanOut(fanout: Fanout): Promise<{ hits: MergedHit[]; repor
     return queries.flatMap((query) => {
       if (!breaker || breaker.allow()) return [{ source, query, breaker }];
       reports.get(source.name)!.skipped_by_breaker++;
+      metrics.providerCalls.inc({ provider: source.name, outcome: "skipped" });
+      metrics.providerFailures.inc({ provider: source.name, class: "breaker_open" });
       return [];
     });
   });
+  const parent = fanout.span ?? NO_SPAN;
   const quorum = new Quorum({ settings: settings.quorum, need: fanout.need, calls: allowed.length, latencies: fanout.latencies, signal });
   const lists: { provider: string; hits: SearchHit[] }[] = [];
   await Promise.all(
@@ -152,34 +163,54 @@ export async function fanOut(fanout: Fanout): Promise<{ hits: MergedHit[]; repor
       const report = reports.get(source.name)!;
       report.calls++;
       const call = quorum.begin(source.name);
+      const provider = source.name;
+      // One client span per call (its hedge included): the query is never an attribute, only who was asked and how it went.
+      const span = parent.child("provider.search", { "search.provider": provider }, "client");
+      const state = { hedged: false };
+      const startedAt = performance.now();
+      let outcome: "ok" | "failed" | "cut" = "failed";
       try {
         const found = await hedgedSearch(source, {
           query,
-          options: { limit: settings.resultsPerQuery, ...scopes },
+          options: { limit: settings.resultsPerQuery, ...scopes, traceparent: span.traceparent() },
           settings,
           signal: call.signal,
           report,
+          state,
         });
         breaker?.succeeded();
         report.succeeded++;
+        outcome = "ok";
         const hits = found.filter(
           (hit) => (!scopes.whitelist || inScope(hit.url, scopes.whitelist)) && !(scopes.blacklist && inScope(hit.url, scopes.blacklist)),
         );
+        span.set({ "search.results": hits.length });
         lists.push({ provider: source.name, hits });
         onList?.(hits);
         quorum.answered(call, hits);
       } catch (error) {
-        if (signal.aborted) throw signal.reason;
+        if (signal.aborted) {
+          outcome = "cut";
+          span.fail("aborted");
+          throw signal.reason;
+        }
         // A cut counts against the breaker too: a provider that is the straggler run after run adds nothing but its grace,
         // and a half-open breaker's trial call must end one way or the other.
         breaker?.failed();
         const cut = quorum.cutOf(call);
         if (cut) {
+          outcome = "cut";
+          metrics.providerStragglersCut.inc({ provider });
+          span.set({ "search.grace_ms": cut.graceMs });
           report.cut.push({ query, waited_ms: cut.waitedMs, grace_ms: cut.graceMs, reason: "straggler" });
           log.info("search provider call cut after grace", { provider: source.name, waited_ms: cut.waitedMs, grace_ms: cut.graceMs });
           return;
         }
         report.failed++;
+        const failure = providerFailureClass(error);
+        metrics.providerFailures.inc({ provider, class: failure });
+        span.set({ "error.type": failure, "http.response.status_code": providerFailureStatus(error) });
+        span.fail(failure);
         const described = describe(error);
         if (report.errors.length < 5) report.errors.push(described);
         // The original (a driver's or a runtime's message) is ours to read, in the log with the run's request id.
@@ -191,6 +222,10 @@ export async function fanOut(fanout: Fanout): Promise<{ hits: MergedHit[]; repor
         });
       } finally {
         quorum.settle(call);
+        metrics.providerCalls.inc({ provider, outcome });
+        metrics.providerDuration.observe({ provider }, (performance.now() - startedAt) / 1000);
+        span.set({ "search.outcome": outcome, "search.hedged": state.hedged, "search.cut": outcome === "cut" });
+        span.end();
       }
     }),
   );

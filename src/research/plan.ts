@@ -52,11 +52,12 @@ export async function planQueries(
   prompt: string,
   imageDescription: string | null,
   signal: AbortSignal,
+  traceparent?: string,
 ): Promise<Plan> {
   const request = imageDescription ? `${prompt}\n\nThe user attached an image: ${imageDescription}` : prompt;
   if (llm) {
     try {
-      const { queries, usage } = await llm.planQueries(request, signal);
+      const { queries, usage } = await llm.planQueries(request, signal, traceparent);
       const planned = dedupe(queries);
       if (planned.length) return { queries: planned, planner: "llm", usage };
     } catch (error) {

@@ -12,7 +12,9 @@ import { untilAborted } from "../abort.ts";
 import { parseRequestedUrl } from "../contents/egress/policy.ts";
 import type { PageText } from "../contents/queries.ts";
 import { readPageText, type ContentsContext, type PageRead } from "../contents/service.ts";
+import { pageReadDone } from "../contents/read-metrics.ts";
 import { ServiceError } from "../errors.ts";
+import { NO_SPAN, tracingEnabled, type TraceSpan } from "../observe/trace.ts";
 import type { CallLatencies } from "./call-latencies.ts";
 import type { EarlyReads } from "./early-reads.ts";
 import type { MergedHit } from "./fanout.ts";
@@ -44,6 +46,7 @@ export async function readHits(
   signal: AbortSignal,
   readTimes: CallLatencies,
   early?: EarlyReads,
+  span: TraceSpan = NO_SPAN,
 ): Promise<ReadOutcome[]> {
   const chosen = hits.slice(0, settings.maxPages);
   const outcomes: ReadOutcome[] = chosen.map((hit) => ({ hit, page: null, cached: false, error: "not read in time" }));
@@ -55,7 +58,10 @@ export async function readHits(
     read: (signal: AbortSignal, fetched: (at?: number) => void) => Promise<PageRead<PageText>>,
     startedAt?: number,
   ) => {
+    const began = startedAt ?? performance.now();
     const graced = grace.begin(startedAt);
+    // A page is a third party's: the span names its host, never its path or query, and no trace context is sent to it.
+    const traced = span.child("page.read", { "server.address": tracingEnabled() ? hostOf(outcome.hit.url) : undefined }, "client");
     try {
       const { page, cached } = await untilAborted(
         read(graced.signal, (at) => grace.fetched(graced, at)),
@@ -64,8 +70,12 @@ export async function readHits(
       outcome.page = page;
       outcome.cached = cached;
       outcome.error = null;
+      traced.set({ "page.content_chars": page.markdown.length });
     } catch (error) {
-      if (signal.aborted) throw signal.reason;
+      if (signal.aborted) {
+        traced.fail("aborted");
+        throw signal.reason;
+      }
       const cut = grace.cutOf(graced);
       if (cut) outcome.cut = cut;
       outcome.error = cut
@@ -75,8 +85,20 @@ export async function readHits(
           : budget.aborted
             ? "not read in time"
             : "read failed";
+      const upstream = error instanceof ServiceError ? error.extra.body?.upstream_status : undefined;
+      traced.set({
+        "error.type": cut ? "cut" : error instanceof ServiceError ? error.code : budget.aborted ? "budget" : "other",
+        "http.response.status_code": typeof upstream === "number" ? upstream : undefined,
+      });
+      traced.fail(cut ? "cut" : "failed");
     } finally {
       grace.settle(graced);
+      if (!signal.aborted) {
+        const result = outcome.cut ? "cut" : outcome.page ? (outcome.cached ? "cached" : "fetched") : "failed";
+        pageReadDone(result, began);
+        traced.set({ "page.outcome": result, "page.cache_hit": outcome.cached });
+      }
+      traced.end();
     }
   };
   const waiting: Promise<void>[] = [];
@@ -114,6 +136,15 @@ export async function readHits(
   const workers = Math.min(settings.concurrency, queue.length);
   await Promise.all([...waiting, ...Array.from({ length: workers }, worker)]);
   return outcomes;
+}
+
+/** The host of a hit's URL, all of it a span may name. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A page's failure as info.pages.errors shows it: our code, and the site's status when it answered one. */

@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import { LocalIndex } from "../contents/local-index.ts";
 import type { ContentsContext } from "../contents/service.ts";
 import type { Logger } from "../log.ts";
+import { gaugeOf } from "../observe/weak-gauge.ts";
 import { CircuitBreaker } from "./breaker.ts";
 import { CallLatencies } from "./call-latencies.ts";
 import type { EngineDeps, EngineSettings } from "./engine.ts";
@@ -69,12 +70,14 @@ export function engineDeps(
   parts: { contents: ContentsContext; clock: Clock; log: Logger },
 ): EngineDeps {
   const sources = searchSources(config.search, new LocalIndex(parts.contents.db), config.fetch.userAgent);
+  const breakers = new Map(sources.map((s) => [s.name, new CircuitBreaker(parts.clock)]));
+  for (const [provider, breaker] of breakers) gaugeOf(breaker, "provider_breaker_state", (b) => b.state(), { provider });
   return {
     sources,
     contents: parts.contents,
     passages: new PassageCache(),
     llm: languageModel(config.llm),
-    breakers: new Map(sources.map((s) => [s.name, new CircuitBreaker(parts.clock)])),
+    breakers,
     latencies: new Map(sources.map((s) => [s.name, new CallLatencies()])),
     readTimes: new CallLatencies(),
     settings: engineSettings(config.search),

@@ -35,7 +35,7 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, log: Logger) {
       } catch (error) {
         // Before a stream starts, its failures are statuses too: the JSON answer, mapped as the streams map theirs.
         const outcome = faceOutcome(error, meta.id);
-        logOutcome(log, meta.id, outcome, "search");
+        logOutcome(log, meta.id, outcome, "search", call.span.traceId);
         meta.errorCode = outcome.code;
         set.status = outcome.status;
         Object.assign(set.headers, outcome.headers);
@@ -44,7 +44,7 @@ export function searchRoutes(auth: AuthDeps, runs: RunDeps, log: Logger) {
       server?.timeout(request, 0);
       const fail = (error: unknown) => {
         const outcome = faceOutcome(error, meta.id);
-        logOutcome(log, meta.id, outcome, "search stream");
+        logOutcome(log, meta.id, outcome, "search stream", call.span.traceId);
         return outcome.message;
       };
       // The schema types the JSON answer; a Response passes through Elysia untouched.

@@ -24,6 +24,8 @@ import type { EndpointsContext } from "../endpoints/service.ts";
 import { ServiceError } from "../errors.ts";
 import { Call } from "../http/call.ts";
 import type { Logger } from "../log.ts";
+import { metrics } from "../observe/metrics.ts";
+import { rootSpan } from "../observe/trace.ts";
 import { findCallable } from "../marketplace/listings.ts";
 import { runPublished } from "../marketplace/run.ts";
 import type { SearchAnswer } from "../research/run/drain.ts";
@@ -82,7 +84,9 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
   }
   const task = await claimTask(deps.db, taskId, new Date(deps.clock.now()));
   if (!task) return; // canceled, finished or gone: nothing to run
-  const log = deps.log.child({ task_id: task.id });
+  // No request around a task's run: its trace starts here, and its research run's spans go under it.
+  const span = rootSpan("task.run", { "task.kind": task.kind, "task.attempt": task.attempts });
+  const log = deps.log.child(span.traceId ? { task_id: task.id, trace_id: span.traceId } : { task_id: task.id });
   await deps.events.append(task.id, { type: "status", status: "running", attempt: task.attempts });
   const canceled = new AbortController();
   const watch = setInterval(() => {
@@ -111,6 +115,7 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
       now: () => deps.clock.now(),
       log,
       eventId: taskEventId(task.id),
+      span,
     });
     const answer = await answerTask(deps, task, call, signal);
     const done = await finishTask(deps.db, task.id, { status: "succeeded", result: JSON.stringify(answer) }, new Date(deps.clock.now()));
@@ -152,6 +157,11 @@ export async function runTask(deps: TaskRunDeps, taskId: string, stopping: Abort
   } finally {
     clearInterval(watch);
     log.info("task", { attempt: task.attempts, outcome: ending, ms: Math.round(performance.now() - started) });
+    const outcome = ending.startsWith("requeued") ? "requeued" : ending;
+    metrics.tasksFinished.inc({ outcome });
+    span.set({ "task.outcome": outcome });
+    if (outcome === "failed") span.fail("failed");
+    span.end();
   }
 }
 

@@ -57,6 +57,11 @@ const QUERIES_SCHEMA = jsonSchema<{ queries: string[] }>({
   additionalProperties: false,
 });
 
+/** The run's trace context for the model's API (a provider the operator chose, as search providers are); none when untraced. */
+function traced(traceparent: string | undefined): Record<string, string> | undefined {
+  return traceparent ? { traceparent } : undefined;
+}
+
 export class AiSdkLlm implements LlmPort {
   private readonly languageModel: LanguageModel;
   readonly model: string;
@@ -68,7 +73,7 @@ export class AiSdkLlm implements LlmPort {
     this.vision = settings.vision;
   }
 
-  async planQueries(prompt: string, signal: AbortSignal) {
+  async planQueries(prompt: string, signal: AbortSignal, traceparent?: string) {
     const result = await generateText({
       model: this.languageModel,
       system: PLAN_SYSTEM,
@@ -76,6 +81,7 @@ export class AiSdkLlm implements LlmPort {
       output: Output.object({ schema: QUERIES_SCHEMA }),
       abortSignal: signal,
       maxRetries: 1,
+      headers: traced(traceparent),
     });
     const queries = result.output.queries
       .map((q) => q.trim())
@@ -84,18 +90,23 @@ export class AiSdkLlm implements LlmPort {
     return { queries, usage: usageOf(result.usage) };
   }
 
-  async describeImage(prompt: string, image: ImageBytes, signal: AbortSignal) {
+  async describeImage(prompt: string, image: ImageBytes, signal: AbortSignal, traceparent?: string) {
     const result = await generateText({
       model: this.languageModel,
       system: DESCRIBE_IMAGE_SYSTEM,
       messages: [userMessage(prompt, image)],
       abortSignal: signal,
       maxRetries: 1,
+      headers: traced(traceparent),
     });
     return { description: result.text.trim(), usage: usageOf(result.usage) };
   }
 
-  streamAnswer(input: { prompt: string; sources: EvidenceSource[]; image?: ImageBytes }, signal: AbortSignal): StreamedAnswer {
+  streamAnswer(
+    input: { prompt: string; sources: EvidenceSource[]; image?: ImageBytes },
+    signal: AbortSignal,
+    traceparent?: string,
+  ): StreamedAnswer {
     let failure: unknown;
     const result = streamText({
       model: this.languageModel,
@@ -103,6 +114,7 @@ export class AiSdkLlm implements LlmPort {
       messages: [userMessage(`Sources:\n\n${sourcesBlock(input.sources)}\n\nRequest: ${input.prompt}`, input.image)],
       abortSignal: signal,
       maxRetries: 1,
+      headers: traced(traceparent),
       onError: ({ error }) => {
         failure = error;
       },
@@ -117,12 +129,13 @@ export class AiSdkLlm implements LlmPort {
   async structuredAnswer(
     input: { prompt: string; schema: JsonSchema; sources: EvidenceSource[]; repairHint?: string },
     signal: AbortSignal,
+    traceparent?: string,
   ) {
     const request = `Sources:\n\n${sourcesBlock(input.sources)}\n\nRequest: ${input.prompt}${input.repairHint ? `\n\nYour previous answer was invalid: ${input.repairHint}. Answer again, following the schema exactly.` : ""}`;
-    return this.structured({ system: STRUCTURED_SYSTEM, prompt: request, schema: input.schema }, signal);
+    return this.structured({ system: STRUCTURED_SYSTEM, prompt: request, schema: input.schema }, signal, traceparent);
   }
 
-  async structured(input: { system: string; prompt: string; schema: JsonSchema }, signal: AbortSignal) {
+  async structured(input: { system: string; prompt: string; schema: JsonSchema }, signal: AbortSignal, traceparent?: string) {
     const result = await generateText({
       model: this.languageModel,
       system: input.system,
@@ -130,6 +143,7 @@ export class AiSdkLlm implements LlmPort {
       output: Output.object({ schema: jsonSchema<Record<string, unknown>>(input.schema as Parameters<typeof jsonSchema>[0]) }),
       abortSignal: signal,
       maxRetries: 1,
+      headers: traced(traceparent),
     });
     return { value: result.output as unknown, usage: usageOf(result.usage) };
   }

@@ -19,21 +19,37 @@ export interface StreamedAnswer {
   usage: Promise<TokenUsage>;
 }
 
+/**
+ * The model, as the engine calls it. `traceparent`, where given, is the W3C
+ * trace context of the run's stage that makes the call, sent as a header to
+ * the model's API (a gateway that traces joins the run's trace).
+ */
 export interface LlmPort {
   readonly model: string;
   /** Whether images can be given to the model. */
   readonly vision: boolean;
-  planQueries(prompt: string, signal: AbortSignal): Promise<{ queries: string[]; usage: TokenUsage }>;
-  describeImage(prompt: string, image: ImageBytes, signal: AbortSignal): Promise<{ description: string; usage: TokenUsage }>;
-  streamAnswer(input: { prompt: string; sources: EvidenceSource[]; image?: ImageBytes }, signal: AbortSignal): StreamedAnswer;
+  planQueries(prompt: string, signal: AbortSignal, traceparent?: string): Promise<{ queries: string[]; usage: TokenUsage }>;
+  describeImage(
+    prompt: string,
+    image: ImageBytes,
+    signal: AbortSignal,
+    traceparent?: string,
+  ): Promise<{ description: string; usage: TokenUsage }>;
+  streamAnswer(
+    input: { prompt: string; sources: EvidenceSource[]; image?: ImageBytes },
+    signal: AbortSignal,
+    traceparent?: string,
+  ): StreamedAnswer;
   structuredAnswer(
     input: { prompt: string; schema: JsonSchema; sources: EvidenceSource[]; repairHint?: string },
     signal: AbortSignal,
+    traceparent?: string,
   ): Promise<{ value: unknown; usage: TokenUsage }>;
   /** Any structured call: a system prompt, a user prompt, and the JSON Schema the answer fills. */
   structured(
     input: { system: string; prompt: string; schema: JsonSchema },
     signal: AbortSignal,
+    traceparent?: string,
   ): Promise<{ value: unknown; usage: TokenUsage }>;
 }
 

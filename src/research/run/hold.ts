@@ -24,7 +24,8 @@ import { ServiceError } from "../../errors.ts";
 import type { Usage } from "../../call-usage.ts";
 import type { CallOrigin } from "../../caller.ts";
 import type { Call } from "../../http/call.ts";
-import type { TraceSpan } from "../../observe/trace.ts";
+import { metrics } from "../../observe/metrics.ts";
+import { NO_SPAN, type TraceSpan } from "../../observe/trace.ts";
 import { waitWords } from "../../wait-words.ts";
 import { prepareRun, runResearch, type EngineDeps } from "../engine.ts";
 import { parseSearchBody, type ResearchRequest, type SearchBody } from "../request.ts";
@@ -125,10 +126,25 @@ export function checkSearchBody(deps: RunDeps, body: SearchBody): ResearchReques
   return parseSearchBody(body, { imageMaxBytes: deps.engine.settings.imageMaxBytes });
 }
 
-/** The engine for one call: its log lines (a provider's own words among them) carry the call's request id. */
-export function engineFor(deps: RunDeps, requestId: string): EngineDeps {
-  return { ...deps.engine, log: deps.engine.log.child({ request_id: requestId }) };
+/**
+ * The engine for one call: its log lines (a provider's own words among them)
+ * carry the call's request id, and its trace id when it has one (a traced
+ * request, or a caller's `traceparent`), so a run's warnings join its
+ * request's line and its spans; its spans go under `span` (the run's).
+ */
+export function engineFor(deps: RunDeps, requestId: string, span: TraceSpan = NO_SPAN): EngineDeps {
+  const traceId = span.traceId;
+  const log = deps.engine.log.child(traceId ? { request_id: requestId, trace_id: traceId } : { request_id: requestId });
+  return { ...deps.engine, log, span };
 }
+
+/**
+ * How a run ended, as runs_finished_total counts it (and its span says):
+ * answered, past the deadline, stopped by its caller (or a suspension of
+ * its account), or failed. `refused` is only a span's: a run the queue
+ * refused, or whose deadline passed while it waited, never started.
+ */
+export type RunOutcome = "ok" | "deadline" | "error" | "canceled" | "refused";
 
 /**
  * Starts a search. Preparation (an image URL's fetch) happens before the
@@ -176,7 +192,7 @@ async function searchRun(deps: RunDeps, request: ResearchRequest, call: RunCall)
       throw held.fail(error);
     } finally {
       // Only reached unended when the reader stopped reading (return()): a caller that went away.
-      held.end(faceOutcome(callerStopped(call.signal), call.requestId).status, 0);
+      held.end(faceOutcome(callerStopped(call.signal), call.requestId).status, 0, "canceled");
     }
   })();
   return { events, held };
@@ -209,7 +225,7 @@ interface Held {
   /** Ends the run as failed and gives the error it ends with: the deadline's 504, why the caller stopped it, or its own. */
   fail(error: unknown): unknown;
   /** Counts the run out and tells its usage (to RunCall.ended); only the first call does, and every call returns that usage. */
-  end(status: number, tokens: number): Usage;
+  end(status: number, tokens: number, outcome?: RunOutcome): Usage;
   /** The usage the run ended with; undefined while it runs. */
   usage(): Usage | undefined;
 }
@@ -223,27 +239,48 @@ async function hold(deps: RunDeps, call: RunCall, subject: RunSubject, work: Run
   const signal = AbortSignal.any([call.signal, deadline, refused.signal]);
   const unwatch = deps.standing?.track(call.account, (refusal) => refused.abort(refusal), call.key);
   const leave = deps.load.enter();
+  // The run's span covers its wait for a slot too: a slow answer that waited shows it here.
+  const span = (call.span ?? NO_SPAN).child("research.run", { "research.kind": subject });
   let slot: RunSlot | undefined;
+  let startedAt = 0;
   let ended: Usage | undefined;
-  const end = (status: number, tokens: number): Usage => {
+  const end = (status: number, tokens: number, outcome: RunOutcome = "ok", code?: string): Usage => {
     if (ended) return ended;
     ended = { status, tokens, at: new Date(deps.clock.now()) };
     unwatch?.();
     leave();
     slot?.release();
+    // Only a run that started is finished; one refused or given up while it waited was counted (or not) as such.
+    if (slot) {
+      metrics.runsFinished.inc({ kind: subject, outcome });
+      metrics.runDuration.observe({ kind: subject, outcome }, (performance.now() - startedAt) / 1000);
+    }
+    span.set({ "research.outcome": slot ? outcome : outcome === "canceled" ? "canceled" : "refused", "http.response.status_code": status });
+    if (code) span.fail(code);
+    span.end();
     call.ended?.(ended);
     return ended;
   };
   const fail = (error: unknown) => {
     let failure = error;
-    if (refused.signal.aborted) failure = refused.signal.reason;
-    else if (deadline.aborted)
+    let outcome: RunOutcome = "error";
+    if (refused.signal.aborted) {
+      failure = refused.signal.reason;
+      outcome = "canceled";
+    } else if (deadline.aborted) {
       failure = new ServiceError(
         "deadline_exceeded",
         `the ${subject} did not finish within ${waitWords(Math.round(deps.deadlineMs / 1000))}`,
       );
-    else if (call.signal.aborted) failure = callerStopped(call.signal);
-    end(faceOutcome(failure, call.requestId).status, 0);
+      outcome = "deadline";
+      // Its deadline passed while it waited: the queue held it until it could no longer run.
+      if (!slot && !ended) metrics.runsRefused.inc({ reason: "deadline" });
+    } else if (call.signal.aborted) {
+      failure = callerStopped(call.signal);
+      outcome = "canceled";
+    }
+    const face = faceOutcome(failure, call.requestId);
+    end(face.status, 0, outcome, face.code);
     return failure;
   };
   const usage = () => ended;
@@ -253,8 +290,11 @@ async function hold(deps: RunDeps, call: RunCall, subject: RunSubject, work: Run
   } catch (error) {
     throw fail(error);
   }
+  startedAt = performance.now();
+  metrics.runsStarted.inc({ kind: subject });
+  span.set({ "research.queue.wait_ms": slot.waitedMs });
   if (slot.waitedMs > 0) call.admitted?.({ waitedMs: slot.waitedMs, ahead: slot.ahead });
-  return { engine: engineFor(deps, call.requestId), signal, end, fail, usage };
+  return { engine: engineFor(deps, call.requestId, span), signal, end, fail, usage };
 }
 
 /** Why a caller stopped its run: the reason it gave (a second WebSocket message), else that it went away. */

@@ -51,8 +51,13 @@ export function faceOutcome(error: unknown, requestId: string): FaceOutcome {
   };
 }
 
-/** What a face logs about a failure, with the call's request id: our bug as an error, an upstream's words as a warning. */
-export function logOutcome(log: Logger, requestId: string, outcome: FaceOutcome, face: string): void {
-  if (outcome.internal !== undefined) log.error(`${face} failed`, { request_id: requestId, error: outcome.internal });
-  else if (outcome.cause !== undefined) log.warn(`${face} failed`, { request_id: requestId, code: outcome.code, cause: outcome.cause });
+/**
+ * What a face logs about a failure, with the call's request id (and its trace id, when the call has one): our bug as
+ * an error, an upstream's words as a warning.
+ */
+export function logOutcome(log: Logger, requestId: string, outcome: FaceOutcome, face: string, traceId?: string): void {
+  if (outcome.internal === undefined && outcome.cause === undefined) return;
+  const ids = traceId ? { request_id: requestId, trace_id: traceId } : { request_id: requestId };
+  if (outcome.internal !== undefined) log.error(`${face} failed`, { ...ids, error: outcome.internal });
+  else log.warn(`${face} failed`, { ...ids, code: outcome.code, cause: outcome.cause });
 }

@@ -38,6 +38,8 @@
 import type { Clock } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
 import { throttledLog, type Logger } from "../../log.ts";
+import { metrics } from "../../observe/metrics.ts";
+import { gaugeOf } from "../../observe/weak-gauge.ts";
 import { waitWords } from "../../wait-words.ts";
 import { RecentRunTimes, type RunTimeEstimate } from "./run-times.ts";
 
@@ -74,6 +76,7 @@ interface Waiter {
 }
 
 const RETRY_AFTER_SECONDS = 5;
+const NO_LABELS = {};
 /** Retry-After of an early refusal: its estimated wait, within these bounds. */
 const RETRY_AFTER_MIN_SECONDS = 1;
 const RETRY_AFTER_MAX_SECONDS = 60;
@@ -104,6 +107,9 @@ export class RunQueue {
     // Under sustained load these would repeat for every run: once per interval, with how many were skipped.
     this.notice = throttledLog(log, "info", NOTICE_INTERVAL_MS, clock);
     this.warn = throttledLog(log, "warn", NOTICE_INTERVAL_MS, clock);
+    // Read when scraped, from the counts admission itself keeps: nothing to drift.
+    gaugeOf(this, "runs_running", (queue) => queue.running);
+    gaugeOf(this, "runs_queued", (queue) => queue.queued);
   }
 
   depth(): QueueDepth {
@@ -122,6 +128,7 @@ export class RunQueue {
     if (this.running < this.settings.concurrency) return Promise.resolve(this.grant(account, null, 0));
     if (this.queued >= this.settings.maxQueued) {
       this.warn("run queue full; refusing runs", this.fields());
+      metrics.runsRefused.inc({ reason: "queue_full" });
       return Promise.reject(
         new ServiceError(
           "queue_full",
@@ -133,6 +140,7 @@ export class RunQueue {
     const late = this.tooLate(this.aheadAt(this.lanes.get(account)?.length ?? 0), deadline, "arriving");
     if (late) {
       this.warn("research runs would wait past their deadline; refusing them", { ...this.fields(), wait_ms: Math.round(late.waitMs) });
+      metrics.runsRefused.inc({ reason: "deadline" });
       return Promise.reject(refusal("a research run would wait", late.waitMs));
     }
     return new Promise<RunSlot>((resolve, reject) => {
@@ -218,6 +226,7 @@ export class RunQueue {
     }
     if (refused.length === 0) return;
     this.warn("waiting research runs would not finish by their deadline; refusing them", { ...this.fields(), refused: refused.length });
+    metrics.runsRefused.inc({ reason: "deadline" }, refused.length);
     for (const [waiter, waitMs] of refused) waiter.refuse(refusal("this research run would wait", waitMs));
   }
 
@@ -226,8 +235,10 @@ export class RunQueue {
     this.runningOf.set(account, (this.runningOf.get(account) ?? 0) + 1);
     let released = false;
     const granted = this.clock.now();
+    const waitedMs = since === null ? 0 : granted - since;
+    metrics.runQueueWait.observe(NO_LABELS, waitedMs / 1000);
     return {
-      waitedMs: since === null ? 0 : this.clock.now() - since,
+      waitedMs,
       ahead,
       release: () => {
         if (released) return;

@@ -54,7 +54,8 @@ export async function fetchHits<Item extends TSchema, Envelope extends TSchema =
   answer: ProviderAnswer<Envelope, Item>,
   options: SearchOptions,
 ): Promise<SearchHit[]> {
-  const body = await fetchJson(call);
+  // The provider-call span's trace context goes with the call (a provider is a party the operator chose, not any site).
+  const body = await fetchJson(options.traceparent ? { ...call, headers: { ...call.headers, traceparent: options.traceparent } } : call);
   const items =
     "envelope" in answer
       ? answer.items(expectShape(call.provider, answer.envelope, body))
@@ -94,11 +95,11 @@ export async function fetchJson(call: ProviderCall): Promise<unknown> {
     });
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    throw new ProviderError(provider, `request failed (${failureName(error)})`);
+    throw new ProviderError(provider, `request failed (${failureName(error)})`, undefined, "network");
   }
   if (!response.ok) {
     void response.body?.cancel().catch(() => {});
-    throw new ProviderError(provider, `answered HTTP ${response.status}`);
+    throw new ProviderError(provider, `answered HTTP ${response.status}`, undefined, "http", response.status);
   }
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   // An HTML or XML page with a 200 is a proxy's or a login page, never an answer: not worth reading.
@@ -140,7 +141,7 @@ async function readBody(provider: string, response: Response, signal: AbortSigna
     cancel();
     if (signal.aborted) throw signal.reason;
     if (error instanceof ProviderError) throw error;
-    throw new ProviderError(provider, `body broke off (${failureName(error)})`);
+    throw new ProviderError(provider, `body broke off (${failureName(error)})`, undefined, "network");
   } finally {
     signal.removeEventListener("abort", cancel);
   }

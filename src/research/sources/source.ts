@@ -19,6 +19,12 @@ export interface SearchOptions {
   signal: AbortSignal;
   whitelist?: SourceScope | null;
   blacklist?: SourceScope | null;
+  /**
+   * The W3C `traceparent` of the call's span, sent as a header by providers
+   * called over HTTP (the trace goes on into a provider that traces); absent
+   * when tracing is off.
+   */
+  traceparent?: string;
 }
 
 /** A keyed provider's settings: its API key, and an address other than its own (a proxy, a test peer) where one is given. */
@@ -34,15 +40,25 @@ export interface SearchSource {
 }
 
 /**
+ * How a provider call failed, for metrics and spans: an HTTP error status,
+ * no answer (refused, reset, a body broken off), an answer that is not its
+ * wire format, or something else.
+ */
+export type ProviderFailureKind = "http" | "network" | "invalid" | "other";
+
+/**
  * A provider answered something that is not its wire format: an error, never
  * a crash. The message is ours (callers read it in `info.providers`);
- * `detail` is what the provider sent, for the log only.
+ * `detail` is what the provider sent, for the log only; `kind` and `status`
+ * (an HTTP error's) are what an operator's metrics and spans read.
  */
 export class ProviderError extends Error {
   constructor(
     readonly provider: string,
     message: string,
     readonly detail?: string,
+    readonly kind: ProviderFailureKind = "invalid",
+    readonly status?: number,
   ) {
     super(`${provider}: ${message}`);
     this.name = "ProviderError";

@@ -25,6 +25,8 @@ export interface ChatPeer {
   url: string;
   apiKey: string;
   requests: ChatRequest[];
+  /** The `traceparent` each request came with (null without one), in the order of `requests`. */
+  traceparents: (string | null)[];
   script: ChatScript;
   /** Delay before the first byte, and between streamed chunks. */
   latencyMs: number;
@@ -96,6 +98,7 @@ export function startChatPeer(options: { apiKey?: string; script?: ChatScript } 
     url: "",
     apiKey: options.apiKey ?? "test-llm-key",
     requests: [],
+    traceparents: [],
     script: options.script ?? quoteFirstSource,
     latencyMs: 0,
     chunkDelayMs: 0,
@@ -119,6 +122,7 @@ export function startChatPeer(options: { apiKey?: string; script?: ChatScript } 
       }
       const body = (await request.json()) as ChatRequest;
       peer.requests.push(body);
+      peer.traceparents.push(request.headers.get("traceparent"));
       if (peer.failNext && peer.failNext.count > 0) {
         peer.failNext.count--;
         const { status, message, garbage } = peer.failNext;
