@@ -17,6 +17,7 @@ import { mcpHeaders, readEvents } from "../helpers/mcp.ts";
 import { sample, samples, type Sample } from "../helpers/prometheus.ts";
 import { startServer, waitForOutput, type ServerProcess } from "../helpers/process.ts";
 import { clearPrefix, uniquePrefix } from "../helpers/redis.ts";
+import { privateRedis, redisServerBinary, type PrivateRedis } from "../helpers/redis-server.ts";
 import { startSearchWorld } from "../helpers/search-world.ts";
 import { sseMessages } from "../helpers/sse.ts";
 import { openSocket } from "../helpers/websocket.ts";
@@ -29,6 +30,8 @@ const dirs: string[] = [];
 const databases: TestDatabase[] = [];
 const servers: ServerProcess[] = [];
 const prefix = uniquePrefix("metrics");
+/** On the Redis pass, a Redis of the server's own when one can be started: the outage test stops it. */
+let redis: PrivateRedis | undefined;
 
 /** The server's settings: a fresh database (and on the Redis pass, Redis for its limits). */
 async function environment(): Promise<Record<string, string>> {
@@ -43,7 +46,9 @@ async function environment(): Promise<Record<string, string>> {
     dirs.push(dir);
     env.DATA_DIR = dir;
   }
-  if (TEST_REDIS_URL) Object.assign(env, { REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_KEY_PREFIX: prefix });
+  if (TEST_REDIS_URL && redisServerBinary) redis = await privateRedis();
+  if (TEST_REDIS_URL)
+    Object.assign(env, { REDIS_URL: redis?.url ?? TEST_REDIS_URL, RATE_LIMIT_KEY_PREFIX: prefix, RATE_LIMIT_FAIL_MODE: "open" });
   return env;
 }
 
@@ -68,6 +73,8 @@ let metricsUrl: string;
 /** The scrape taken after the calls below, while a WebSocket and an MCP stream are open. */
 let text: string;
 let scraped: Sample[];
+/** The key the test keeps for calls after the scrape (a Pro-sized allowance is not needed: a few calls). */
+let spareKey: string;
 const secrets: string[] = [];
 /** The unknown path's random segment: it must be no label. */
 const random = `nothing-${crypto.randomUUID()}`;
@@ -90,6 +97,7 @@ beforeAll(async () => {
     ((await (await call("/v1/keys", { method: "POST", key: keyA, body: "{}" })).json()) as { api_key: string }).api_key;
   const keyB = await mint();
   const keyC = await mint();
+  spareKey = await mint();
   const account = (await (await call("/v1/account", { key: keyA })).json()) as { id: string };
   secrets.push(keyA, keyB, keyC, account.id);
 
@@ -169,7 +177,8 @@ afterAll(async () => {
   for (const s of servers) if (s.child.exitCode === null) await s.stop("SIGKILL");
   for (const database of databases) await database.drop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  if (TEST_REDIS_URL) await clearPrefix(prefix);
+  if (TEST_REDIS_URL && !redis) await clearPrefix(prefix);
+  await redis?.kill();
   world.stop();
 });
 
@@ -191,7 +200,7 @@ describe("the metrics port", () => {
     expect(series(`${P}http_requests_total`, { route: "/v1/search", method: "POST", status_class: "2xx" }).value).toBe(2);
     expect(series(`${P}http_requests_total`, { route: "/v1/search", method: "POST", status_class: "4xx" }).value).toBe(1);
     expect(series(`${P}http_requests_total`, { route: "/v1/contents", method: "POST", status_class: "2xx" }).value).toBe(2);
-    expect(series(`${P}http_requests_total`, { route: "/v1/keys", method: "POST", status_class: "2xx" }).value).toBe(2);
+    expect(series(`${P}http_requests_total`, { route: "/v1/keys", method: "POST", status_class: "2xx" }).value).toBe(3);
     expect(series(`${P}http_requests_total`, { route: "unmatched", method: "GET", status_class: "4xx" }).value).toBeGreaterThanOrEqual(1);
     expect(series(`${P}http_request_duration_seconds_count`, { route: "/v1/search", method: "POST", status_class: "2xx" }).value).toBe(2);
     expect(
@@ -268,6 +277,41 @@ describe("the metrics port", () => {
     const get = await fetch(metricsUrl);
     expect(get.headers.get("content-type")).toContain("text/plain");
   });
+
+  test.skipIf(!TEST_REDIS_URL || !redisServerBinary)(
+    "a store outage: failed-open decisions, the store down and its seconds counting while it lasts, then up with the seconds kept",
+    async () => {
+      const scrape = async () => samples(await (await fetch(metricsUrl)).text());
+      const value = (all: Sample[], name: string, labels: Record<string, string> = {}) => sample(all, name, labels)?.value;
+      const account = () => fetch(`${server.url}/v1/account`, { headers: { "X-API-Key": spareKey } });
+      await redis!.kill();
+      expect((await account()).status).toBe(200);
+      await Bun.sleep(1_200);
+      expect((await account()).status).toBe(200);
+      const during = await scrape();
+      expect(value(during, `${P}limiter_store_up`)).toBe(0);
+      // The outage is still going on, and its seconds are counted already.
+      expect(value(during, `${P}limiter_store_outage_seconds_total`)).toBeGreaterThanOrEqual(1.1);
+      expect(value(during, `${P}limiter_decisions_total`, { plan: "free", outcome: "failed_open" })).toBe(2);
+      expect(value(during, `${P}limiter_store_round_trips_total`, { store: "redis", outcome: "error" })).toBeGreaterThanOrEqual(1);
+
+      await redis!.start();
+      // The next checks send a probe (one every half second): the store is back once one answers.
+      let after: Sample[] = during;
+      for (let i = 0; i < 40 && value(after, `${P}limiter_store_up`) !== 1; i++) {
+        await account();
+        await Bun.sleep(250);
+        after = await scrape();
+      }
+      expect(value(after, `${P}limiter_store_up`)).toBe(1);
+      const seconds = value(after, `${P}limiter_store_outage_seconds_total`)!;
+      expect(seconds).toBeGreaterThan(value(during, `${P}limiter_store_outage_seconds_total`)!);
+      await Bun.sleep(300);
+      // Ended: the total no longer grows.
+      expect(value(await scrape(), `${P}limiter_store_outage_seconds_total`)).toBe(seconds);
+    },
+    30_000,
+  );
 
   test("without METRICS_PORT nothing listens: the listening line has no metrics_port", async () => {
     // The same database, restarted without it: an embedded one is not made again.
