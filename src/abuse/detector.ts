@@ -19,6 +19,7 @@ import type { BackgroundWrites } from "../background.ts";
 import type { CallOrigin } from "../caller.ts";
 import { planFor } from "../limits/plans.ts";
 import { throttledWarn, type Logger } from "../log.ts";
+import { metrics } from "../observe/metrics.ts";
 import { actOnFlag } from "./actions.ts";
 import { flagContents } from "./evidence.ts";
 import { addressKey, workText, type Work } from "./fingerprint.ts";
@@ -119,6 +120,7 @@ export class AbuseDetector {
     const { db, clock } = this.deps.accounts;
     const at = new Date(clock.now());
     const flag = await insertFlag(db, contents, action, at);
+    metrics.abuseFlags.inc({ kind: contents.kind, action });
     const acted = await actOnFlag(
       this.deps.accounts,
       action,

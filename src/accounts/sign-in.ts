@@ -89,9 +89,14 @@ export async function setPassword(db: Database, accountId: string, email: string
 // Sign-in attempts are limited like calls, in buckets of their own (never slowed by peak load).
 const attempts = (perMinute: number): Plan => ({ name: "pro", label: "sign-in attempts", perMinute });
 
-/** Spends one attempt from `bucket`, or throws the 429 with the wait. */
-export async function spendAttempt(ctx: SignInContext, bucket: string, perMinute: number): Promise<void> {
-  const outcome = await ctx.limiter.check(bucket, attempts(perMinute));
+/** Spends one attempt from `bucket`, or throws the 429 with the wait. `meter` names the attempts in the limiter's metrics. */
+export async function spendAttempt(
+  ctx: SignInContext,
+  bucket: string,
+  perMinute: number,
+  meter: "signin" | "signup" = "signin",
+): Promise<void> {
+  const outcome = await ctx.limiter.check(bucket, attempts(perMinute), meter);
   if (outcome.allowed) return;
   const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
   throw new ServiceError("rate_limited", `too many sign-in attempts, try again in ${waitWords(seconds)}`, { retryAfterSeconds: seconds });
@@ -110,7 +115,7 @@ export async function signUp(
   input: { email: string; password: string; name?: string | null },
   clientAddress: string,
 ): Promise<SignedIn> {
-  await spendAttempt(ctx, `signup:${clientAddress}`, ctx.signupsPerMinute);
+  await spendAttempt(ctx, `signup:${clientAddress}`, ctx.signupsPerMinute, "signup");
   return begin(ctx, await createOwner(ctx, input));
 }
 

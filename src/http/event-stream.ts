@@ -6,8 +6,13 @@
  * `body` ends. The search face and both OpenAI faces write theirs here.
  */
 import { ServiceError } from "../errors.ts";
+import { gaugeFrom } from "../observe/metrics.ts";
 
 const HEARTBEAT_MS = 15_000;
+
+/** Streams of this process open now, from their start to their end or the reader's cancel: open_streams{kind="sse"}. */
+let openStreams = 0;
+gaugeFrom("open_streams", () => openStreams, { kind: "sse" });
 
 export interface EventWriter {
   /** Writes text to the stream; throws once the reader has gone. */
@@ -24,8 +29,15 @@ export function eventStreamResponse(
   const encoder = new TextEncoder();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let open = true;
+  let counted = false;
+  const uncount = () => {
+    if (counted) openStreams--;
+    counted = false;
+  };
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
+      openStreams++;
+      counted = true;
       const writer: EventWriter = {
         write(text) {
           if (!open) throw new ServiceError("bad_request", "the caller went away");
@@ -38,10 +50,12 @@ export function eventStreamResponse(
         await body(writer);
       } finally {
         clearInterval(heartbeat);
+        uncount();
         if (open) controller.close();
       }
     },
     cancel() {
+      uncount();
       open = false;
       clearInterval(heartbeat);
       stop.abort();

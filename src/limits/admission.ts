@@ -6,7 +6,7 @@
  * can use the dashboard without running out of calls by looking around.
  */
 import { bucketOf, type Caller } from "../caller.ts";
-import type { LimitOutcome, RateLimiter } from "./limiter.ts";
+import type { LimitMeter, LimitOutcome, RateLimiter } from "./limiter.ts";
 import { planFor, type Plan } from "./plans.ts";
 
 /** Calls that do research (and cost money): a dashboard session spends its plan's bucket on these, as a key does. */
@@ -28,10 +28,14 @@ export function researchAllowance(caller: Caller): { bucket: string; plan: Plan 
   return { bucket: bucketOf(caller), plan };
 }
 
-function allowance(settings: AdmissionSettings, caller: Caller, path: string): { bucket: string; plan: Plan } {
+function allowance(settings: AdmissionSettings, caller: Caller, path: string): { bucket: string; plan: Plan; meter?: LimitMeter } {
   if (!caller.sessionId || RESEARCH.test(path)) return researchAllowance(caller);
   const plan = planFor(caller);
-  return { bucket: `dashboard:${caller.accountId}`, plan: { ...plan, perMinute: Math.max(plan.perMinute, settings.dashboardPerMinute) } };
+  return {
+    bucket: `dashboard:${caller.accountId}`,
+    plan: { ...plan, perMinute: Math.max(plan.perMinute, settings.dashboardPerMinute) },
+    meter: "dashboard",
+  };
 }
 
 /** Takes one token for the call to `path`: the outcome says whether it may go on (at once when no round trip is needed). */
@@ -40,7 +44,7 @@ export function admission(
   settings: AdmissionSettings,
 ): (caller: Caller, path: string) => LimitOutcome | Promise<LimitOutcome> {
   return (caller, path) => {
-    const { bucket, plan } = allowance(settings, caller, path);
-    return limiter.check(bucket, plan);
+    const { bucket, plan, meter } = allowance(settings, caller, path);
+    return limiter.check(bucket, plan, meter);
   };
 }

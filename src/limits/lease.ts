@@ -155,6 +155,13 @@ export class Leases {
     });
   }
 
+  /** Leases this process holds now: granted, unexpired, with tokens left to spend (read when metrics are scraped). */
+  held(now: number): number {
+    let count = 0;
+    for (const lease of this.keys.values()) if (lease.tokens >= 1 && now < lease.expiresAt) count++;
+    return count;
+  }
+
   /** Keys whose lease ended long ago carry only a learnt size: drop them. */
   private sweep(now: number): void {
     for (const [key, lease] of this.keys) {

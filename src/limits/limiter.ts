@@ -11,11 +11,12 @@
 import type { Clock } from "../clock.ts";
 import { ServiceError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { counterFrom, gaugeFrom, metrics, metricsEnabled } from "../observe/metrics.ts";
 import type { BucketPolicy, Decision } from "./bucket.ts";
 import { leased, Leases } from "./lease.ts";
 import type { MemoryStore } from "./memory-store.ts";
 import type { InFlightGauge } from "./peak-load.ts";
-import type { Plan } from "./plans.ts";
+import type { Plan, PlanName } from "./plans.ts";
 import type { BucketStore, StoreName } from "./store.ts";
 
 export interface LimitOutcome extends Decision {
@@ -39,6 +40,19 @@ export interface LimiterStatus {
   outageSince: string | null;
 }
 
+/**
+ * What a decision is counted under (limiter_decisions_total's plan label): the plan of a key's or a research
+ * bucket, or the allowance that is not a plan's (a dashboard's browsing, sign-in and sign-up attempts).
+ */
+export type LimitMeter = PlanName | "dashboard" | "signin" | "signup";
+type DecisionOutcome = "allowed" | "limited" | "failed_open" | "failed_closed";
+const METERS: readonly LimitMeter[] = ["free", "pro", "enterprise", "dashboard", "signin", "signup"];
+const OUTCOMES: readonly DecisionOutcome[] = ["allowed", "limited", "failed_open", "failed_closed"];
+// One label object per pair, made once: counting a decision allocates nothing.
+const DECISION_LABELS = Object.fromEntries(
+  METERS.map((plan) => [plan, Object.fromEntries(OUTCOMES.map((outcome) => [outcome, { plan, outcome }]))]),
+) as Record<LimitMeter, Record<DecisionOutcome, { plan: LimitMeter; outcome: DecisionOutcome }>>;
+
 const PROBE_INTERVAL_MS = 500;
 // The probe's own bucket: never empty, so a probe only asks whether the store answers.
 const PROBE_POLICY: BucketPolicy = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
@@ -59,8 +73,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 export class RateLimiter {
   private outage: { since: number; nextProbeAt: number } | null = null;
+  /** Seconds of the outages that have ended; the current one's are added when read. */
+  private outageSeconds = 0;
   private probing = false;
   private readonly leases: Leases | undefined;
+  private readonly unregister: (() => void)[];
+  private readonly roundTripLabels: { ok: { store: StoreName; outcome: "ok" }; error: { store: StoreName; outcome: "error" } };
+  private readonly storeLabels: { store: StoreName };
 
   constructor(
     private readonly store: BucketStore,
@@ -69,7 +88,40 @@ export class RateLimiter {
     private readonly deps: { clock: Clock; log: Logger; load: InFlightGauge },
   ) {
     const lease = store.lease?.bind(store);
-    if (lease) this.leases = new Leases((key, policy, want) => withTimeout(lease(key, policy, want), settings.timeoutMs), deps.clock);
+    if (lease) this.leases = new Leases((key, policy, want) => this.roundTrip(lease(key, policy, want)), deps.clock);
+    this.storeLabels = { store: store.name };
+    this.roundTripLabels = { ok: { store: store.name, outcome: "ok" }, error: { store: store.name, outcome: "error" } };
+    // Read when scraped: an outage going on shows in its seconds and in the store being down, without waiting for it to end.
+    this.unregister = [
+      gaugeFrom("limiter_store_up", () => (this.outage ? 0 : 1)),
+      counterFrom("limiter_store_outage_seconds_total", () => this.outageSeconds + this.ongoingOutageSeconds()),
+      gaugeFrom("limiter_leases_held", () => this.leases?.held(deps.clock.now()) ?? 0),
+    ];
+  }
+
+  private ongoingOutageSeconds(): number {
+    return this.outage ? Math.max(0, this.deps.clock.now() - this.outage.since) / 1000 : 0;
+  }
+
+  /** One round trip to the store, within the deadline: every check, lease and probe that leaves the process goes here. */
+  private roundTrip<T>(sent: Promise<T>): Promise<T> {
+    const answer = withTimeout(sent, this.settings.timeoutMs);
+    if (!metricsEnabled()) return answer;
+    const started = performance.now();
+    const counted = (labels: { store: StoreName; outcome: "ok" | "error" }) => {
+      metrics.limiterStoreRoundTrips.inc(labels);
+      metrics.limiterStoreDuration.observe(this.storeLabels, (performance.now() - started) / 1000);
+    };
+    answer.then(
+      () => counted(this.roundTripLabels.ok),
+      () => counted(this.roundTripLabels.error),
+    );
+    return answer;
+  }
+
+  private counted(meter: LimitMeter, outcome: LimitOutcome): LimitOutcome {
+    metrics.limiterDecisions.inc(DECISION_LABELS[meter][outcome.degraded ? "failed_open" : outcome.allowed ? "allowed" : "limited"]);
+    return outcome;
   }
 
   policyFor(plan: Plan): BucketPolicy {
@@ -81,12 +133,31 @@ export class RateLimiter {
   /**
    * Takes one token from the key's bucket. Throws 503 only in closed mode during an outage. Answers at once (no
    * promise) when no store round trip is needed: the in-memory store, a lease with tokens left, an outage.
+   * `meter` is what the decision is counted under: the plan's name unless the bucket is not a plan's.
    */
-  check(keyId: string, plan: Plan): LimitOutcome | Promise<LimitOutcome> {
+  check(keyId: string, plan: Plan, meter: LimitMeter = plan.name): LimitOutcome | Promise<LimitOutcome> {
+    if (!metricsEnabled()) return this.decide(keyId, plan);
+    try {
+      const outcome = this.decide(keyId, plan);
+      if (!(outcome instanceof Promise)) return this.counted(meter, outcome);
+      return outcome.then(
+        (decided) => this.counted(meter, decided),
+        (error: unknown) => {
+          metrics.limiterDecisions.inc(DECISION_LABELS[meter].failed_closed);
+          throw error;
+        },
+      );
+    } catch (error) {
+      metrics.limiterDecisions.inc(DECISION_LABELS[meter].failed_closed);
+      throw error;
+    }
+  }
+
+  private decide(keyId: string, plan: Plan): LimitOutcome | Promise<LimitOutcome> {
     // The limit is part of the key: a plan change starts a fresh bucket of the new size at once.
     const key = `${this.settings.keyPrefix}rl:${keyId}:${plan.perMinute}`;
     const policy = this.policyFor(plan);
-    if (this.store === this.fallback) return { ...this.fallback.takeNow(key, policy), plan, degraded: false };
+    if (this.store === this.fallback) return { ...this.memoryTake(key, policy), plan, degraded: false };
 
     // During an outage no request waits on the store: each is decided at once, and a probe in the background
     // (at most one per interval) finds out when the store is back. Only the call that discovers an outage (a
@@ -97,8 +168,7 @@ export class RateLimiter {
     }
     let decision: Decision | Promise<Decision>;
     try {
-      decision =
-        this.leases && leased(policy) ? this.leases.take(key, policy) : withTimeout(this.store.take(key, policy), this.settings.timeoutMs);
+      decision = this.leases && leased(policy) ? this.leases.take(key, policy) : this.roundTrip(this.store.take(key, policy));
     } catch (error) {
       return this.unreachable(error, key, policy, plan);
     }
@@ -122,9 +192,10 @@ export class RateLimiter {
     const outage = this.outage;
     if (!outage || this.probing || this.deps.clock.now() < outage.nextProbeAt) return;
     this.probing = true;
-    void withTimeout(this.store.take(`${this.settings.keyPrefix}rl:probe`, PROBE_POLICY), this.settings.timeoutMs)
+    void this.roundTrip(this.store.take(`${this.settings.keyPrefix}rl:probe`, PROBE_POLICY))
       .then(() => {
         this.deps.log.info("rate limit store recovered", { store: this.store.name, outage_ms: this.deps.clock.now() - outage.since });
+        this.outageSeconds += this.ongoingOutageSeconds();
         this.outage = null;
       })
       .catch(() => {
@@ -133,6 +204,16 @@ export class RateLimiter {
       .finally(() => {
         this.probing = false;
       });
+  }
+
+  /**
+   * The in-memory store as the configured one: its "round trip" is a lookup in this process, counted like the
+   * others' so the series exist on every deployment, but not timed: a lookup's 100 ns say nothing, and observing
+   * them cost three times the lookup.
+   */
+  private memoryTake(key: string, policy: BucketPolicy): Decision {
+    metrics.limiterStoreRoundTrips.inc(this.roundTripLabels.ok);
+    return this.fallback.takeNow(key, policy);
   }
 
   private degraded(key: string, policy: BucketPolicy, plan: Plan): LimitOutcome {
@@ -154,6 +235,7 @@ export class RateLimiter {
   }
 
   async close(): Promise<void> {
+    for (const unregister of this.unregister) unregister();
     await this.store.close();
     if (this.fallback !== this.store) await this.fallback.close();
   }

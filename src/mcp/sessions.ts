@@ -18,6 +18,7 @@
 import type { HandleRequestOptions } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { throttledWarn, type Logger } from "../log.ts";
+import { gaugeFrom } from "../observe/metrics.ts";
 import { eventIdNumber, SessionEventLog } from "./event-log.ts";
 import type { SessionNotice, SessionNotices } from "./session-notices.ts";
 import { SESSION_LIMITS, type McpSessionStore, type SessionInit, type SessionLimits, type SessionRecord } from "./session-store.ts";
@@ -38,6 +39,7 @@ export class McpSessions {
   private readonly streams = new Map<string, Set<SessionStream>>();
   private readonly warn: (message: string, fields?: Record<string, unknown>) => void;
   private unlisten: (() => Promise<void>) | undefined;
+  private readonly unmeasure: (() => void)[];
 
   constructor(
     readonly store: McpSessionStore,
@@ -48,6 +50,17 @@ export class McpSessions {
     private readonly keepAliveMs = KEEP_ALIVE_MS,
   ) {
     this.warn = throttledWarn(log);
+    // Read when scraped: the sessions with a stream held here, and those streams, which are server-sent events too.
+    this.unmeasure = [
+      gaugeFrom("mcp_sessions", () => this.streams.size),
+      gaugeFrom("open_streams", () => this.openStreams(), { kind: "sse" }),
+    ];
+  }
+
+  private openStreams(): number {
+    let count = 0;
+    for (const streams of this.streams.values()) count += streams.size;
+    return count;
   }
 
   /** Starts hearing the fleet's notices. */
@@ -140,6 +153,7 @@ export class McpSessions {
   }
 
   async close(): Promise<void> {
+    for (const unmeasure of this.unmeasure) unmeasure();
     this.closeAll();
     await this.unlisten?.();
     await this.notices.close();

@@ -22,7 +22,7 @@
  * registers with `gaugeFrom`: a count kept by inc/dec beside the real one
  * could drift from it; a read cannot.
  */
-import type { Gauge, Registry } from "prom-client";
+import type { Counter, Gauge, Registry } from "prom-client";
 
 /** prom-client, loaded only when metrics are turned on: its modules cost a server that keeps none some 15 MB. */
 const prom = () => require("prom-client") as typeof import("prom-client");
@@ -131,7 +131,7 @@ function catalogue(
     limiterStoreDuration: histogram("limiter_store_round_trip_seconds", "A round trip to the limiter's store, by store.", ["store"]),
     limiterStoreOutageSeconds: counter(
       "limiter_store_outage_seconds_total",
-      "Seconds the limiter's store has been unreachable, summed over outages.",
+      "Seconds the limiter's store has been unreachable, summed over outages, the one going on included (read when scraped).",
       [],
     ),
     limiterStoreUp: gauge("limiter_store_up", "1 while the limiter's store answers, 0 during an outage.", []),
@@ -141,7 +141,11 @@ function catalogue(
     openStreams: gauge("open_streams", "Streams open on this instance, by kind (websocket, sse).", ["kind"]),
     mcpSessions: gauge("mcp_sessions", "MCP sessions whose stream this instance holds.", []),
     usageOutboxDepth: gauge("usage_outbox_depth", "Usage records waiting to be written to the database.", []),
-    usageRecordsDropped: counter("usage_records_dropped_total", "Usage records dropped because the outbox was full.", []),
+    usageCallsRefused: counter(
+      "usage_calls_refused_total",
+      "Calls refused before they ran because their usage could not be recorded, by reason (outbox_full, writes_failing): the recorder drops no record, it refuses the call instead.",
+      ["reason"],
+    ),
     abuseFlags: counter("abuse_flags_total", "Limit-evasion flags raised, by kind and action.", ["kind", "action"]),
     tasksFinished: counter(
       "tasks_finished_total",
@@ -172,10 +176,11 @@ type Source = { labels: Record<string, string>; read: () => number };
 const sources = new Map<string, Set<Source>>();
 
 /**
- * A gauge read when scraped: `read` is asked each time, and what several
+ * A gauge (or a counter's total) read when scraped: `read` is asked each time, and what several
  * sources (several apps in one test process) say for the same labels is summed.
  * `name` is the gauge's name without the prefix ("runs_queued"). Returns the
  * function that takes the source back. Registering costs nothing with metrics off.
+ * A counter read this way must be given a total that never decreases (counterFrom).
  */
 export function gaugeFrom(name: string, read: () => number, labels: Record<string, string> = {}): () => void {
   let set = sources.get(name);
@@ -185,7 +190,10 @@ export function gaugeFrom(name: string, read: () => number, labels: Record<strin
   return () => set.delete(source);
 }
 
-function readSources(gauge: Gauge, name: string): void {
+/** A counter's total read when scraped: what `read` says must never decrease (seconds summed, the current stretch included). */
+export const counterFrom = gaugeFrom;
+
+function readSources(metric: Gauge | Counter, name: string): void {
   const from = sources.get(name);
   if (!from || from.size === 0) return;
   const totals = new Map<string, { labels: Record<string, string>; value: number }>();
@@ -195,13 +203,27 @@ function readSources(gauge: Gauge, name: string): void {
     total.value += source.read();
     totals.set(key, total);
   }
-  for (const { labels, value } of totals.values()) gauge.set(labels, value);
+  if ("set" in metric) for (const { labels, value } of totals.values()) metric.set(labels, value);
+  else {
+    // A counter has no set: its totals are given again, whole, at each scrape.
+    metric.reset();
+    for (const { labels, value } of totals.values()) metric.inc(labels, value);
+  }
 }
 
 function realCatalogue(into: Registry): Metrics {
   const { Counter, Histogram, Gauge } = prom();
   return catalogue(
-    (name, help, labelNames) => new Counter({ name: PREFIX + name, help, labelNames, registers: [into] }),
+    (name, help, labelNames) =>
+      new Counter({
+        name: PREFIX + name,
+        help,
+        labelNames,
+        registers: [into],
+        collect() {
+          readSources(this as Counter, name);
+        },
+      }),
     (name, help, labelNames, buckets = LATENCY_BUCKETS) =>
       new Histogram({ name: PREFIX + name, help, labelNames, buckets, registers: [into] }),
     (name, help, labelNames) =>
@@ -223,6 +245,7 @@ export function enableMetrics(): void {
   const { Registry, collectDefaultMetrics } = prom();
   registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  (require("./runtime-metrics.ts") as typeof import("./runtime-metrics.ts")).runtimeMetrics(registry);
   metrics = realCatalogue(registry);
 }
 

@@ -23,6 +23,7 @@ import { queryBoolean } from "../http/query-boolean.ts";
 import type { Call } from "../http/call.ts";
 import { jsonErrorOffset, validationIssues } from "../http/validation-detail.ts";
 import type { Logger } from "../log.ts";
+import { gaugeFrom } from "../observe/metrics.ts";
 import type { SearchBody } from "../research/request.ts";
 import { drain } from "../research/run/drain.ts";
 import { checkSearchBody, refusedUsage, startSearch, type RunDeps } from "../research/run/hold.ts";
@@ -34,6 +35,10 @@ const FIRST_MESSAGE_TIMEOUT_MS = 30_000;
 /** What the socket's usage records name it. */
 const SOCKET_ROUTE = "WS /v1/ws/search";
 const BACKPRESSURE_BYTES = 1 << 20;
+
+/** Search sockets of this process open now, whichever app serves them: open_streams{kind="websocket"}. */
+let openSockets = 0;
+gaugeFrom("open_streams", () => openSockets, { kind: "websocket" });
 
 interface RawSocket {
   send(data: string): number;
@@ -173,6 +178,8 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
         raw.close(1000, outcome.code);
       }, FIRST_MESSAGE_TIMEOUT_MS);
       states.set(ws.raw, state);
+      // Counted with its state: close() uncounts exactly the sockets that have one.
+      openSockets++;
     },
     message(ws, message) {
       const state = states.get(ws.raw);
@@ -190,6 +197,7 @@ export function searchSocket(auth: AuthDeps, runs: RunDeps, log: Logger, limits:
     close(ws) {
       const state = states.get(ws.raw);
       if (!state) return;
+      openSockets--;
       clearTimeout(state.idle);
       state.unwatch?.();
       state.closed = true;

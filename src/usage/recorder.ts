@@ -20,6 +20,7 @@ import type { Database } from "../../db/client.ts";
 import { usageUnavailable, type UsageEvent, type UsageSink } from "../call-usage.ts";
 import { planFor } from "../limits/plans.ts";
 import type { Logger } from "../log.ts";
+import { gaugeFrom, metrics } from "../observe/metrics.ts";
 import { newId } from "../ids.ts";
 import { writeLedger } from "./ledger.ts";
 import type { UsageWrite } from "./queries.ts";
@@ -54,6 +55,9 @@ export function priceOf(event: UsageEvent, pricing: Pricing): { costMicros: numb
   };
 }
 
+const OUTBOX_FULL = { reason: "outbox_full" };
+const WRITES_FAILING = { reason: "writes_failing" };
+
 /** A billable call's record waiting to be committed, and its call waiting on it. */
 interface Commit {
   entry: UsageWrite;
@@ -77,6 +81,7 @@ export class UsageRecorder implements UsageSink {
   private failedAt: number | undefined;
   private readonly options: RecorderOptions;
   private readonly timer: ReturnType<typeof setInterval>;
+  private readonly unmeasure: () => void;
 
   constructor(
     private readonly db: Database,
@@ -87,6 +92,8 @@ export class UsageRecorder implements UsageSink {
     this.options = { flushIntervalMs: 1_000, batchSize: 500, maxPending: 200_000, failureBackoffMs: 2_000, commitsInFlight: 4, ...options };
     this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs);
     this.timer.unref?.();
+    // The outbox: records waiting for a batch, and billable calls' records waiting for their commit.
+    this.unmeasure = gaugeFrom("usage_outbox_depth", () => this.pending.length + this.committing.length);
   }
 
   record(event: UsageEvent): void {
@@ -118,9 +125,15 @@ export class UsageRecorder implements UsageSink {
   }
 
   accepting(billable: boolean): boolean {
-    if (this.pending.length >= this.options.maxPending) return false;
+    if (this.pending.length >= this.options.maxPending) {
+      metrics.usageCallsRefused.inc(OUTBOX_FULL);
+      return false;
+    }
     // One call in each back-off tries the database again: its commit tells whether it is back.
-    if (billable && this.failedAt !== undefined && performance.now() - this.failedAt < this.options.failureBackoffMs) return false;
+    if (billable && this.failedAt !== undefined && performance.now() - this.failedAt < this.options.failureBackoffMs) {
+      metrics.usageCallsRefused.inc(WRITES_FAILING);
+      return false;
+    }
     return true;
   }
 
@@ -148,6 +161,7 @@ export class UsageRecorder implements UsageSink {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    this.unmeasure();
     // Records gathered in this turn have no statement yet: they start theirs now.
     while (this.commits.size > 0 || this.committing.length > 0) {
       this.pump();

@@ -21,6 +21,8 @@ interface FlyToml {
     checks?: { path: string; method?: string; interval: string; timeout: string }[];
   };
   vm: { size?: string; cpus?: number; memory?: string }[];
+  metrics?: { port: number; path: string };
+  services?: { internal_port: number }[];
 }
 
 const fly = Bun.TOML.parse(readFileSync(new URL("../../fly.toml", import.meta.url), "utf8")) as FlyToml;
@@ -84,4 +86,13 @@ describe("fly.toml", () => {
       expect(drainGraceMs).toBeGreaterThan(2 * milliseconds(readyCheck!.interval, "the /readyz check's interval"));
     },
   );
+
+  test("Fly scrapes the metrics port the service serves, and no service exposes it", () => {
+    expect(config.metrics?.port).toBeDefined();
+    expect(fly.metrics).toEqual({ port: config.metrics!.port, path: "/metrics" });
+    // One process per machine here: with more, worker N serves METRICS_PORT + N - 1, and each would need a [[metrics]].
+    expect(workers).toBe(1);
+    const exposed = [fly.http_service as { internal_port?: number }, ...(fly.services ?? [])].map((s) => s.internal_port);
+    expect(exposed).not.toContain(config.metrics!.port);
+  });
 });
