@@ -72,6 +72,7 @@ const ROOTS: { root: string; label: string }[] = [{ root, label: "" }, ...(cli.b
 
 const wrk = await ensureWrk();
 const children: Subprocess[] = [];
+let stopping = false;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 // ---- a page for the contents target, read once into the page cache by the CLI
@@ -187,6 +188,11 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
     stderr: "inherit",
   });
   children.push(child);
+  // A server that ends before the bench does says how, with its log's end (the log is removed at the end of the run).
+  void child.exited.then((code) => {
+    if (!stopping)
+      console.error(`${name} server exited (${child.signalCode ?? `code ${code}`}): ${readFileSync(logPath, "utf8").slice(-3000)}`);
+  });
   cleanups.push(() => rmSync(logDir, { recursive: true, force: true }));
   const url = `http://127.0.0.1:${port}`;
   const listening = () => readFileSync(logPath, "utf8").match(/"msg":"listening"/g)?.length ?? 0;
@@ -560,6 +566,7 @@ try {
     })}`,
   );
 } finally {
+  stopping = true;
   for (const child of children) child.kill("SIGTERM");
   await Promise.all(children.map((c) => c.exited));
   for (const cleanup of cleanups.reverse()) await cleanup();
