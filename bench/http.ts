@@ -104,6 +104,9 @@ const observedEnv = (name: string): Record<string, string> => ({
   METRICS_HOST: "127.0.0.1",
   OTEL_EXPORTER_OTLP_ENDPOINT: `${collectorUrl}/${encodeURIComponent(name)}`,
   OTEL_SERVICE_NAME: "bench-http",
+  // Every request is traced unless the bench is told to sample (OTEL_TRACES_SAMPLER=parentbased_traceidratio, _ARG=0.1).
+  ...(process.env.OTEL_TRACES_SAMPLER ? { OTEL_TRACES_SAMPLER: process.env.OTEL_TRACES_SAMPLER } : {}),
+  ...(process.env.OTEL_TRACES_SAMPLER_ARG ? { OTEL_TRACES_SAMPLER_ARG: process.env.OTEL_TRACES_SAMPLER_ARG } : {}),
 });
 
 // ---- raw Bun
@@ -545,8 +548,9 @@ try {
     printTable("What the observed servers sent: spans at the collector, series at the scrapes", observed);
     const totalSpans = observed.reduce((s, r) => s + Number(r["spans received"]), 0);
     console.log(
-      `\nThe collector (a process of its own on the same cores) used ${((collectorCpu * 1e6) / Math.max(1, totalSpans)).toFixed(1)} µs of CPU per span. ` +
-        "Fewer spans than requests means the exporter's queue (4,096 spans) overflowed and dropped spans: the server did less than full tracing costs.",
+      `\nSampler: ${process.env.OTEL_TRACES_SAMPLER ?? "parentbased_always_on"} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ""}. ` +
+        `The collector (a process of its own on the same cores) used ${((collectorCpu * 1e6) / Math.max(1, totalSpans)).toFixed(1)} µs of CPU per span. ` +
+        "With every request traced, fewer spans than requests means the exporter's queue (4,096 spans) overflowed and dropped spans: the server did less than full tracing costs.",
     );
     const off = observed.filter((r) => !Number(r["spans received"]) || !Number(r["http_requests_total series"]));
     if (off.length) throw new Error(`observability was not on for ${off.map((r) => r.backend).join(", ")}: no spans or no request series`);
@@ -562,7 +566,13 @@ try {
       cpus: availableParallelism(),
       rows,
       byWorkers,
-      ...(OBSERVE ? { byObservability, observed } : {}),
+      ...(OBSERVE
+        ? {
+            byObservability,
+            observed,
+            sampler: [process.env.OTEL_TRACES_SAMPLER, process.env.OTEL_TRACES_SAMPLER_ARG].filter(Boolean).join(" "),
+          }
+        : {}),
     })}`,
   );
 } finally {
