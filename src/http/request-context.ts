@@ -13,8 +13,8 @@ import type { Call } from "./call.ts";
 import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
-import { metrics, statusClass } from "../observe/metrics.ts";
-import { nameSpan, requestSpan, type TraceSpan } from "../observe/trace.ts";
+import { metrics, metricsEnabled, statusClass } from "../observe/metrics.ts";
+import { nameSpan, requestSpan, tracingEnabled, type TraceSpan } from "../observe/trace.ts";
 import { toErrorOutcome, validationOutcome, type ErrorOutcome } from "./errors.ts";
 import { validationIssues } from "./validation-detail.ts";
 
@@ -109,13 +109,18 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
       const ms = performance.now() - meta.startedAt;
       // A path no route matched is counted as one label, whatever it was: a scanner's paths never become series.
       const template = route || "unmatched";
-      const labels = { route: template, method: request.method, status_class: statusClass(status) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, ms / 1000);
+      // Guarded, not left to the no-ops: with metrics and tracing off a request allocates nothing for them.
+      if (metricsEnabled()) {
+        const labels = { route: template, method: request.method, status_class: statusClass(status) };
+        metrics.httpRequests.inc(labels);
+        metrics.httpDuration.observe(labels, ms / 1000);
+      }
       const span = meta.span;
-      nameSpan(span, `${request.method} ${template}`);
-      span.set({ "http.route": template, "http.response.status_code": status, "request.id": meta.id, "error.type": meta.errorCode });
-      if (status >= 500) span.fail(meta.errorCode ?? "server_error");
+      if (tracingEnabled()) {
+        nameSpan(span, `${request.method} ${template}`);
+        span.set({ "http.route": template, "http.response.status_code": status, "request.id": meta.id, "error.type": meta.errorCode });
+        if (status >= 500) span.fail(meta.errorCode ?? "server_error");
+      }
       span.end();
       log.info("request", {
         request_id: meta.id,
