@@ -33,6 +33,16 @@
  * also runs another checkout's app (an earlier commit, with node_modules) in
  * the same interleaved rounds, as the "(base)" rows (one process: an earlier
  * checkout has no workers).
+ *
+ * `--observability` runs each of this checkout's backends twice in the same
+ * rounds, as it is by default ("off") and with metrics and tracing on, the
+ * "+obs" rows: METRICS_PORT (a random port each, read from the "listening"
+ * line) scraped once a second while its targets run (Fly scrapes every 15 s),
+ * and OTEL_EXPORTER_OTLP_ENDPOINT at a loopback collector (lib/otlp-collector.ts,
+ * a process of its own) that counts the spans each server exports. A second
+ * table puts off and on side by side per target, with their ratios, and the
+ * run says how many spans the collector received and series the scrapes
+ * returned, so "on" is shown to be on.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -54,11 +64,15 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,workers,embedded").split(",").map((b) => b.trim());
 const WORKERS = Number(process.env.BENCH_WORKERS ?? Math.max(2, availableParallelism()));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const { values: cli } = parseArgs({ options: { base: { type: "string" } } });
+const { values: cli } = parseArgs({ options: { base: { type: "string" }, observability: { type: "boolean" } } });
+const OBSERVE = cli.observability === true;
+/** The backends' variants: as today, and with --observability also with metrics and tracing on (this checkout only). */
+const OBSERVED = " +obs";
 const ROOTS: { root: string; label: string }[] = [{ root, label: "" }, ...(cli.base ? [{ root: cli.base, label: " (base)" }] : [])];
 
 const wrk = await ensureWrk();
 const children: Subprocess[] = [];
+let stopping = false;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 // ---- a page for the contents target, read once into the page cache by the CLI
@@ -72,6 +86,28 @@ const page = Bun.serve({
     ),
 });
 const articleUrl = `http://127.0.0.1:${page.port}/article`;
+
+// ---- with --observability: the collector the observed servers export their spans to
+const collector = OBSERVE
+  ? Bun.spawn([process.execPath, fileURLToPath(new URL("./lib/otlp-collector.ts", import.meta.url))], { stdout: "pipe" })
+  : undefined;
+if (collector) children.push(collector);
+const collectorUrl = collector
+  ? await (async () => {
+      const { value } = await collector.stdout.getReader().read();
+      return `http://127.0.0.1:${Number(new TextDecoder().decode(value).trim())}`;
+    })()
+  : "";
+/** What observing a server adds to its environment; each exports under a path of its own, so the collector tells them apart. */
+const observedEnv = (name: string): Record<string, string> => ({
+  METRICS_PORT: "0",
+  METRICS_HOST: "127.0.0.1",
+  OTEL_EXPORTER_OTLP_ENDPOINT: `${collectorUrl}/${encodeURIComponent(name)}`,
+  OTEL_SERVICE_NAME: "bench-http",
+  // Every request is traced unless the bench is told to sample (OTEL_TRACES_SAMPLER=parentbased_traceidratio, _ARG=0.1).
+  ...(process.env.OTEL_TRACES_SAMPLER ? { OTEL_TRACES_SAMPLER: process.env.OTEL_TRACES_SAMPLER } : {}),
+  ...(process.env.OTEL_TRACES_SAMPLER_ARG ? { OTEL_TRACES_SAMPLER_ARG: process.env.OTEL_TRACES_SAMPLER_ARG } : {}),
+});
 
 // ---- raw Bun
 const raw = Bun.spawn([process.execPath, fileURLToPath(new URL("./lib/raw-server.ts", import.meta.url))], { stdout: "pipe" });
@@ -105,6 +141,8 @@ interface Backend {
   logPath: string;
   /** Its server processes: the one, or the supervisor and its workers. */
   pids: number[];
+  /** With metrics on: each server process's /metrics. */
+  metricsUrls: string[];
   counters?: () => Promise<{ redis: number; postgres: number }>;
 }
 
@@ -153,6 +191,11 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
     stderr: "inherit",
   });
   children.push(child);
+  // A server that ends before the bench does says how, with its log's end (the log is removed at the end of the run).
+  void child.exited.then((code) => {
+    if (!stopping)
+      console.error(`${name} server exited (${child.signalCode ?? `code ${code}`}): ${readFileSync(logPath, "utf8").slice(-3000)}`);
+  });
   cleanups.push(() => rmSync(logDir, { recursive: true, force: true }));
   const url = `http://127.0.0.1:${port}`;
   const listening = () => readFileSync(logPath, "utf8").match(/"msg":"listening"/g)?.length ?? 0;
@@ -165,12 +208,15 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
   const workerPids = [...readFileSync(logPath, "utf8").matchAll(/"msg":"worker started","worker":\d+,"pid":(\d+)/g)].map((m) =>
     Number(m[1]),
   );
-  return { name, url, enterpriseKey, freeKey, logPath, pids: [child.pid, ...workerPids] };
+  const metricsUrls = [...readFileSync(logPath, "utf8").matchAll(/"msg":"listening".*?"metrics_port":(\d+)/g)].map(
+    (m) => `http://127.0.0.1:${m[1]}/metrics`,
+  );
+  return { name, url, enterpriseKey, freeKey, logPath, pids: [child.pid, ...workerPids], metricsUrls };
 }
 
-async function postgresBackend(appRoot: string, label: string, workers: number): Promise<Backend> {
+async function postgresBackend(appRoot: string, label: string, workers: number, observed = false): Promise<Backend> {
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  const database = `bench_http_${process.pid}_${label ? "base" : "this"}_${workers}`;
+  const database = `bench_http_${process.pid}_${label ? "base" : "this"}_${workers}${observed ? "_obs" : ""}`;
   await admin.unsafe(`create database ${database}`);
   cleanups.push(async () => {
     await admin.unsafe(`drop database if exists ${database} with (force)`);
@@ -181,8 +227,13 @@ async function postgresBackend(appRoot: string, label: string, workers: number):
   cleanups.push(() => redisServer.kill());
   const databaseUrl = new URL(ADMIN_URL);
   databaseUrl.pathname = `/${database}`;
-  const name = workers > 1 ? `postgres ×${workers}${label}` : `postgres${label}`;
-  const app = await startApp(name, appRoot, { DATABASE_URL: databaseUrl.toString(), REDIS_URL: redisServer.url }, workers);
+  const name = `${workers > 1 ? `postgres ×${workers}` : "postgres"}${label}${observed ? OBSERVED : ""}`;
+  const app = await startApp(
+    name,
+    appRoot,
+    { DATABASE_URL: databaseUrl.toString(), REDIS_URL: redisServer.url, ...(observed ? observedEnv(name) : {}) },
+    workers,
+  );
   const redis = new RedisClient(redisServer.url);
   cleanups.push(() => redis.close());
   const scripted = scriptedCommands(appRoot);
@@ -204,10 +255,11 @@ async function postgresBackend(appRoot: string, label: string, workers: number):
   };
 }
 
-async function embeddedBackend(appRoot: string, label: string): Promise<Backend> {
+async function embeddedBackend(appRoot: string, label: string, observed = false): Promise<Backend> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-http-pglite-"));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  return startApp(`embedded${label}`, appRoot, { DATA_DIR: dataDir });
+  const name = `embedded${label}${observed ? OBSERVED : ""}`;
+  return startApp(name, appRoot, { DATA_DIR: dataDir, ...(observed ? observedEnv(name) : {}) });
 }
 
 /** The floor serves every target but the page read, which needs the service's page cache. */
@@ -218,6 +270,7 @@ const FLOOR: Backend = {
   freeKey: floorKeys.free,
   logPath: floorLog,
   pids: [floorChild.pid],
+  metricsUrls: [],
 };
 
 function targets(backend: Backend): Record<string, { target: WrkTarget; status: number }> {
@@ -276,6 +329,62 @@ function workersSideBySide(rows: Row[]): Row[] {
   });
 }
 
+/** For each target and observed backend, its req/s, CPU per request and p99 with observability off and on, measured in the same rounds. */
+function observabilitySideBySide(rows: Row[]): Row[] {
+  return rows.flatMap((on) => {
+    const backend = String(on.backend);
+    if (!backend.endsWith(OBSERVED)) return [];
+    const off = rows.find((r) => r.backend === backend.slice(0, -OBSERVED.length) && r.target === on.target);
+    if (!off) return [];
+    return [
+      {
+        backend: off.backend!,
+        target: on.target!,
+        "off req/s": off.req_s!,
+        "on req/s": on.req_s!,
+        "req/s on/off": Number(on.req_s) / Number(off.req_s),
+        "off cpu_us/req": off.cpu_us_per_req!,
+        "on cpu_us/req": on.cpu_us_per_req!,
+        "cpu on/off": Number(on.cpu_us_per_req) / Number(off.cpu_us_per_req),
+        "off p99_ms": off.p99_ms!,
+        "on p99_ms": on.p99_ms!,
+      },
+    ];
+  });
+}
+
+/** Scrapes an observed backend's /metrics once a second while its targets run: what it returned, to show metrics were on. */
+class Scraper {
+  scrapes = 0;
+  failures = 0;
+  /** Series (sample lines) in the latest scrape of each process, and whether the request counter was among them. */
+  series = 0;
+  requestSeries = 0;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  constructor(private readonly urls: string[]) {}
+  start(): void {
+    this.timer = setInterval(() => {
+      for (const url of this.urls) void this.scrape(url);
+    }, 1000);
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+  private async scrape(url: string): Promise<void> {
+    try {
+      const response = await fetch(url);
+      const text = await response.text();
+      if (!response.ok) throw new Error(String(response.status));
+      const samples = text.split("\n").filter((line) => line && !line.startsWith("#"));
+      this.scrapes++;
+      this.series = samples.length;
+      this.requestSeries = samples.filter((line) => line.startsWith("agentic_search_http_requests_total{")).length;
+    } catch {
+      this.failures++;
+    }
+  }
+}
+
 /** Well formed (shape and checksum pass), so it costs the lookup a real key costs: the expensive kind of bad key. */
 const unknownKey = (await generateApiKey()).secret;
 
@@ -290,15 +399,25 @@ try {
   for (const name of BACKENDS)
     for (const { root: appRoot, label } of ROOTS) {
       if (name === "workers" && label) continue; // an earlier checkout runs one process whatever WEB_CONCURRENCY says
-      if (name === "postgres") backends.push(await postgresBackend(appRoot, label, 1));
-      else if (name === "workers") backends.push(await postgresBackend(appRoot, label, WORKERS));
-      else backends.push(await embeddedBackend(appRoot, label));
+      // Off and on side by side in the list, so each target's two runs are as close in time as the rounds allow.
+      for (const observed of OBSERVE && !label ? [false, true] : [false]) {
+        if (name === "postgres") backends.push(await postgresBackend(appRoot, label, 1, observed));
+        else if (name === "workers") backends.push(await postgresBackend(appRoot, label, WORKERS, observed));
+        else backends.push(await embeddedBackend(appRoot, label, observed));
+      }
     }
+  const scrapers = new Map(backends.filter((b) => b.metricsUrls.length).map((b) => [b, new Scraper(b.metricsUrls)] as const));
+  if (OBSERVE) {
+    const unscraped = backends.filter((b) => b.name.endsWith(OBSERVED) && !scrapers.has(b));
+    if (unscraped.length) throw new Error(`no metrics port in the log of ${unscraped.map((b) => b.name).join(", ")}`);
+  }
+  const collectorCpuBefore = collector ? cpuSeconds(collector.pid) : 0;
 
   backends.unshift(FLOOR);
-  // The free key's bucket (10/min) is emptied first: from then on its calls are the 429 being measured.
-  for (const backend of backends) for (let i = 0; i < 12; i++) await statusOf(targets(backend)["GET /v1/account (429)"]!);
   for (const backend of backends) {
+    // The free key's bucket (10/min) is emptied first, just before the checks (a token comes back every 6 s): from then
+    // on its calls are the 429 being measured.
+    for (let i = 0; i < 12; i++) await statusOf(targets(backend)["GET /v1/account (429)"]!);
     for (const [name, entry] of Object.entries(targets(backend))) {
       const status = await statusOf(entry);
       if (status !== entry.status) throw new Error(`${backend.name} ${name}: expected ${entry.status}, got ${status}`);
@@ -322,6 +441,7 @@ try {
     rawRuns.push(rawRun);
     rawCpu += rawUsed;
     for (const backend of backends) {
+      scrapers.get(backend)?.start();
       for (const [name, entry] of Object.entries(targets(backend))) {
         const before = await backend.counters?.();
         const [run, used] = await onCpu(backend.pids, () => runWrk(wrk, entry.target, options));
@@ -336,6 +456,7 @@ try {
         }
         results.set(id, slot);
       }
+      scrapers.get(backend)?.stop();
     }
     console.error(`round ${round + 1}/${ROUNDS} done`);
   }
@@ -392,12 +513,70 @@ try {
         `so here it is an upper bound, and ${WORKERS} × 1,000,000 / cpu_us a cautious estimate of req/s with a core per worker.`,
     );
   }
+  const byObservability = observabilitySideBySide(rows);
+  let observed: Row[] = [];
+  if (OBSERVE) {
+    printTable(
+      "Observability off and on (metrics scraped every second, spans exported to a loopback collector), measured in the same rounds",
+      byObservability,
+    );
+    // The last batch of spans leaves within the exporter's delay (1 s).
+    await Bun.sleep(2_000);
+    const counts = (await (await fetch(`${collectorUrl}/counts`)).json()) as Record<
+      string,
+      { exports: number; bytes: number; spans: number }
+    >;
+    const collectorCpu = cpuSeconds(collector!.pid) - collectorCpuBefore;
+    observed = [...scrapers].map(([backend, scraper]) => {
+      const received = counts[`/${encodeURIComponent(backend.name)}`] ?? { exports: 0, bytes: 0, spans: 0 };
+      const requests = [...results.values()]
+        .filter((slot) => slot.backend === backend.name)
+        .reduce((sum, slot) => sum + slot.runs.reduce((s, r) => s + r.requests, 0), 0);
+      return {
+        backend: backend.name,
+        requests,
+        "spans received": received.spans,
+        "spans/request": received.spans / requests,
+        exports: received.exports,
+        "span MB": received.bytes / 1e6,
+        scrapes: scraper.scrapes,
+        "failed scrapes": scraper.failures,
+        "series in last scrape": scraper.series,
+        "http_requests_total series": scraper.requestSeries,
+      };
+    });
+    printTable("What the observed servers sent: spans at the collector, series at the scrapes", observed);
+    const totalSpans = observed.reduce((s, r) => s + Number(r["spans received"]), 0);
+    console.log(
+      `\nSampler: ${process.env.OTEL_TRACES_SAMPLER ?? "parentbased_always_on"} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ""}. ` +
+        `The collector (a process of its own on the same cores) used ${((collectorCpu * 1e6) / Math.max(1, totalSpans)).toFixed(1)} µs of CPU per span. ` +
+        "With every request traced, fewer spans than requests means the exporter's queue (4,096 spans) overflowed and dropped spans: the server did less than full tracing costs.",
+    );
+    const off = observed.filter((r) => !Number(r["spans received"]) || !Number(r["http_requests_total series"]));
+    if (off.length) throw new Error(`observability was not on for ${off.map((r) => r.backend).join(", ")}: no spans or no request series`);
+  }
   const logLines = backends.map((b) => ({ backend: b.name, bytes: Bun.file(b.logPath).size }));
   console.log(`\naccess log written: ${logLines.map((l) => `${l.backend} ${(l.bytes / 1e6).toFixed(1)} MB`).join(", ")}`);
   console.log(
-    `wrote ${writeResults("http", { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, workers: WORKERS, cpus: availableParallelism(), rows, byWorkers })}`,
+    `wrote ${writeResults("http", {
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      workers: WORKERS,
+      cpus: availableParallelism(),
+      rows,
+      byWorkers,
+      ...(OBSERVE
+        ? {
+            byObservability,
+            observed,
+            sampler: [process.env.OTEL_TRACES_SAMPLER, process.env.OTEL_TRACES_SAMPLER_ARG].filter(Boolean).join(" "),
+          }
+        : {}),
+    })}`,
   );
 } finally {
+  stopping = true;
   for (const child of children) child.kill("SIGTERM");
   await Promise.all(children.map((c) => c.exited));
   for (const cleanup of cleanups.reverse()) await cleanup();
