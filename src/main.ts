@@ -31,7 +31,7 @@ import { localBaseUrl } from "./http/base-url.ts";
 import { signInLinkUrl } from "./accounts/sign-in-links.ts";
 import { InFlightGauge } from "./limits/peak-load.ts";
 import { createRateLimiter } from "./limits/wiring.ts";
-import { createLogger, flushLogs } from "./log.ts";
+import { createLogger, flushLogs, throttledWarn } from "./log.ts";
 import { UsageRecorder } from "./usage/recorder.ts";
 import { JobQueue, jobQueueSettings } from "./job-queue.ts";
 import { drainWhenSupervisorGoes, superviseWorkers } from "./ops/supervisor.ts";
@@ -65,9 +65,12 @@ if (config.web.concurrency > 1) {
   drainWhenSupervisorGoes();
 }
 const clock = systemClock;
+const spansLost = throttledWarn(log, 60_000);
 // Both before anything counts or traces: the catalogue and the tracer are read as the app is built and serves.
 if (config.metrics) enableMetrics();
-const tracing = startTracing(process.env, { worker: config.web.worker });
+const tracing = startTracing(process.env, { worker: config.web.worker }, (reason) =>
+  spansLost("spans not exported; they are dropped", { reason }),
+);
 
 const database = await openDatabase(
   config.database.url

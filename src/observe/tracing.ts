@@ -3,8 +3,9 @@
  * exported over OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT or
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, and nothing is traced when
  * neither is (or OTEL_SDK_DISABLED is true, or OTEL_TRACES_EXPORTER is
- * none). The exporter reads its own variables (headers, timeout,
- * compression); the service name is OTEL_SERVICE_NAME, else agentic-search.
+ * none). The exporter (otlp-json-exporter.ts) reads the OTLP variables
+ * (headers, timeout, compression); the service name is OTEL_SERVICE_NAME,
+ * else agentic-search.
  *
  * Spans leave in batches off the request path (BatchSpanProcessor): a
  * collector that is slow or down costs dropped spans, never a caller's time.
@@ -16,7 +17,7 @@ import { useTracer } from "./trace.ts";
 function sdk() {
   return {
     ...(require("@opentelemetry/sdk-trace") as typeof import("@opentelemetry/sdk-trace")),
-    ...(require("@opentelemetry/exporter-trace-otlp-http") as typeof import("@opentelemetry/exporter-trace-otlp-http")),
+    ...(require("./otlp-json-exporter.ts") as typeof import("./otlp-json-exporter.ts")),
     ...(require("@opentelemetry/resources") as typeof import("@opentelemetry/resources")),
     ...(require("./otel-spans.ts") as typeof import("./otel-spans.ts")),
   };
@@ -59,9 +60,14 @@ export function samplerFrom(env: Env): Sampler {
 }
 
 /** Starts tracing when the environment asks for it; null (and nothing traced) when it does not. */
-export function startTracing(env: Env, instance: { worker?: number } = {}): Tracing | null {
+export function startTracing(
+  env: Env,
+  instance: { worker?: number } = {},
+  /** Hears an export that failed, in our words: at most a warning, never a caller's error. */
+  failed: (reason: string) => void = () => {},
+): Tracing | null {
   if (!tracingWanted(env)) return null;
-  const { TracerProvider, BatchSpanProcessor, OTLPTraceExporter, resourceFromAttributes, otelSpans } = sdk();
+  const { TracerProvider, BatchSpanProcessor, OtlpJsonExporter, otlpTarget, resourceFromAttributes, otelSpans } = sdk();
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
       "service.name": env.OTEL_SERVICE_NAME?.trim() || "agentic-search",
@@ -70,7 +76,9 @@ export function startTracing(env: Env, instance: { worker?: number } = {}): Trac
       ...(instance.worker !== undefined ? { "process.worker": instance.worker } : {}),
     }),
     sampler: samplerFrom(env),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), maxQueueSize: 4096, scheduledDelayMillis: 1000 })],
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter: new OtlpJsonExporter(otlpTarget(env), failed), maxQueueSize: 4096, scheduledDelayMillis: 1000 }),
+    ],
   });
   useTracer(otelSpans(provider.getTracer("agentic-search")));
   return {

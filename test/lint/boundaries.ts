@@ -229,7 +229,13 @@ export const GLOBAL_FETCH = {
   /** The objects it is also reached through, besides the bare name. */
   objects: ["globalThis", "window", "self", "Bun"],
   /** SafeFetch (the one outbound chokepoint), provider adapters and the LLM client (hosts from configuration), browser code. */
-  allowedIn: ["src/contents/egress/**", "src/research/sources/**", "src/research/llm/**", "src/dashboard/web/**"],
+  allowedIn: [
+    "src/contents/egress/**",
+    "src/research/sources/**",
+    "src/research/llm/**",
+    "src/observe/otlp-json-exporter.ts",
+    "src/dashboard/web/**",
+  ],
   message:
-    "Outbound HTTP goes through SafeFetch (src/contents/egress/, the one chokepoint). The global fetch is for SafeFetch, the provider adapters and the LLM client (src/research/sources/, src/research/llm/: hosts from configuration) and the browser code (src/dashboard/web/).",
+    "Outbound HTTP goes through SafeFetch (src/contents/egress/, the one chokepoint). The global fetch is for SafeFetch, the provider adapters, the LLM client and the span exporter (src/research/sources/, src/research/llm/, src/observe/otlp-json-exporter.ts: hosts from configuration) and the browser code (src/dashboard/web/).",
 };

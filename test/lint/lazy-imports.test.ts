@@ -24,7 +24,6 @@ const HEAVY = [
   "prom-client",
   "@opentelemetry/core",
   "@opentelemetry/sdk-trace",
-  "@opentelemetry/exporter-trace-otlp-http",
 ];
 
 /** The heavy packages loaded after `script` runs in a fresh Bun process at the project root. */
