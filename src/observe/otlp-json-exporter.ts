@@ -66,6 +66,7 @@ function nanos([seconds, nanoseconds]: HrTime): string {
 }
 
 // Most strings here (names, routes, ids, providers) need no escaping: quoted as they are, not through JSON.stringify.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must be escaped
 const PLAIN = /^[^"\\\u0000-\u001f\u2028\u2029\ud800-\udfff]*$/;
 const quoted = (text: string): string => (PLAIN.test(text) ? `"${text}"` : JSON.stringify(text));
 
