@@ -60,7 +60,8 @@ beforeAll(async () => {
   // A first search warms what a cold process loads on its first run (a task is held to the same deadline).
   await app.fetch("/v1/search", { method: "POST", headers: headers(mine.apiKey), body: JSON.stringify({ prompt: QUESTION }) });
   succeeded = await settled((await start({ prompt: QUESTION, metadata: { row: 7 } }, mine.apiKey)).id, mine.apiKey);
-  const toCancel = await start({ prompt: QUESTION }, mine.apiKey);
+  // Over "tunnel" its providers are slow, so it is still running when canceled: a quick one could finish first (a 409).
+  const toCancel = await start({ prompt: "How long is the tunnel under the river?" }, mine.apiKey);
   canceled = await jsonOf(app.fetch(`/v1/tasks/${toCancel.id}/cancel`, { method: "POST", headers: headers(mine.apiKey) }));
   other = await settled((await start({ prompt: QUESTION }, theirs.apiKey)).id, theirs.apiKey);
   failed = await settled((await start({ prompt: "Would a tunnel have been cheaper?" }, mine.apiKey)).id, mine.apiKey);
