@@ -38,6 +38,7 @@ import { drainWhenSupervisorGoes, superviseWorkers } from "./ops/supervisor.ts";
 import { enableMetrics } from "./observe/metrics.ts";
 import { serveMetrics } from "./observe/metrics-server.ts";
 import { startTracing } from "./observe/tracing.ts";
+import { PROBE_PATHS } from "./ops/routes.ts";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -68,7 +69,7 @@ const clock = systemClock;
 const spansLost = throttledWarn(log, 60_000);
 // Both before anything counts or traces: the catalogue and the tracer are read as the app is built and serves.
 if (config.metrics) enableMetrics();
-const tracing = startTracing(process.env, { worker: config.web.worker }, (reason) =>
+const tracing = startTracing(process.env, { worker: config.web.worker, untracedPaths: PROBE_PATHS }, (reason) =>
   spansLost("spans not exported; they are dropped", { reason }),
 );
 
@@ -142,7 +143,7 @@ log.info("listening", {
   database: database.description,
   rate_limit_store: limiter.status().store,
   ...(metricsServer ? { metrics_port: metricsServer.port } : {}),
-  ...(tracing ? { tracing: "otlp" } : {}),
+  ...(tracing ? { tracing: "otlp", sampler: tracing.sampler } : {}),
 });
 // The jobs queued before this start (on any instance) are worked: the queue is shared through the database.
 await jobs.start().catch((error: unknown) => log.error("the job queue did not start: tasks wait until it does", { error }));

@@ -1,16 +1,17 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { otelSpans } from "./otel-spans.ts";
-import { NO_SPAN, requestSpan, rootSpan, traceIdOf, tracingEnabled, useTracer } from "./trace.ts";
-import { samplerFrom, tracingWanted } from "./tracing.ts";
+import { samplerFrom } from "./sampler.ts";
+import { recordingSpans, type SpanRecord } from "./spans.ts";
+import { NO_SPAN, requestSpan, rootSpan, tracingEnabled, useTracer } from "./trace.ts";
+import { parseTraceparent, parseTracestate, traceIdOf } from "./trace-context.ts";
+import { tracingWanted } from "./tracing.ts";
 
 const INCOMING = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
-function traced() {
-  const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-  useTracer(otelSpans(provider.getTracer("test")));
-  return exporter;
+/** Tracing on, every span that ends kept in memory. */
+function traced(env: Record<string, string> = {}, untracedPaths: string[] = []): SpanRecord[] {
+  const finished: SpanRecord[] = [];
+  useTracer(recordingSpans(samplerFrom(env), (span) => finished.push(span), new Set(untracedPaths)));
+  return finished;
 }
 
 afterEach(() => useTracer(null));
@@ -24,6 +25,25 @@ describe("a traceparent", () => {
     expect(traceIdOf("00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01")).toBeUndefined();
     expect(traceIdOf("garbage\u0000")).toBeUndefined();
     expect(traceIdOf(`${INCOMING}-extra`)).toBeUndefined();
+    expect(traceIdOf("00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01")).toBeUndefined();
+  });
+
+  test("of a later version is read for what version 00 knows; version ff is invalid", () => {
+    expect(parseTraceparent("01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-more")).toEqual({
+      traceId: "0af7651916cd43dd8448eb211c80319c",
+      spanId: "b7ad6b7169203331",
+      sampled: true,
+    });
+    expect(parseTraceparent("ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")).toBeUndefined();
+    expect(parseTraceparent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")?.sampled).toBe(false);
+    expect(parseTraceparent("x".repeat(10_000))).toBeUndefined();
+  });
+
+  test("a tracestate is kept when bounded and printable", () => {
+    expect(parseTracestate(" rojo=00f067aa0ba902b7,congo=t61rcWkgMzE ")).toBe("rojo=00f067aa0ba902b7,congo=t61rcWkgMzE");
+    expect(parseTracestate("a=b\u0000")).toBeUndefined();
+    expect(parseTracestate("a=b".repeat(200))).toBeUndefined();
+    expect(parseTracestate(Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(","))).toBeUndefined();
   });
 });
 
@@ -48,7 +68,7 @@ describe("with tracing off", () => {
 
 describe("with tracing on", () => {
   test("a request's span continues the caller's trace, and its children hang under it", () => {
-    const exporter = traced();
+    const finished = traced();
     const span = requestSpan(new Request("http://x/v1/search", { method: "POST", headers: { traceparent: INCOMING } }));
     expect(span.traceId).toBe("0af7651916cd43dd8448eb211c80319c");
     const run = span.child("research.run", { kind: "search", skipped: undefined });
@@ -60,18 +80,44 @@ describe("with tracing on", () => {
     run.end();
     span.rename("POST /v1/search");
     span.end();
-    const spans = exporter.getFinishedSpans();
-    const byName = new Map(spans.map((s) => [s.name, s]));
+    span.end(); // a second end is not a second span
+    const byName = new Map(finished.map((s) => [s.name, s]));
+    expect(finished).toHaveLength(3);
     const request = byName.get("POST /v1/search")!;
     const runSpan = byName.get("research.run")!;
     const provider = byName.get("provider.search")!;
-    expect(request.parentSpanContext?.spanId).toBe("b7ad6b7169203331");
-    expect(runSpan.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
-    expect(provider.parentSpanContext?.spanId).toBe(runSpan.spanContext().spanId);
-    expect(header.split("-")[2]).toBe(provider.spanContext().spanId);
+    expect(request.parentSpanId).toBe("b7ad6b7169203331");
+    expect(request.kind).toBe(2);
+    expect(runSpan.parentSpanId).toBe(request.spanId);
+    expect(provider.parentSpanId).toBe(runSpan.spanId);
+    expect(provider.kind).toBe(3);
+    expect(header.split("-")[2]).toBe(provider.spanId);
     expect(provider.attributes).toEqual({ provider: "brave" });
     expect(runSpan.attributes).toEqual({ kind: "search" });
-    expect(provider.status).toEqual({ code: 2, message: "timeout" });
+    expect(provider.failure).toBe("timeout");
+    expect(runSpan.failure).toBeUndefined();
+    expect(request.endMs).toBeGreaterThanOrEqual(request.startMs);
+    expect(request.startMs).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  test("a caller's unsampled trace is not recorded, and goes on unsampled", () => {
+    const finished = traced();
+    const span = requestSpan(new Request("http://x/", { headers: { traceparent: INCOMING.replace(/01$/, "00") } }));
+    expect(span.recording).toBe(false);
+    expect(span.traceId).toBe("0af7651916cd43dd8448eb211c80319c");
+    expect(span.child("research.run").traceparent()).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[\da-f]{16}-00$/);
+    span.end();
+    expect(finished).toEqual([]);
+  });
+
+  test("the health probes are not traced, but keep the caller's trace id for the log", () => {
+    const finished = traced({}, ["/healthz"]);
+    expect(requestSpan(new Request("http://x:8080/healthz"))).toBe(NO_SPAN);
+    expect(requestSpan(new Request("http://x/healthz?full=1", { headers: { traceparent: INCOMING } })).traceId).toBe(
+      "0af7651916cd43dd8448eb211c80319c",
+    );
+    expect(requestSpan(new Request("http://x/healthzz")).recording).toBe(true);
+    expect(finished).toEqual([]);
   });
 
   test("a request without a traceparent, or with a broken one, starts a new trace", () => {
@@ -95,11 +141,33 @@ describe("the environment", () => {
   });
 
   test("reads the sampler the specification names, parent-based always-on otherwise", () => {
-    expect(samplerFrom({}).toString()).toContain("ParentBased");
-    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "always_off" }).toString()).toContain("AlwaysOff");
-    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" }).toString()).toContain("0.25");
+    expect(samplerFrom({}).description).toBe("parentbased_always_on");
+    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "always_off" }).description).toBe("always_off");
+    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" }).description).toBe("traceidratio 0.25");
     // An argument out of range is the whole, not an error at start.
-    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "7" }).toString()).toContain("{1}");
-    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "nonsense" }).toString()).toContain("ParentBased");
+    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "7" }).description).toBe("traceidratio 1");
+    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "nonsense" }).description).toBe("parentbased_always_on");
+  });
+
+  test("samplers decide as named: a parent's flag first where parent-based, a ratio from the trace id", () => {
+    // Trace ids whose random right half runs evenly over its range.
+    const id = (n: number) =>
+      `0af7651916cd43dd844${Math.floor(n * 2 ** 52)
+        .toString(16)
+        .padStart(13, "0")}`;
+    const ratio = samplerFrom({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" });
+    const kept = Array.from({ length: 1000 }, (_, i) => id(i / 1000)).filter((t) => ratio.sample(t, undefined)).length;
+    expect(kept).toBeGreaterThan(230);
+    expect(kept).toBeLessThan(270);
+    expect(ratio.sample(id(0.9), true)).toBe(true);
+    expect(ratio.sample(id(0.1), false)).toBe(false);
+    expect(ratio.sample(id(0.1), undefined)).toBe(true);
+    expect(ratio.sample(id(0.3), undefined)).toBe(false);
+    const plain = samplerFrom({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0" });
+    expect(plain.sample(id(0.1), true)).toBe(false);
+    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "parentbased_always_off" }).sample(id(1), undefined)).toBe(false);
+    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "parentbased_always_off" }).sample(id(1), true)).toBe(true);
+    expect(samplerFrom({ OTEL_TRACES_SAMPLER: "always_on" }).sample(id(1), false)).toBe(true);
+    expect(samplerFrom({}).sample(id(1), false)).toBe(false);
   });
 });

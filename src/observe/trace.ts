@@ -2,15 +2,17 @@
  * Spans, as the code sees them: a request's span and its children (a run's
  * stages, each provider call and page read), passed down explicitly with the
  * work rather than found in an async context, so a child always has the
- * parent it was given, on any runtime. Backed by OpenTelemetry when tracing
- * is on (tracing.ts, which loads the SDK only then); otherwise every span is
- * NO_SPAN, whose methods do nothing, and only the trace id a caller sent in
- * is kept, for the log. This file loads no OpenTelemetry code.
+ * parent it was given, on any runtime. Recorded (spans.ts) and exported as
+ * OTLP when tracing is on (tracing.ts); otherwise every span is NO_SPAN,
+ * whose methods do nothing, and only the trace id a caller sent in is kept,
+ * for the log.
  *
  * Attributes are the operator's (route, status, provider, bytes, cache
  * hit): never a prompt, a key, a URL's query or an account's id. Error
  * text is ours (a class or a code), never an upstream's.
  */
+import { traceIdOf } from "./trace-context.ts";
+
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 
 export interface TraceSpan {
@@ -30,7 +32,7 @@ export interface TraceSpan {
   rename(name: string): void;
 }
 
-/** What makes recording spans: tracing.ts's, over OpenTelemetry's SDK, once tracing is on. */
+/** What makes recording spans: spans.ts's, installed by tracing.ts once tracing is on. */
 export interface SpanMaker {
   /** A request's span: a child of the caller's when its `traceparent` is valid, else the root of a new trace. */
   request(request: Request): TraceSpan;
@@ -67,26 +69,19 @@ export function tracingEnabled(): boolean {
   return tracer !== null;
 }
 
-const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
-
-/** The trace id of a valid W3C `traceparent`, else undefined (an all-zero id is invalid). */
-export function traceIdOf(traceparent: string | null): string | undefined {
-  if (!traceparent) return undefined;
-  const id = TRACEPARENT.exec(traceparent.trim())?.[1];
-  return id && id !== "00000000000000000000000000000000" ? id : undefined;
-}
-
 /**
  * The span of one request: a child of the caller's span when it sent a valid
  * `traceparent` (W3C trace context), a new trace otherwise. Named for its
  * method until its route is known (see `named`).
  */
 export function requestSpan(request: Request): TraceSpan {
-  if (!tracer) {
-    const incoming = request.headers.get("traceparent");
-    return incoming === null ? NO_SPAN : new Untraced(traceIdOf(incoming));
-  }
-  return tracer.request(request);
+  return tracer ? tracer.request(request) : untracedSpan(request);
+}
+
+/** What a request that is not traced carries: nothing, or the trace id its caller sent, for the log. */
+export function untracedSpan(request: Request): TraceSpan {
+  const incoming = request.headers.get("traceparent");
+  return incoming === null ? NO_SPAN : new Untraced(traceIdOf(incoming));
 }
 
 /** A span with no request around it (a task's run, a webhook delivery): a new trace. */

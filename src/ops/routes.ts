@@ -24,6 +24,9 @@ const Readiness = t.Object({
   ),
 });
 
+/** The health probes: a balancer asks them every few seconds, so they are counted in the metrics but never traced. */
+export const PROBE_PATHS = ["/healthz", "/readyz"] as const;
+
 /**
  * /healthz: the process answers. /readyz: it can serve, meaning the database
  * answers, and the limiter can admit (a store outage in closed mode cannot).

@@ -18,9 +18,10 @@ import { TEST_DATABASE_URL } from "../helpers/env.ts";
 import { runCli, startServer, type ServerProcess } from "../helpers/process.ts";
 import { startChatPeer, type ChatPeer } from "../helpers/peers/openai-compatible.ts";
 import { article } from "../helpers/peers/pages.ts";
+import { readTraces } from "../helpers/otlp-traces.ts";
 import { startSearchWorld, type SearchWorld } from "../helpers/search-world.ts";
 
-/** A span as OTLP/JSON carries it, flattened: ids as hex, attributes as plain values. */
+/** A span as the collector decoded it, flattened: ids as hex, attributes as plain values. */
 interface CollectedSpan {
   traceId: string;
   spanId: string;
@@ -34,11 +35,8 @@ interface CollectedSpan {
 
 type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
 
-/** OTLP/JSON writes ids as hex; a protobuf-minded encoder would write base64: either reads as hex here. */
-function hexId(id: unknown): string {
-  if (typeof id !== "string" || id === "") return "";
-  return /^[\da-f]+$/i.test(id) && (id.length === 32 || id.length === 16) ? id.toLowerCase() : Buffer.from(id, "base64").toString("hex");
-}
+/** Ids arrive as hex (OTLP/JSON's, and the protobuf decoder's); none at all is "". */
+const hexId = (id: unknown): string => (typeof id === "string" ? id : "");
 
 function plainValue(value: AnyValue): string | number | boolean {
   if (value.stringValue !== undefined) return value.stringValue;
@@ -47,10 +45,11 @@ function plainValue(value: AnyValue): string | number | boolean {
   return value.doubleValue ?? "";
 }
 
-/** A loopback OTLP/HTTP collector: keeps every span it is sent. */
+/** A loopback OTLP/HTTP collector: keeps every span it is sent, and the content type each export came as. */
 function startCollector() {
   const spans: CollectedSpan[] = [];
   let posts = 0;
+  const types: string[] = [];
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -58,9 +57,8 @@ function startCollector() {
       const path = new URL(request.url).pathname;
       if (request.method !== "POST" || path !== "/v1/traces") return new Response("not found", { status: 404 });
       posts++;
-      const body = (await request.json()) as {
-        resourceSpans?: { scopeSpans?: { spans?: Record<string, unknown>[] }[] }[];
-      };
+      types.push(request.headers.get("content-type") ?? "");
+      const body = await readTraces(request);
       for (const resource of body.resourceSpans ?? [])
         for (const scope of resource.scopeSpans ?? [])
           for (const span of scope.spans ?? []) {
@@ -84,6 +82,7 @@ function startCollector() {
     url: `http://127.0.0.1:${server.port}`,
     spans,
     posts: () => posts,
+    types,
     stop: () => server.stop(true),
   };
 }
@@ -246,6 +245,8 @@ describe("traces over OTLP/HTTP", () => {
 
   test("the request's span continues the caller's trace, and the run, its stages, provider calls and page reads hang under it", () => {
     expect(body.info.providers.find((p) => p.name === "brave")!.failed).toBeGreaterThan(0);
+    // OTLP/HTTP's default encoding, decoded by OTLP's own schema.
+    expect(new Set(collector.types)).toEqual(new Set(["application/x-protobuf"]));
     const request = one("POST /v1/search");
     expect(request.parentSpanId).toBe(CALLER_SPAN);
     expect(request.kind).toBe(2); // SERVER

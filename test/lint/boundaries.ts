@@ -233,9 +233,9 @@ export const GLOBAL_FETCH = {
     "src/contents/egress/**",
     "src/research/sources/**",
     "src/research/llm/**",
-    "src/observe/otlp-json-exporter.ts",
+    "src/observe/otlp-exporter.ts",
     "src/dashboard/web/**",
   ],
   message:
-    "Outbound HTTP goes through SafeFetch (src/contents/egress/, the one chokepoint). The global fetch is for SafeFetch, the provider adapters, the LLM client and the span exporter (src/research/sources/, src/research/llm/, src/observe/otlp-json-exporter.ts: hosts from configuration) and the browser code (src/dashboard/web/).",
+    "Outbound HTTP goes through SafeFetch (src/contents/egress/, the one chokepoint). The global fetch is for SafeFetch, the provider adapters, the LLM client and the span exporter (src/research/sources/, src/research/llm/, src/observe/otlp-exporter.ts: hosts from configuration) and the browser code (src/dashboard/web/).",
 };

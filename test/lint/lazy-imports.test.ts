@@ -20,10 +20,8 @@ const HEAVY = [
   "turndown",
   "unpdf",
   "@mozilla/readability",
-  // Loaded only with METRICS_PORT or an OTLP endpoint set (src/observe/).
+  // Loaded only with METRICS_PORT set (src/observe/metrics.ts).
   "prom-client",
-  "@opentelemetry/core",
-  "@opentelemetry/sdk-trace",
 ];
 
 /** The heavy packages loaded after `script` runs in a fresh Bun process at the project root. */

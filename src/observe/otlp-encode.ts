@@ -1,0 +1,261 @@
+/**
+ * A batch of finished spans as OTLP's ExportTraceServiceRequest, in either
+ * encoding OTLP/HTTP takes: protobuf (http/protobuf, the specification's
+ * default, and the cheaper: bytes written into one buffer) or JSON
+ * (http/json). Field numbers are those of opentelemetry-proto's
+ * trace/v1/trace.proto, common/v1/common.proto and resource/v1/resource.proto;
+ * a span's times are fixed64 nanoseconds, written without BigInt (dear on
+ * JSC) from milliseconds that carry a fraction.
+ */
+import type { SpanRecord } from "./spans.ts";
+
+export type Attributes = Readonly<Record<string, string | number | boolean>>;
+
+/** What every span of the batch shares: the resource (the service and its instance) and the scope's name. */
+export interface Origin {
+  resource: Attributes;
+  scope: string;
+}
+
+// ---- protobuf
+
+/** A growable buffer with protobuf's wire primitives. */
+class Writer {
+  bytes: Uint8Array<ArrayBuffer> = new Uint8Array(64 * 1024);
+  at = 0;
+  private view = new DataView(this.bytes.buffer);
+
+  private room(n: number): void {
+    if (this.at + n <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < this.at + n) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.bytes.subarray(0, this.at));
+    this.bytes = grown;
+    this.view = new DataView(grown.buffer);
+  }
+  byte(value: number): void {
+    this.room(1);
+    this.bytes[this.at++] = value;
+  }
+  /** An unsigned varint below 2^53. */
+  varint(value: number): void {
+    this.room(10);
+    while (value > 127) {
+      this.bytes[this.at++] = (value % 128) | 128;
+      value = Math.floor(value / 128);
+    }
+    this.bytes[this.at++] = value;
+  }
+  /** A varint of 64 bits given as two unsigned halves (a negative int64 is ten bytes). */
+  varint64(low: number, high: number): void {
+    this.room(10);
+    while (high > 0 || low > 127) {
+      this.bytes[this.at++] = (low & 127) | 128;
+      low = ((low >>> 7) | ((high & 127) << 25)) >>> 0;
+      high >>>= 7;
+    }
+    this.bytes[this.at++] = low;
+  }
+  tag(field: number, wire: number): void {
+    this.varint(field * 8 + wire);
+  }
+  fixed64(low: number, high: number): void {
+    this.room(8);
+    this.view.setUint32(this.at, low, true);
+    this.view.setUint32(this.at + 4, high, true);
+    this.at += 8;
+  }
+  double(value: number): void {
+    this.room(8);
+    this.view.setFloat64(this.at, value, true);
+    this.at += 8;
+  }
+  string(field: number, text: string): void {
+    this.tag(field, 2);
+    let ascii = true;
+    for (let i = 0; i < text.length; i++)
+      if (text.charCodeAt(i) > 127) {
+        ascii = false;
+        break;
+      }
+    if (ascii) {
+      this.varint(text.length);
+      this.room(text.length);
+      for (let i = 0; i < text.length; i++) this.bytes[this.at++] = text.charCodeAt(i);
+      return;
+    }
+    const encoded = encoder.encode(text);
+    this.varint(encoded.length);
+    this.room(encoded.length);
+    this.bytes.set(encoded, this.at);
+    this.at += encoded.length;
+  }
+  /** Bytes given as hex (a trace or span id). */
+  hex(field: number, text: string): void {
+    this.tag(field, 2);
+    this.varint(text.length / 2);
+    this.room(text.length / 2);
+    for (let i = 0; i < text.length; i += 2) this.bytes[this.at++] = nibble(text.charCodeAt(i)) * 16 + nibble(text.charCodeAt(i + 1));
+  }
+  /** Opens a length-delimited field; `close` writes its length once its body is written. */
+  open(field: number): number {
+    this.tag(field, 2);
+    this.room(1);
+    return this.at++;
+  }
+  close(mark: number): void {
+    const length = this.at - mark - 1;
+    if (length < 128) {
+      this.bytes[mark] = length;
+      return;
+    }
+    // The length needs more than the one byte kept for it: the body moves up to make room.
+    let size = 1;
+    for (let rest = length; rest > 127; rest = Math.floor(rest / 128)) size++;
+    this.room(size - 1);
+    this.bytes.copyWithin(mark + size, mark + 1, this.at);
+    const end = this.at + size - 1;
+    this.at = mark;
+    this.varint(length);
+    this.at = end;
+  }
+}
+
+const encoder = new TextEncoder();
+/** A lowercase hex digit's value: ids are ours, or an incoming traceparent's, which only lowercase passes. */
+const nibble = (code: number): number => (code <= 57 ? code - 48 : code - 87);
+
+/** Nanoseconds since the epoch as two 32-bit halves, from milliseconds with a fraction (exact in doubles throughout). */
+export function nanoHalves(ms: number): [low: number, high: number] {
+  const whole = Math.floor(ms);
+  const fraction = Math.round((ms - whole) * 1e6);
+  // ns = whole × 10^6 + fraction; whole is split at 2^16 so no product passes 2^53.
+  const upper = Math.floor(whole / 65536) * 1e6;
+  const lower = (upper % 65536) * 65536 + (whole % 65536) * 1e6 + fraction;
+  return [lower % 4294967296, Math.floor(upper / 65536) + Math.floor(lower / 4294967296)];
+}
+
+function anyValue(out: Writer, field: number, value: string | number | boolean): void {
+  const mark = out.open(field);
+  if (typeof value === "string") out.string(1, value);
+  else if (typeof value === "boolean") {
+    out.tag(2, 0);
+    out.byte(value ? 1 : 0);
+  } else if (Number.isSafeInteger(value)) {
+    out.tag(3, 0);
+    if (value >= 0) out.varint(value);
+    else out.varint64((value % 4294967296) >>> 0, Math.floor(value / 4294967296) >>> 0);
+  } else {
+    out.tag(4, 1);
+    out.double(value);
+  }
+  out.close(mark);
+}
+
+function keyValues(out: Writer, field: number, attributes: Attributes): void {
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (value === undefined || value === null) continue;
+    const mark = out.open(field);
+    out.string(1, key);
+    anyValue(out, 2, value);
+    out.close(mark);
+  }
+}
+
+function protobufSpan(out: Writer, span: SpanRecord): void {
+  const mark = out.open(2); // ScopeSpans.spans
+  out.hex(1, span.traceId);
+  out.hex(2, span.spanId);
+  if (span.traceState) out.string(3, span.traceState);
+  if (span.parentSpanId) out.hex(4, span.parentSpanId);
+  out.string(5, span.name);
+  out.tag(6, 0);
+  out.varint(span.kind);
+  out.tag(7, 1);
+  out.fixed64(...nanoHalves(span.startMs));
+  out.tag(8, 1);
+  out.fixed64(...nanoHalves(span.endMs));
+  keyValues(out, 9, span.attributes);
+  if (span.failure !== undefined) {
+    const status = out.open(15);
+    out.string(2, span.failure);
+    out.tag(3, 0);
+    out.varint(2); // STATUS_CODE_ERROR
+    out.close(status);
+  }
+  out.close(mark);
+}
+
+/** The batch as an ExportTraceServiceRequest in protobuf: one resource, one scope. */
+export function otlpProtobuf(spans: readonly SpanRecord[], origin: Origin): Uint8Array<ArrayBuffer> {
+  const out = new Writer();
+  const resourceSpans = out.open(1);
+  const resource = out.open(1);
+  keyValues(out, 1, origin.resource);
+  out.close(resource);
+  const scopeSpans = out.open(2);
+  const scope = out.open(1);
+  out.string(1, origin.scope);
+  out.close(scope);
+  for (const span of spans) protobufSpan(out, span);
+  out.close(scopeSpans);
+  out.close(resourceSpans);
+  return out.bytes.slice(0, out.at);
+}
+
+// ---- JSON
+
+// Most strings here (names, routes, ids, providers) need no escaping: quoted as they are, not through JSON.stringify.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must be escaped
+const PLAIN = /^[^"\\\u0000-\u001f\u2028\u2029\ud800-\udfff]*$/;
+const quoted = (text: string): string => (PLAIN.test(text) ? `"${text}"` : JSON.stringify(text));
+
+/** OTLP's JSON writes a fixed64 as a decimal string. */
+function nanosText(ms: number): string {
+  let whole = Math.floor(ms);
+  let fraction = Math.round((ms - whole) * 1e6);
+  if (fraction === 1e6) {
+    whole++;
+    fraction = 0;
+  }
+  return whole === 0 ? String(fraction) : `${whole}${String(fraction).padStart(6, "0")}`;
+}
+
+function jsonValue(value: string | number | boolean): string {
+  if (typeof value === "string") return `{"stringValue":${quoted(value)}}`;
+  if (typeof value === "boolean") return `{"boolValue":${value}}`;
+  if (Number.isSafeInteger(value)) return `{"intValue":"${value}"}`;
+  return Number.isFinite(value) ? `{"doubleValue":${value}}` : `{"stringValue":"${value}"}`;
+}
+
+function jsonAttributes(attributes: Attributes): string {
+  const out: string[] = [];
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (value !== undefined && value !== null) out.push(`{"key":${quoted(key)},"value":${jsonValue(value)}}`);
+  }
+  return `[${out.join(",")}]`;
+}
+
+function jsonSpan(span: SpanRecord): string {
+  return (
+    `{"traceId":"${span.traceId}","spanId":"${span.spanId}"` +
+    (span.parentSpanId ? `,"parentSpanId":"${span.parentSpanId}"` : "") +
+    (span.traceState ? `,"traceState":${JSON.stringify(span.traceState)}` : "") +
+    `,"name":${quoted(span.name)},"kind":${span.kind}` +
+    `,"startTimeUnixNano":"${nanosText(span.startMs)}","endTimeUnixNano":"${nanosText(span.endMs)}"` +
+    `,"attributes":${jsonAttributes(span.attributes)}` +
+    (span.failure !== undefined ? `,"status":{"code":2,"message":${JSON.stringify(span.failure)}}` : "") +
+    "}"
+  );
+}
+
+/** The batch as an ExportTraceServiceRequest in OTLP's JSON (ids as hex, as OTLP/JSON writes them). */
+export function otlpJson(spans: readonly SpanRecord[], origin: Origin): string {
+  return (
+    `{"resourceSpans":[{"resource":{"attributes":${jsonAttributes(origin.resource)}},` +
+    `"scopeSpans":[{"scope":{"name":${JSON.stringify(origin.scope)}},"spans":[${spans.map(jsonSpan).join(",")}]}]}]}`
+  );
+}

@@ -1,0 +1,206 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { decodeProtobufTraces, type ExportedTraces } from "../../test/helpers/otlp-traces.ts";
+import { nanoHalves, type Origin, otlpJson, otlpProtobuf } from "./otlp-encode.ts";
+import { OtlpExporter, otlpTarget } from "./otlp-exporter.ts";
+import { samplerFrom } from "./sampler.ts";
+import { recordingSpans, type SpanRecord } from "./spans.ts";
+
+const ORIGIN: Origin = { resource: { "service.name": "agentic-search", "process.worker": 2 }, scope: "agentic-search" };
+
+/** Real spans, made by the span maker the server uses: a request under a caller's trace, a failed provider call under it. */
+function spans(): SpanRecord[] {
+  const finished: SpanRecord[] = [];
+  const maker = recordingSpans(samplerFrom({}), (span) => finished.push(span));
+  const request = maker.request(
+    new Request("http://x/v1/search", {
+      method: "POST",
+      headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "vendor=abc" },
+    }),
+  );
+  request.rename("POST /v1/search");
+  request.set({ "http.response.status_code": 200, skipped: undefined });
+  const call = request.child("provider.search", { "search.provider": 'br"ave ✓', "search.hedged": false, ratio: 0.5, delta: -3 }, "client");
+  call.fail("timeout");
+  call.end();
+  request.end();
+  return finished;
+}
+
+/** The two spans of `spans()` as an export decodes them, by name. */
+function byName(body: ExportedTraces): Map<string, Record<string, unknown>> {
+  const [resource] = body.resourceSpans!;
+  expect(resource!.resource!.attributes).toContainEqual({ key: "service.name", value: { stringValue: "agentic-search" } });
+  const [scope] = resource!.scopeSpans!;
+  expect(scope!.scope!.name).toBe("agentic-search");
+  return new Map(scope!.spans!.map((s) => [s.name as string, s]));
+}
+
+function expectTheSpans(body: ExportedTraces, made: SpanRecord[]): void {
+  const spansByName = byName(body);
+  const server = spansByName.get("POST /v1/search")!;
+  const client = spansByName.get("provider.search")!;
+  const parent = made.find((s) => s.name === "POST /v1/search")!;
+  expect(server.traceId).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+  expect(server.spanId).toBe(parent.spanId);
+  expect(server.parentSpanId).toBe("00f067aa0ba902b7");
+  expect(server.traceState).toBe("vendor=abc");
+  expect(client.parentSpanId).toBe(parent.spanId);
+  expect(server.kind).toBe(2);
+  expect(client.kind).toBe(3);
+  expect(server.attributes).toEqual([
+    { key: "http.request.method", value: { stringValue: "POST" } },
+    { key: "http.response.status_code", value: { intValue: "200" } },
+  ]);
+  expect(client.attributes).toEqual([
+    { key: "search.provider", value: { stringValue: 'br"ave ✓' } },
+    { key: "search.hedged", value: { boolValue: false } },
+    { key: "ratio", value: { doubleValue: 0.5 } },
+    { key: "delta", value: { intValue: "-3" } },
+  ]);
+  expect(client.status).toEqual({ code: 2, message: "timeout" });
+  expect(server.status).toBeUndefined();
+  // The instant the span holds, to the nanosecond (within the double's grain), without BigInt on the way.
+  const start = BigInt(server.startTimeUnixNano as string);
+  const expected = BigInt(Math.floor(parent.startMs)) * 1_000_000n + BigInt(Math.round((parent.startMs % 1) * 1e6));
+  expect(start - expected).toBeLessThanOrEqual(1n);
+  expect(expected - start).toBeLessThanOrEqual(1n);
+  expect(BigInt(server.endTimeUnixNano as string)).toBeGreaterThanOrEqual(start);
+}
+
+describe("the target", () => {
+  test("the traces endpoint wins as written; the base endpoint gets /v1/traces", () => {
+    expect(otlpTarget({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318/" }).url).toBe("http://c:4318/v1/traces");
+    expect(otlpTarget({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://t/x" }).url).toBe(
+      "http://t/x",
+    );
+  });
+
+  test("headers, timeout, compression and protocol from the standard variables, the traces-specific ones first", () => {
+    const target = otlpTarget({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://c",
+      OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20abc, x-team = search ,broken,=novalue",
+      OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: "2500",
+      OTEL_EXPORTER_OTLP_COMPRESSION: "GZIP",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+    });
+    expect(target.headers).toEqual({ authorization: "Basic abc", "x-team": "search" });
+    expect(target.timeoutMs).toBe(2500);
+    expect(target.gzip).toBe(true);
+    expect(target.json).toBe(true);
+    expect(otlpTarget({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_EXPORTER_OTLP_TIMEOUT: "-1" }).timeoutMs).toBe(10_000);
+    // Protobuf is the default, and what a gRPC setting gets (gRPC itself is not spoken).
+    expect(otlpTarget({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c" }).json).toBe(false);
+    expect(otlpTarget({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }).json).toBe(false);
+  });
+});
+
+describe("the encodings", () => {
+  test("protobuf, as OTLP's own schema decodes it: ids, parents, kinds, times, typed attributes, the status", () => {
+    const made = spans();
+    expectTheSpans(decodeProtobufTraces(otlpProtobuf(made, ORIGIN)), made);
+  });
+
+  test("JSON, the same spans in OTLP/JSON", () => {
+    const made = spans();
+    expectTheSpans(JSON.parse(otlpJson(made, ORIGIN)), made);
+  });
+
+  test("a batch longer than a varint's byte, and spans with long names, keep their lengths", () => {
+    const made = Array.from({ length: 600 }, () => spans()).flat();
+    const long = made[0] as { name: string };
+    long.name = "x".repeat(20_000);
+    const decoded = decodeProtobufTraces(otlpProtobuf(made, ORIGIN));
+    const all = decoded.resourceSpans![0]!.scopeSpans![0]!.spans!;
+    expect(all).toHaveLength(1200);
+    expect(all[0]!.name).toBe("x".repeat(20_000));
+    expect(all.at(-1)!.name).toBe("POST /v1/search");
+  });
+
+  test("nanoseconds from milliseconds are exact across the 32-bit boundary", () => {
+    for (const ms of [0, 1, 4294.967296, 1_700_000_000_000.5, 1_800_000_000_123.456]) {
+      const [low, high] = nanoHalves(ms);
+      const whole = BigInt(Math.floor(ms)) * 1_000_000n + BigInt(Math.round((ms - Math.floor(ms)) * 1e6));
+      expect(BigInt(high) * 4_294_967_296n + BigInt(low)).toBe(whole);
+    }
+  });
+});
+
+describe("sending", () => {
+  const received: { headers: Headers; body: ExportedTraces }[] = [];
+  let status = 200;
+  const collector = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      let raw = new Uint8Array(await request.arrayBuffer());
+      if (request.headers.get("content-encoding") === "gzip") raw = Bun.gunzipSync(raw);
+      const json = (request.headers.get("content-type") ?? "").includes("json");
+      received.push({ headers: request.headers, body: json ? JSON.parse(new TextDecoder().decode(raw)) : decodeProtobufTraces(raw) });
+      return new Response(status === 200 ? "{}" : "collector says: secret internals", { status });
+    },
+  });
+  afterAll(() => collector.stop(true));
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`, OTEL_EXPORTER_OTLP_HEADERS: "x-team=search" };
+  const limits = { maxQueue: 8, batch: 4, delayMs: 50 };
+
+  test("posts batches with their headers, as protobuf or JSON, gzipped when asked", async () => {
+    for (const [protocol, compression, type] of [
+      ["http/protobuf", "none", "application/x-protobuf"],
+      ["http/protobuf", "gzip", "application/x-protobuf"],
+      ["http/json", "gzip", "application/json"],
+    ] as const) {
+      received.length = 0;
+      const target = otlpTarget({ ...env, OTEL_EXPORTER_OTLP_COMPRESSION: compression, OTEL_EXPORTER_OTLP_PROTOCOL: protocol });
+      const exporter = new OtlpExporter(target, ORIGIN, () => {}, limits);
+      const made = spans();
+      for (const span of made) exporter.add(span);
+      await exporter.flush();
+      expect(received).toHaveLength(1);
+      expect(received[0]!.headers.get("x-team")).toBe("search");
+      expect(received[0]!.headers.get("content-type")).toBe(type);
+      expectTheSpans(received[0]!.body, made);
+    }
+  });
+
+  test("a full batch leaves at once, the rest after the delay; a full queue drops spans and says how many", async () => {
+    received.length = 0;
+    const reasons: string[] = [];
+    const exporter = new OtlpExporter(otlpTarget(env), ORIGIN, (reason) => reasons.push(reason), limits);
+    for (const span of [...spans(), ...spans()]) exporter.add(span); // 4: one full batch
+    await Bun.sleep(20);
+    expect(received).toHaveLength(1);
+    exporter.add(spans()[0]!);
+    await Bun.sleep(20);
+    expect(received).toHaveLength(1); // waiting for company
+    await Bun.sleep(80);
+    expect(received).toHaveLength(2);
+    // Eleven at once into a queue of eight: three are dropped, and the next export says so.
+    for (let i = 0; i < 11; i++) exporter.add(spans()[0]!);
+    await exporter.flush();
+    const sent = received.slice(2).reduce((n, r) => n + r.body.resourceSpans![0]!.scopeSpans![0]!.spans!.length, 0);
+    expect(sent).toBe(8);
+    expect(reasons).toEqual(["3 spans dropped: they came faster than the collector took them"]);
+  });
+
+  test("a refusing or absent collector loses the batch in our words, never its own", async () => {
+    status = 503;
+    const reasons: string[] = [];
+    const refused = new OtlpExporter(otlpTarget(env), ORIGIN, (reason) => reasons.push(reason), limits);
+    for (const span of spans()) refused.add(span);
+    await refused.flush();
+    status = 200;
+    const absent = new OtlpExporter(otlpTarget({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }), ORIGIN, (reason) =>
+      reasons.push(reason),
+    );
+    for (const span of spans()) absent.add(span);
+    await absent.shutdown();
+    expect(reasons).toEqual(["the collector answered 503", "the collector could not be reached"]);
+    // Shut down, it takes nothing more.
+    received.length = 0;
+    const closed = new OtlpExporter(otlpTarget(env), ORIGIN, () => {}, limits);
+    await closed.shutdown();
+    for (const span of spans()) closed.add(span);
+    await closed.flush();
+    expect(received).toHaveLength(0);
+  });
+});
