@@ -39,7 +39,10 @@
  * "+obs" rows: METRICS_PORT (a random port each, read from the "listening"
  * line) scraped once a second while its targets run (Fly scrapes every 15 s),
  * and OTEL_EXPORTER_OTLP_ENDPOINT at a loopback collector (lib/otlp-collector.ts,
- * a process of its own) that counts the spans each server exports. A second
+ * a process of its own) that counts the spans each server exports. Each
+ * backend and its "+obs" twin are driven at the same time, target by target,
+ * each by its own wrk with half the connections, so that the machine's
+ * drift (large on a shared 2-core machine) hits both alike. A second
  * table puts off and on side by side per target, with their ratios, and the
  * run says how many spans the collector received and series the scrapes
  * returned, so "on" is shown to be on.
@@ -143,7 +146,13 @@ interface Backend {
   pids: number[];
   /** With metrics on: each server process's /metrics. */
   metricsUrls: string[];
-  counters?: () => Promise<{ redis: number; postgres: number }>;
+  counters?: () => Promise<Counters>;
+}
+
+/** Redis round trips and Postgres statements so far (Postgres + Redis backends only). */
+interface Counters {
+  redis: number;
+  postgres: number;
 }
 
 /** Commands our Lua scripts run inside Redis: counted by commandstats, but not round trips. */
@@ -436,27 +445,43 @@ try {
     const result = await run();
     return [result, used() - before];
   };
+  /** With --observability, each "off" backend's "+obs" twin: the two are driven at the same time, target by target. */
+  const twinOf = new Map(
+    backends.flatMap((b) => {
+      const twin = OBSERVE && !b.name.endsWith(OBSERVED) ? backends.find((o) => o.name === `${b.name}${OBSERVED}`) : undefined;
+      return twin ? [[b, twin] as const] : [];
+    }),
+  );
+  const twins = new Set(twinOf.values());
+  const record = (backend: Backend, name: string, run: WrkResult, used: number, before?: Counters, after?: Counters) => {
+    const id = `${backend.name} ${name}`;
+    const slot = results.get(id) ?? { backend: backend.name, target: name, runs: [], redis: 0, postgres: 0, cpu: 0 };
+    slot.runs.push(run);
+    slot.cpu += used;
+    if (before && after) {
+      slot.redis += after.redis - before.redis;
+      slot.postgres += after.postgres - before.postgres;
+    }
+    results.set(id, slot);
+  };
   for (let round = 0; round < ROUNDS; round++) {
     const [rawRun, rawUsed] = await onCpu([raw.pid], () => runWrk(wrk, rawTarget, options));
     rawRuns.push(rawRun);
     rawCpu += rawUsed;
     for (const backend of backends) {
-      scrapers.get(backend)?.start();
-      for (const [name, entry] of Object.entries(targets(backend))) {
-        const before = await backend.counters?.();
-        const [run, used] = await onCpu(backend.pids, () => runWrk(wrk, entry.target, options));
-        const after = await backend.counters?.();
-        const id = `${backend.name} ${name}`;
-        const slot = results.get(id) ?? { backend: backend.name, target: name, runs: [], redis: 0, postgres: 0, cpu: 0 };
-        slot.runs.push(run);
-        slot.cpu += used;
-        if (before && after) {
-          slot.redis += after.redis - before.redis;
-          slot.postgres += after.postgres - before.postgres;
-        }
-        results.set(id, slot);
+      if (twins.has(backend)) continue; // measured with its "off" twin
+      const twin = twinOf.get(backend);
+      const pair = twin ? [backend, twin] : [backend];
+      for (const b of pair) scrapers.get(b)?.start();
+      for (const name of Object.keys(targets(backend))) {
+        const before = await Promise.all(pair.map((b) => b.counters?.()));
+        // Twins share the connections and run side by side, so whatever the machine does meanwhile hits both alike.
+        const shared = twin ? { ...options, connections: Math.max(1, Math.round(CONNECTIONS / 2)) } : options;
+        const runs = await Promise.all(pair.map((b) => onCpu(b.pids, () => runWrk(wrk, targets(b)[name]!.target, shared))));
+        const after = await Promise.all(pair.map((b) => b.counters?.()));
+        pair.forEach((b, i) => record(b, name, runs[i]![0], runs[i]![1], before[i], after[i]));
       }
-      scrapers.get(backend)?.stop();
+      for (const b of pair) scrapers.get(b)?.stop();
     }
     console.error(`round ${round + 1}/${ROUNDS} done`);
   }
