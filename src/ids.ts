@@ -29,7 +29,8 @@ export type IdPrefix =
 const pool = new Uint8Array(4096);
 let poolAt = pool.length;
 
-function randomByte(): number {
+/** One byte from the CSPRNG, drawn from a pool refilled 4 KiB at a time (span ids draw here too). */
+export function randomByte(): number {
   if (poolAt === pool.length) {
     crypto.getRandomValues(pool);
     poolAt = 0;
