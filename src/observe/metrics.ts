@@ -22,7 +22,8 @@
  * registers with `gaugeFrom`: a count kept by inc/dec beside the real one
  * could drift from it; a read cannot.
  */
-import type { Counter, Gauge, Registry } from "prom-client";
+import type { Gauge, Metric, Registry } from "prom-client";
+import { SeriesCounter, SeriesHistogram } from "./series.ts";
 
 /** prom-client, loaded only when metrics are turned on: its modules cost a server that keeps none some 15 MB. */
 const prom = () => require("prom-client") as typeof import("prom-client");
@@ -169,7 +170,10 @@ const noopCatalogue = (): Metrics =>
 
 /** The live catalogue: no-ops until enableMetrics(). */
 export let metrics: Metrics = noopCatalogue();
+const NOOP_CATALOGUE = metrics;
 let registry: Registry | null = null;
+/** The registry's catalogue, kept while disableMetrics() has the no-ops in its place. */
+let live: Metrics | null = null;
 
 type Source = { labels: Record<string, string>; read: () => number };
 /** Read-at-scrape sources, by the gauge's name without the prefix ("runs_queued"). */
@@ -193,7 +197,7 @@ export function gaugeFrom(name: string, read: () => number, labels: Record<strin
 /** A counter's total read when scraped: what `read` says must never decrease (seconds summed, the current stretch included). */
 export const counterFrom = gaugeFrom;
 
-function readSources(metric: Gauge | Counter, name: string): void {
+function readSources(metric: Gauge | SeriesCounter, name: string): void {
   const from = sources.get(name);
   if (!from || from.size === 0) return;
   const totals = new Map<string, { labels: Record<string, string>; value: number }>();
@@ -212,20 +216,18 @@ function readSources(metric: Gauge | Counter, name: string): void {
 }
 
 function realCatalogue(into: Registry): Metrics {
-  const { Counter, Histogram, Gauge } = prom();
+  const { Gauge } = prom();
   return catalogue(
-    (name, help, labelNames) =>
-      new Counter({
-        name: PREFIX + name,
-        help,
-        labelNames,
-        registers: [into],
-        collect() {
-          readSources(this as Counter, name);
-        },
-      }),
-    (name, help, labelNames, buckets = LATENCY_BUCKETS) =>
-      new Histogram({ name: PREFIX + name, help, labelNames, buckets, registers: [into] }),
+    (name, help, labelNames) => {
+      const counter = new SeriesCounter(PREFIX + name, help, labelNames, (self) => readSources(self, name));
+      into.registerMetric(counter as unknown as Metric);
+      return counter;
+    },
+    (name, help, labelNames, buckets = LATENCY_BUCKETS) => {
+      const histogram = new SeriesHistogram(PREFIX + name, help, labelNames, buckets);
+      into.registerMetric(histogram as unknown as Metric);
+      return histogram;
+    },
     (name, help, labelNames) =>
       new Gauge({
         name: PREFIX + name,
@@ -241,16 +243,26 @@ function realCatalogue(into: Registry): Metrics {
 
 /** Turns the catalogue on, once per process: the process's own metrics (RSS, event-loop lag, GC where the runtime reports it) too. */
 export function enableMetrics(): void {
-  if (registry) return;
-  const { Registry, collectDefaultMetrics } = prom();
-  registry = new Registry();
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
-  (require("./runtime-metrics.ts") as typeof import("./runtime-metrics.ts")).runtimeMetrics(registry);
-  metrics = realCatalogue(registry);
+  if (!registry) {
+    const { Registry, collectDefaultMetrics } = prom();
+    registry = new Registry();
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+    (require("./runtime-metrics.ts") as typeof import("./runtime-metrics.ts")).runtimeMetrics(registry);
+    live = realCatalogue(registry);
+  }
+  metrics = live!;
+}
+
+/**
+ * The no-ops again, until enableMetrics() puts the same registry back, its counts kept: what lets
+ * bench/observability.ts measure metrics on and off in turn in one process. The service never calls it.
+ */
+export function disableMetrics(): void {
+  metrics = NOOP_CATALOGUE;
 }
 
 export function metricsEnabled(): boolean {
-  return registry !== null;
+  return metrics !== NOOP_CATALOGUE;
 }
 
 /** The scrape: every metric in Prometheus's text format, and its content type. */

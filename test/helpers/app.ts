@@ -88,6 +88,8 @@ export interface TestApp {
   /** Resolves once the writes requests started without waiting (last-used and last-seen stamps) have finished. */
   settled(): Promise<void>;
   fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** The app in-process, with no socket between: what bench/observability.ts times a request's own work by. */
+  handle(request: Request): Promise<Response>;
   account(input?: { name?: string; credit?: number; limit?: number }): Promise<TestAccount>;
   stop(): Promise<void>;
 }
@@ -168,6 +170,7 @@ export async function startTestApp(database: TestDatabase, options: TestAppOptio
     keyPrefix,
     settled: () => background.settled(),
     fetch: (path, init) => fetch(`${url}${path}`, init),
+    handle: (request) => app.handle(request),
     async account(input = {}) {
       const created = await createAccount(accounts, {
         name: input.name ?? "test",

@@ -1,0 +1,108 @@
+import { describe, expect, test } from "bun:test";
+import { Counter, Histogram, type Metric, Registry } from "prom-client";
+import { SeriesCounter, SeriesHistogram } from "./series.ts";
+
+/** A scrape's lines as a set, each sample's labels sorted: the same series in any label order compare equal. */
+function samples(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => line && !line.startsWith("#"))
+    .map((line) => {
+      const match = line.match(/^([^{ ]+)(?:\{(.*)\})? (.+)$/)!;
+      const labels = (match[2] ?? "").match(/\w+="(?:[^"\\]|\\.)*"/g) ?? [];
+      return `${match[1]}{${labels.sort().join(",")}} ${match[3]}`;
+    })
+    .sort();
+}
+
+async function scrape(metric: unknown): Promise<string> {
+  const registry = new Registry();
+  registry.registerMetric(metric as Metric);
+  return registry.metrics();
+}
+
+const BUCKETS = [0.001, 0.01, 0.1, 1];
+
+describe("series read by prom-client's registry", () => {
+  test("a counter scrapes as prom-client's own Counter does for the same increments", async () => {
+    const ours = new SeriesCounter("requests_total", "Requests.", ["route", "status_class"]);
+    const theirs = new Counter({ name: "requests_total", help: "Requests.", labelNames: ["route", "status_class"], registers: [] });
+    for (const [labels, by] of [
+      [{ route: "/v1/search", status_class: "2xx" }, 1],
+      [{ status_class: "2xx", route: "/v1/search" }, 2],
+      [{ route: "/v1/account", status_class: "4xx" }, 1],
+      [{ route: 'a "quoted"\nroute\\', status_class: "5xx" }, 0.5],
+    ] as const) {
+      ours.inc(labels, by);
+      theirs.inc(labels, by);
+    }
+    const text = await scrape(ours);
+    expect(samples(text)).toEqual(samples(await scrape(theirs)));
+    expect(text).toContain("# TYPE requests_total counter");
+    expect(samples(text)).toContain('requests_total{route="/v1/search",status_class="2xx"} 3');
+  });
+
+  test("a histogram scrapes as prom-client's own Histogram does: cumulative buckets, a bound's own value in it, +Inf, sum, count", async () => {
+    const ours = new SeriesHistogram("duration_seconds", "Time.", ["stage"], BUCKETS);
+    const theirs = new Histogram({ name: "duration_seconds", help: "Time.", labelNames: ["stage"], buckets: BUCKETS, registers: [] });
+    for (const [stage, seconds] of [
+      ["plan", 0.0005],
+      ["plan", 0.01],
+      ["plan", 0.05],
+      ["plan", 7],
+      ["read", 1],
+      ["read", 0],
+    ] as const) {
+      ours.observe({ stage }, seconds);
+      theirs.observe({ stage }, seconds);
+    }
+    const text = await scrape(ours);
+    expect(samples(text)).toEqual(samples(await scrape(theirs)));
+    expect(samples(text)).toContain('duration_seconds_bucket{le="0.01",stage="plan"} 2');
+    expect(samples(text)).toContain('duration_seconds_bucket{le="+Inf",stage="plan"} 4');
+    expect(samples(text)).toContain('duration_seconds_count{stage="plan"} 4');
+  });
+
+  test("a series without labels, and buckets given out of order", async () => {
+    const ours = new SeriesHistogram("wait_seconds", "Waits.", [], [1, 0.1]);
+    const theirs = new Histogram({ name: "wait_seconds", help: "Waits.", buckets: [0.1, 1], registers: [] });
+    for (const seconds of [0.05, 0.5, 5]) {
+      ours.observe({}, seconds);
+      theirs.observe(seconds);
+    }
+    expect(samples(await scrape(ours))).toEqual(samples(await scrape(theirs)));
+  });
+
+  test("what would break a counter or a histogram is dropped, never thrown: a negative step, NaN", async () => {
+    const counter = new SeriesCounter("c_total", "C.", ["kind"]);
+    counter.inc({ kind: "a" });
+    expect(() => counter.inc({ kind: "a" }, -5)).not.toThrow();
+    counter.inc({ kind: "a" }, Number.NaN);
+    expect(samples(await scrape(counter))).toEqual(['c_total{kind="a"} 1']);
+    const histogram = new SeriesHistogram("h_seconds", "H.", [], BUCKETS);
+    histogram.observe({}, Number.NaN);
+    expect(await scrape(histogram)).not.toContain("h_seconds_count");
+  });
+
+  test("a series keeps its own labels: the caller's object, changed later, changes nothing; reset empties it", async () => {
+    const counter = new SeriesCounter("c_total", "C.", ["kind"]);
+    const labels: Record<string, string> = { kind: "a" };
+    counter.inc(labels);
+    labels.kind = "b";
+    labels.extra = "not a label";
+    expect(samples(await scrape(counter))).toEqual(['c_total{kind="a"} 1']);
+    counter.reset();
+    expect(samples(await scrape(counter))).toEqual([]);
+  });
+
+  test("a counter read from its owner's total is set by its collect, before each scrape", async () => {
+    let total = 2;
+    const counter = new SeriesCounter("outage_seconds_total", "Outage.", [], (self) => {
+      self.reset();
+      self.inc({}, total);
+    });
+    expect(samples(await scrape(counter))).toEqual(["outage_seconds_total{} 2"]);
+    total = 3.5;
+    expect(samples(await scrape(counter))).toEqual(["outage_seconds_total{} 3.5"]);
+  });
+});
