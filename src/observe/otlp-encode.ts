@@ -21,13 +21,18 @@ export interface Origin {
 
 /** A growable buffer with protobuf's wire primitives. */
 class Writer {
-  bytes: Uint8Array<ArrayBuffer> = new Uint8Array(64 * 1024);
+  bytes: Uint8Array<ArrayBuffer>;
   at = 0;
-  private view = new DataView(this.bytes.buffer);
+  private view: DataView;
+
+  constructor(size = 64 * 1024) {
+    this.bytes = new Uint8Array(size);
+    this.view = new DataView(this.bytes.buffer);
+  }
 
   private room(n: number): void {
     if (this.at + n <= this.bytes.length) return;
-    let size = this.bytes.length * 2;
+    let size = Math.max(64, this.bytes.length * 2);
     while (size < this.at + n) size *= 2;
     const grown = new Uint8Array(size);
     grown.set(this.bytes.subarray(0, this.at));
@@ -73,23 +78,35 @@ class Writer {
   }
   string(field: number, text: string): void {
     this.tag(field, 2);
-    let ascii = true;
-    for (let i = 0; i < text.length; i++)
-      if (text.charCodeAt(i) > 127) {
-        ascii = false;
-        break;
-      }
-    if (ascii) {
-      this.varint(text.length);
-      this.room(text.length);
-      for (let i = 0; i < text.length; i++) this.bytes[this.at++] = text.charCodeAt(i);
+    // Written as ASCII in one pass, as nearly every string here is; at the first other character, encoded again whole.
+    const start = this.at;
+    this.varint(text.length);
+    this.room(text.length);
+    const bytes = this.bytes;
+    let at = this.at;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code > 127) break;
+      bytes[at++] = code;
+    }
+    if (at - this.at === text.length) {
+      this.at = at;
       return;
     }
+    this.at = start;
     const encoded = encoder.encode(text);
     this.varint(encoded.length);
     this.room(encoded.length);
     this.bytes.set(encoded, this.at);
     this.at += encoded.length;
+  }
+  /** Bytes already encoded (a short field), copied in a loop: cheaper than a native set for a few dozen bytes. */
+  copy(encoded: Uint8Array): void {
+    this.room(encoded.length);
+    const bytes = this.bytes;
+    let at = this.at;
+    for (let i = 0; i < encoded.length; i++) bytes[at++] = encoded[i]!;
+    this.at = at;
   }
   /** Bytes given as hex (a trace or span id). */
   hex(field: number, text: string): void {
@@ -127,14 +144,19 @@ const encoder = new TextEncoder();
 const nibble = (code: number): number => (code <= 57 ? code - 48 : code - 87);
 
 /** Nanoseconds since the epoch as two 32-bit halves, from milliseconds with a fraction (exact in doubles throughout). */
-export function nanoHalves(ms: number): [low: number, high: number] {
+export function nanoHalves(ms: number, into: [low: number, high: number] = [0, 0]): [low: number, high: number] {
   const whole = Math.floor(ms);
   const fraction = Math.round((ms - whole) * 1e6);
   // ns = whole × 10^6 + fraction; whole is split at 2^16 so no product passes 2^53.
   const upper = Math.floor(whole / 65536) * 1e6;
   const lower = (upper % 65536) * 65536 + (whole % 65536) * 1e6 + fraction;
-  return [lower % 4294967296, Math.floor(upper / 65536) + Math.floor(lower / 4294967296)];
+  into[0] = lower % 4294967296;
+  into[1] = Math.floor(upper / 65536) + Math.floor(lower / 4294967296);
+  return into;
 }
+
+/** The halves of each time written, reused: a span's two times need no array each. */
+const halves: [number, number] = [0, 0];
 
 function anyValue(out: Writer, field: number, value: string | number | boolean): void {
   const mark = out.open(field);
@@ -153,12 +175,31 @@ function anyValue(out: Writer, field: number, value: string | number | boolean):
   out.close(mark);
 }
 
+/**
+ * Each attribute key's KeyValue.key field, encoded once: the keys are the code's own few dozen names, written into
+ * every span. Bounded all the same, so a key made at run time could never grow it without end.
+ */
+const keyFields = new Map<string, Uint8Array>();
+const KEY_FIELDS_MAX = 512;
+
+function keyField(key: string): Uint8Array | undefined {
+  let encoded = keyFields.get(key);
+  if (encoded === undefined && keyFields.size < KEY_FIELDS_MAX) {
+    const out = new Writer(key.length * 3 + 8);
+    out.string(1, key);
+    keyFields.set(key, (encoded = out.bytes.slice(0, out.at)));
+  }
+  return encoded;
+}
+
 function keyValues(out: Writer, field: number, attributes: Attributes): void {
   for (const key in attributes) {
     const value = attributes[key];
     if (value === undefined || value === null) continue;
     const mark = out.open(field);
-    out.string(1, key);
+    const encoded = keyField(key);
+    if (encoded) out.copy(encoded);
+    else out.string(1, key);
     anyValue(out, 2, value);
     out.close(mark);
   }
@@ -174,9 +215,11 @@ function protobufSpan(out: Writer, span: SpanRecord): void {
   out.tag(6, 0);
   out.varint(span.kind);
   out.tag(7, 1);
-  out.fixed64(...nanoHalves(span.startMs));
+  nanoHalves(span.startMs, halves);
+  out.fixed64(halves[0], halves[1]);
   out.tag(8, 1);
-  out.fixed64(...nanoHalves(span.endMs));
+  nanoHalves(span.endMs, halves);
+  out.fixed64(halves[0], halves[1]);
   keyValues(out, 9, span.attributes);
   if (span.failure !== undefined) {
     const status = out.open(15);
