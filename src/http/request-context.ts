@@ -91,10 +91,11 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
         const issues = validationIssues(schema, meta.rawBody!.value, ["body"]);
         if (issues.length) outcome = validationOutcome(issues);
       }
-      if (outcome.internal !== undefined) log.error("unhandled error", { request_id: meta.id, error: outcome.internal });
+      const ids = { request_id: meta.id, trace_id: meta.span.traceId };
+      if (outcome.internal !== undefined) log.error("unhandled error", { ...ids, error: outcome.internal });
       // One of our errors may carry what a library or an upstream said: the log reads it, the caller reads our message.
       else if (error instanceof ServiceError && error.cause !== undefined)
-        log.warn("request failed", { request_id: meta.id, code: error.code, cause: error.cause });
+        log.warn("request failed", { ...ids, code: error.code, cause: error.cause });
       meta.errorCode =
         typeof outcome.body.error === "string" ? outcome.body.error : outcome.status === 422 ? "validation_failed" : undefined;
       if (dialect) outcome = dialect(path, outcome, set.headers as Record<string, string | number | undefined>);

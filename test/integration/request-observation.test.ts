@@ -13,6 +13,7 @@ import { samplerFrom } from "../../src/observe/sampler.ts";
 import { recordingSpans, type SpanRecord } from "../../src/observe/spans.ts";
 import { useTracer } from "../../src/observe/trace.ts";
 import { requestContext } from "../../src/http/request-context.ts";
+import { ServiceError } from "../../src/errors.ts";
 
 const logs: string[] = [];
 const app = new Elysia()
@@ -20,6 +21,9 @@ const app = new Elysia()
   .get("/items/:id", ({ params }) => ({ id: params.id }))
   .get("/boom", () => {
     throw new Error("broken");
+  })
+  .get("/upstream", () => {
+    throw new ServiceError("service_unavailable", "the search provider failed", { cause: "provider said: 502 Bad Gateway" });
   });
 app.listen({ port: 0, hostname: "127.0.0.1" });
 const base = `http://127.0.0.1:${app.server!.port}`;
@@ -64,6 +68,24 @@ describe("request context", () => {
     } finally {
       useTracer(null);
     }
+  });
+
+  test("a failed request's warning and an unhandled error's line carry its request id and trace id", async () => {
+    const traceId = "5bf92f3577b34da6a3ce929d0e0e4736";
+    const headers = { traceparent: `00-${traceId}-00f067aa0ba902b7-01` };
+    const lineOf = (msg: string, requestId: string) =>
+      logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === msg && l.request_id === requestId);
+    const refused = await fetch(`${base}/upstream`, { headers });
+    expect(refused.status).toBe(503);
+    await logLine(refused.headers.get("x-request-id")!);
+    expect(lineOf("request failed", refused.headers.get("x-request-id")!)).toMatchObject({
+      code: "service_unavailable",
+      trace_id: traceId,
+    });
+    const broken = await fetch(`${base}/boom`, { headers });
+    expect(broken.status).toBe(500);
+    await logLine(broken.headers.get("x-request-id")!);
+    expect(lineOf("unhandled error", broken.headers.get("x-request-id")!)).toMatchObject({ trace_id: traceId });
   });
 
   test("tracing off: no span; the log line carries the trace id of a valid traceparent only", async () => {
