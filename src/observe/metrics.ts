@@ -1,12 +1,12 @@
 /**
  * Every metric the service exports, in one catalogue, with prom-client
  * (docs/operate/metrics.md lists them with their meaning). Chosen over
- * OpenTelemetry's metrics SDK: its counters and histograms are plain
- * synchronous objects (a label lookup and an add, no views or readers
- * between the code and the number), it renders the Prometheus text format
+ * OpenTelemetry's metrics SDK: it renders the Prometheus text format
  * itself, and it brings the process metrics (RSS, event-loop lag) Fly's
  * scraper expects, where OTel's Prometheus exporter is a second HTTP server
- * on node:http of its own.
+ * on node:http of its own. Counters and histograms are our own series
+ * (series.ts), a plain object and an add on the request path, which
+ * prom-client's registry reads at a scrape; its gauges are prom-client's.
  *
  * Off by default (METRICS_PORT unset): `metrics` is then a catalogue of
  * no-ops, so code that counts costs a call to an empty function. main.ts
@@ -218,6 +218,7 @@ function readSources(metric: Gauge | SeriesCounter, name: string): void {
 function realCatalogue(into: Registry): Metrics {
   const { Gauge } = prom();
   return catalogue(
+    // The registry takes any object of its metrics' shape (name, help, type, get, reset); its types name only its own classes.
     (name, help, labelNames) => {
       const counter = new SeriesCounter(PREFIX + name, help, labelNames, (self) => readSources(self, name));
       into.registerMetric(counter as unknown as Metric);
@@ -241,7 +242,10 @@ function realCatalogue(into: Registry): Metrics {
   );
 }
 
-/** Turns the catalogue on, once per process: the process's own metrics (RSS, event-loop lag, GC where the runtime reports it) too. */
+/**
+ * Turns the catalogue on: the registry, made once per process, with the process's own metrics (RSS, event-loop lag,
+ * GC where the runtime reports it) too.
+ */
 export function enableMetrics(): void {
   if (!registry) {
     const { Registry, collectDefaultMetrics } = prom();
