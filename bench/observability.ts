@@ -39,7 +39,7 @@ import { disableMetrics, enableMetrics } from "../src/observe/metrics.ts";
 import { OtlpExporter, otlpTarget } from "../src/observe/otlp-exporter.ts";
 import { samplerFrom } from "../src/observe/sampler.ts";
 import { recordingSpans } from "../src/observe/spans.ts";
-import { useTracer } from "../src/observe/trace.ts";
+import { type SpanMaker, useTracer } from "../src/observe/trace.ts";
 import { PROBE_PATHS } from "../src/ops/routes.ts";
 import { startTestApp } from "../test/helpers/app.ts";
 import { freshDatabase } from "../test/helpers/database.ts";
@@ -85,14 +85,22 @@ const thrownAway = recordingSpans(
   untraced,
 );
 
-const ARMS: Record<string, () => void> = {
-  off: () => (useTracer(null), disableMetrics()),
-  metrics: () => (useTracer(null), enableMetrics()),
-  spans: () => (useTracer(thrownAway), disableMetrics()),
-  traced: () => (useTracer(exported), disableMetrics()),
-  "traced+metrics": () => (useTracer(exported), enableMetrics()),
-  "1/10 traced+metrics": () => (useTracer(sampled), enableMetrics()),
+/** Each arm: the span maker in use (null: tracing off) and whether metrics count. */
+const ARMS: Record<string, { spans: SpanMaker | null; metrics: boolean }> = {
+  off: { spans: null, metrics: false },
+  metrics: { spans: null, metrics: true },
+  spans: { spans: thrownAway, metrics: false },
+  traced: { spans: exported, metrics: false },
+  "traced+metrics": { spans: exported, metrics: true },
+  "1/10 traced+metrics": { spans: sampled, metrics: true },
 };
+
+function use(arm: string): void {
+  const { spans, metrics } = ARMS[arm]!;
+  useTracer(spans);
+  if (metrics) enableMetrics();
+  else disableMetrics();
+}
 
 const key = { "x-api-key": paid.apiKey };
 const json = { ...key, "content-type": "application/json" };
@@ -119,7 +127,13 @@ async function round(make: () => Request, status: number, requests: number): Pro
   const before = process.cpuUsage();
   for (let sent = 0; sent < requests; sent += CONCURRENCY) {
     const batch: Promise<number>[] = [];
-    for (let i = 0; i < CONCURRENCY; i++) batch.push(app.handle(make()).then(async (r) => (await r.arrayBuffer(), r.status)));
+    for (let i = 0; i < CONCURRENCY; i++)
+      batch.push(
+        app.handle(make()).then(async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      );
     for (const got of await Promise.all(batch)) if (got !== status) other.set(got, (other.get(got) ?? 0) + 1);
     await turn();
   }
@@ -144,14 +158,14 @@ try {
     // many requests make a round of about ROUND_MS.
     let perRequest = 0;
     for (const arm of arms) {
-      ARMS[arm]!();
+      use(arm);
       perRequest = await round(make, status, 1000);
     }
     const requests = Math.max(CONCURRENCY, Math.round((ROUND_MS * 1000) / perRequest / CONCURRENCY) * CONCURRENCY);
     for (let r = 0; r < ROUNDS; r++) {
       // The order turns each round, so no arm always follows the same one.
       for (const arm of r % 2 ? [...arms].reverse() : arms) {
-        ARMS[arm]!();
+        use(arm);
         samples.get(arm)!.push(await round(make, status, requests));
       }
     }
