@@ -9,8 +9,9 @@
  * each of their calls validates the label names, sorts them and builds a
  * hash string, and a histogram's looks its bucket up by value. Measured in
  * one loop, a request's counter and histogram cost 0.40 µs with prom-client's
- * and 0.05 µs these; in the app (`npm run bench:observability`), metrics on
- * cost an unauthenticated request about 0.9 µs of the 7.5 it takes.
+ * and 0.05 µs these. In the app (`npm run bench:observability`), metrics on
+ * cost an unauthenticated request (7.5 µs) about 0.9 µs with prom-client's
+ * and about 0.4 µs with these.
  */
 type LabelValues = Partial<Record<string, string | number>>;
 type Labels = Record<string, string | number>;
