@@ -275,7 +275,10 @@ export async function renderMetrics(): Promise<{ text: string; contentType: stri
   return { text: await registry.metrics(), contentType: registry.contentType };
 }
 
+// The same five strings every time, not one built per request: the series are looked up by them (series.ts).
+const STATUS_CLASSES = ["", "1xx", "2xx", "3xx", "4xx", "5xx"];
+
 /** `2xx`, `4xx`...: the status's class, the label a request's status is counted by. */
 export function statusClass(status: number): string {
-  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : "other";
+  return status >= 100 && status < 600 ? STATUS_CLASSES[Math.floor(status / 100)]! : "other";
 }

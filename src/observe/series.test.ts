@@ -63,6 +63,26 @@ describe("series read by prom-client's registry", () => {
     expect(samples(text)).toContain('duration_seconds_count{stage="plan"} 4');
   });
 
+  test("a number and its text are one series; values that would join into the same key are two, as in prom-client", async () => {
+    const ours = new SeriesCounter("calls_total", "Calls.", ["a", "b"]);
+    const theirs = new Counter({ name: "calls_total", help: "Calls.", labelNames: ["a", "b"], registers: [] });
+    for (const labels of [
+      { a: 200, b: "x" },
+      { a: "200", b: "x" },
+      { a: "p\u0001q", b: "r" },
+      { a: "p", b: "q\u0001r" },
+      { a: "only" },
+      { a: "only", b: "" },
+    ]) {
+      ours.inc(labels);
+      theirs.inc(labels);
+    }
+    const text = await scrape(ours);
+    expect(samples(text)).toEqual(samples(await scrape(theirs)));
+    expect(samples(text)).toContain('calls_total{a="200",b="x"} 2');
+    expect(samples(text).filter((line) => line.includes("\u0001"))).toHaveLength(2);
+  });
+
   test("a series without labels, and buckets given out of order", async () => {
     const ours = new SeriesHistogram("wait_seconds", "Waits.", [], [1, 0.1]);
     const theirs = new Histogram({ name: "wait_seconds", help: "Waits.", buckets: [0.1, 1], registers: [] });
