@@ -45,7 +45,10 @@
  * drift (large on a shared 2-core machine) hits both alike. A second
  * table puts off and on side by side per target, with their ratios, and the
  * run says how many spans the collector received and series the scrapes
- * returned, so "on" is shown to be on.
+ * returned, so "on" is shown to be on. `--observability --aa` runs the same
+ * twins with nothing on in either: their ratios (0.97–1.06 CPU and 0.88–1.06
+ * req/s in one run here) are how far a ratio moves by chance on this
+ * machine, the yardstick for the observed run's.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -68,8 +71,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,workers,embedded").split(",").map((b) => b.trim());
 const WORKERS = Number(process.env.BENCH_WORKERS ?? Math.max(2, availableParallelism()));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const { values: cli } = parseArgs({ options: { base: { type: "string" }, observability: { type: "boolean" } } });
+const { values: cli } = parseArgs({ options: { base: { type: "string" }, observability: { type: "boolean" }, aa: { type: "boolean" } } });
 const OBSERVE = cli.observability === true;
+/** With --observability --aa the "+obs" twins run unobserved too: their ratios are this machine's noise, with nothing on. */
+const AA = OBSERVE && cli.aa === true;
 /** The backends' variants: as today, and with --observability also with metrics and tracing on (this checkout only). */
 const OBSERVED = " +obs";
 const ROOTS: { root: string; label: string }[] = [{ root, label: "" }, ...(cli.base ? [{ root: cli.base, label: " (base)" }] : [])];
@@ -92,9 +97,10 @@ const page = Bun.serve({
 const articleUrl = `http://127.0.0.1:${page.port}/article`;
 
 // ---- with --observability: the collector the observed servers export their spans to
-const collector = OBSERVE
-  ? Bun.spawn([process.execPath, fileURLToPath(new URL("./lib/otlp-collector.ts", import.meta.url))], { stdout: "pipe" })
-  : undefined;
+const collector =
+  OBSERVE && !AA
+    ? Bun.spawn([process.execPath, fileURLToPath(new URL("./lib/otlp-collector.ts", import.meta.url))], { stdout: "pipe" })
+    : undefined;
 if (collector) children.push(collector);
 const collectorUrl = collector
   ? await (async () => {
@@ -103,7 +109,8 @@ const collectorUrl = collector
     })()
   : "";
 /** What observing a server adds to its environment; each exports under a path of its own, so the collector tells them apart. */
-const observedEnv = (name: string): Record<string, string> => ({
+const observedEnv = (name: string): Record<string, string> => (AA ? {} : observedOn(name));
+const observedOn = (name: string): Record<string, string> => ({
   METRICS_PORT: "0",
   METRICS_HOST: "127.0.0.1",
   OTEL_EXPORTER_OTLP_ENDPOINT: `${collectorUrl}/${encodeURIComponent(name)}`,
@@ -417,7 +424,7 @@ try {
       }
     }
   const scrapers = new Map(backends.filter((b) => b.metricsUrls.length).map((b) => [b, new Scraper(b.metricsUrls)] as const));
-  if (OBSERVE) {
+  if (OBSERVE && !AA) {
     const unscraped = backends.filter((b) => b.name.endsWith(OBSERVED) && !scrapers.has(b));
     if (unscraped.length) throw new Error(`no metrics port in the log of ${unscraped.map((b) => b.name).join(", ")}`);
   }
@@ -541,7 +548,12 @@ try {
   }
   const byObservability = observabilitySideBySide(rows);
   let observed: Row[] = [];
-  if (OBSERVE) {
+  if (AA)
+    printTable(
+      "Off against off (--aa: the twins run unobserved alike): how far the ratios move with nothing on, measured in the same rounds",
+      byObservability,
+    );
+  else if (OBSERVE) {
     printTable(
       "Observability off and on (metrics scraped every second, spans exported to a loopback collector), measured in the same rounds",
       byObservability,
@@ -598,6 +610,7 @@ try {
         ? {
             byObservability,
             observed,
+            aa: AA,
             sampler: [process.env.OTEL_TRACES_SAMPLER, process.env.OTEL_TRACES_SAMPLER_ARG].filter(Boolean).join(" "),
           }
         : {}),
