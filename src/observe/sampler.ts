@@ -12,13 +12,22 @@ type Env = Record<string, string | undefined>;
 export interface Sampler {
   /** What the sampler is, as the environment named it (for the startup line and the tests). */
   readonly description: string;
-  /** `parentSampled` is the caller's flag when it sent a valid traceparent, else undefined (a new trace). */
-  sample(traceId: string, parentSampled: boolean | undefined): boolean;
+  /**
+   * `traceId` as hex (a caller's) or as its 16 bytes (a new trace's, before its text is made); `parentSampled` is the
+   * caller's flag when it sent a valid traceparent, else undefined (a new trace).
+   */
+  sample(traceId: string | Uint8Array, parentSampled: boolean | undefined): boolean;
 }
 
-/** A trace id's rightmost 52 bits as a fraction of their range: W3C asks the right half of an id to be random. */
-function position(traceId: string): number {
-  return Number.parseInt(traceId.slice(-13), 16) / 2 ** 52;
+/**
+ * A trace id's rightmost 52 bits (13 hex digits: the low half of byte 9, then bytes 10 to 15) as a fraction of their
+ * range, the same from its text or its bytes: W3C asks the right half of an id to be random.
+ */
+export function position(traceId: string | Uint8Array): number {
+  if (typeof traceId === "string") return Number.parseInt(traceId.slice(-13), 16) / 2 ** 52;
+  let bits = traceId[9]! & 15;
+  for (let i = 10; i < 16; i++) bits = bits * 256 + traceId[i]!;
+  return bits / 2 ** 52;
 }
 
 export function samplerFrom(env: Env): Sampler {
@@ -26,7 +35,7 @@ export function samplerFrom(env: Env): Sampler {
   const arg = Number(env.OTEL_TRACES_SAMPLER_ARG ?? "1");
   // An argument out of range is the whole, not an error at start.
   const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
-  const byRatio = (traceId: string) => position(traceId) < ratio;
+  const byRatio = (traceId: string | Uint8Array) => position(traceId) < ratio;
   switch (name) {
     case "always_on":
       return { description: "always_on", sample: () => true };

@@ -1,27 +1,28 @@
 /**
  * Random trace and span ids, as lowercase hex, from the ids kernel's pooled
  * CSPRNG (W3C asks that a trace id's right half be random: all of it is).
- * Built from character codes in one piece, as ids.ts's are: the trace id is
- * on every log line, and a rope would be flattened again at each.
+ * A new trace's bytes are drawn before its text: the sampler decides on them
+ * (sampler.ts reads the same 52 bits from either), so a trace it leaves out
+ * costs no hex unless a call passes it on. Uint8Array's toHex (native) makes
+ * the text in one flat piece: half the time of writing it a digit at a time.
  */
 import { randomByte } from "../ids.ts";
 
-const HEX = Array.from("0123456789abcdef", (char) => char.charCodeAt(0));
-const TRACE = new Array<number>(32);
-const SPAN = new Array<number>(16);
-
-function hex(chars: number[]): string {
-  const bytes = chars.length / 2;
+/** 16 random bytes, never all zero (the invalid trace id): a new trace's id before it is text. */
+export function newTraceBytes(): Uint8Array {
+  const bytes = new Uint8Array(16);
   let zero = true;
-  for (let i = 0; i < bytes; i++) {
-    const byte = randomByte();
-    if (byte) zero = false;
-    chars[2 * i] = HEX[byte >> 4]!;
-    chars[2 * i + 1] = HEX[byte & 15]!;
-  }
+  for (let i = 0; i < 16; i++) if ((bytes[i] = randomByte())) zero = false;
   // All zeros is the invalid id: vanishingly rare, and drawn again.
-  return zero ? hex(chars) : String.fromCharCode.apply(null, chars);
+  return zero ? newTraceBytes() : bytes;
 }
 
-export const newTraceId = (): string => hex(TRACE);
-export const newSpanId = (): string => hex(SPAN);
+export const hexOf = (bytes: Uint8Array): string => (bytes as Uint8Array & { toHex(): string }).toHex();
+
+const SPAN = new Uint8Array(8);
+
+export function newSpanId(): string {
+  let zero = true;
+  for (let i = 0; i < 8; i++) if ((SPAN[i] = randomByte())) zero = false;
+  return zero ? newSpanId() : hexOf(SPAN);
+}

@@ -13,7 +13,7 @@
  * sampled, so the services it calls leave it out too.
  */
 import type { Sampler } from "./sampler.ts";
-import { newSpanId, newTraceId } from "./span-ids.ts";
+import { hexOf, newSpanId, newTraceBytes } from "./span-ids.ts";
 import { type SpanAttributes, type SpanMaker, type TraceSpan, untracedSpan } from "./trace.ts";
 import { formatTraceparent, parseTraceparent, parseTracestate } from "./trace-context.ts";
 
@@ -88,12 +88,17 @@ class RecordingSpan implements TraceSpan, SpanRecord {
   }
 }
 
-/** A span of a trace the sampler left out: records nothing, and passes the trace on flagged as not sampled. */
+/**
+ * A span of a trace the sampler left out: records nothing, and passes the trace on flagged as not sampled. Its
+ * `traceId` is the caller's, for the log, or undefined for a new trace, which has nothing to open: its id is made only
+ * when a call passes it on, from the bytes the sampler decided on, so a trace left out costs no text.
+ */
 class UnsampledSpan implements TraceSpan {
   readonly recording = false;
+  private passedOn: string | undefined;
   constructor(
-    readonly traceId: string,
-    private readonly spanId: string,
+    readonly traceId: string | undefined,
+    private readonly newTrace?: Uint8Array,
   ) {}
   child(): TraceSpan {
     return this;
@@ -102,7 +107,9 @@ class UnsampledSpan implements TraceSpan {
   fail(): void {}
   end(): void {}
   traceparent(): string {
-    return formatTraceparent(this.traceId, this.spanId, false);
+    // One span id for the request: every call it makes passes on the same parent.
+    this.passedOn ??= formatTraceparent(this.traceId ?? hexOf(this.newTrace!), newSpanId(), false);
+    return this.passedOn;
   }
   rename(): void {}
 }
@@ -128,17 +135,21 @@ export function recordingSpans(
     request(request) {
       if (untracedPaths.size && untracedPaths.has(pathOf(request.url))) return untracedSpan(request);
       const parent = parseTraceparent(request.headers.get("traceparent"));
-      const traceId = parent?.traceId ?? newTraceId();
-      if (!sampler.sample(traceId, parent?.sampled)) return new UnsampledSpan(traceId, newSpanId());
+      let traceId = parent?.traceId;
+      if (traceId === undefined) {
+        const bytes = newTraceBytes();
+        if (!sampler.sample(bytes, undefined)) return new UnsampledSpan(undefined, bytes);
+        traceId = hexOf(bytes);
+      } else if (!sampler.sample(traceId, parent!.sampled)) return new UnsampledSpan(traceId);
       const state = parent ? parseTracestate(request.headers.get("tracestate")) : undefined;
       return new RecordingSpan(finished, traceId, parent?.spanId, state, request.method, SpanKind.server, {
         "http.request.method": request.method,
       });
     },
     root(name, attributes) {
-      const traceId = newTraceId();
-      if (!sampler.sample(traceId, undefined)) return new UnsampledSpan(traceId, newSpanId());
-      return new RecordingSpan(finished, traceId, undefined, undefined, name, SpanKind.internal, attributes);
+      const bytes = newTraceBytes();
+      if (!sampler.sample(bytes, undefined)) return new UnsampledSpan(undefined, bytes);
+      return new RecordingSpan(finished, hexOf(bytes), undefined, undefined, name, SpanKind.internal, attributes);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { samplerFrom } from "./sampler.ts";
+import { position, samplerFrom } from "./sampler.ts";
 import { recordingSpans, type SpanRecord } from "./spans.ts";
 import { NO_SPAN, requestSpan, rootSpan, tracingEnabled, useTracer } from "./trace.ts";
 import { parseTraceparent, parseTracestate, traceIdOf } from "./trace-context.ts";
@@ -110,6 +110,25 @@ describe("with tracing on", () => {
     expect(finished).toEqual([]);
   });
 
+  test("a new trace the sampler leaves out has no trace id for the log, and passes on the id it was judged by, unsampled", () => {
+    const finished = traced({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.5" });
+    const spans = Array.from({ length: 64 }, () => requestSpan(new Request("http://x/")));
+    const left = spans.filter((span) => !span.recording);
+    expect(left.length).toBeGreaterThan(8);
+    expect(spans.length - left.length).toBeGreaterThan(8);
+    for (const span of left) {
+      expect(span.traceId).toBeUndefined();
+      const passed = span.child("research.run").traceparent()!;
+      expect(passed).toMatch(/^00-[\da-f]{32}-[\da-f]{16}-00$/);
+      // The same parent for every call of the request, and an id the same ratio leaves out wherever it is judged.
+      expect(span.traceparent()).toBe(passed);
+      expect(position(passed.slice(3, 35))).toBeGreaterThanOrEqual(0.5);
+      span.end();
+    }
+    for (const span of spans.filter((s) => s.recording)) expect(position(span.traceId!)).toBeLessThan(0.5);
+    expect(finished).toEqual([]);
+  });
+
   test("the health probes are not traced, but keep the caller's trace id for the log", () => {
     const finished = traced({}, ["/healthz"]);
     expect(requestSpan(new Request("http://x:8080/healthz"))).toBe(NO_SPAN);
@@ -147,6 +166,20 @@ describe("the environment", () => {
     // An argument out of range is the whole, not an error at start.
     expect(samplerFrom({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "7" }).description).toBe("traceidratio 1");
     expect(samplerFrom({ OTEL_TRACES_SAMPLER: "nonsense" }).description).toBe("parentbased_always_on");
+  });
+
+  test("a trace id's position is the same read from its bytes as from its text", () => {
+    for (const hex of [
+      "00000000000000000000000000000001",
+      "0af7651916cd43dd8448eb211c80319c",
+      "ffffffffffffffffffffffffffffffff",
+      "000000000000000000f0000000000000",
+    ]) {
+      const bytes = Uint8Array.from(hex.match(/../g)!, (pair) => Number.parseInt(pair, 16));
+      expect(position(bytes)).toBe(position(hex));
+    }
+    expect(position("ffffffffffffffffffffffffffffffff")).toBeLessThan(1);
+    expect(position("0000000000000000000fffffffffffff")).toBe((2 ** 52 - 1) / 2 ** 52);
   });
 
   test("samplers decide as named: a parent's flag first where parent-based, a ratio from the trace id", () => {
