@@ -240,7 +240,6 @@ async function postgresBackend(appRoot: string, label: string, workers: number, 
     await admin.end();
   });
   const redisServer = await privateRedis();
-  await redisServer.start();
   cleanups.push(() => redisServer.kill());
   const databaseUrl = new URL(ADMIN_URL);
   databaseUrl.pathname = `/${database}`;

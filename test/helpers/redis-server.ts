@@ -19,6 +19,7 @@ export async function freePort(): Promise<number> {
 export interface PrivateRedis {
   url: string;
   port: number;
+  /** Starts it again after `kill()`: `privateRedis()` has started it already. */
   start(): Promise<void>;
   /** SIGKILL: the way a crashed or unreachable Redis looks to clients. */
   kill(): Promise<void>;
@@ -33,6 +34,8 @@ export async function privateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     port,
     async start() {
+      // A second server on the same port would fail to bind, and this handle would then kill only that one.
+      if (child && child.exitCode === null && child.signalCode === null) throw new Error("the private redis-server is running");
       child = Bun.spawn(
         [redisServerBinary!, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
         {
