@@ -46,7 +46,7 @@
  * table puts off and on side by side per target, with their ratios, and the
  * run says how many spans the collector received and series the scrapes
  * returned, so "on" is shown to be on. `--observability --aa` runs the same
- * twins with nothing on in either: their ratios (0.97–1.06 CPU and 0.88–1.06
+ * twins with nothing on in either: their ratios (0.97–1.10 CPU and 0.88–1.06
  * req/s in one run here) are how far a ratio moves by chance on this
  * machine, the yardstick for the observed run's.
  */
