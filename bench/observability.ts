@@ -43,6 +43,7 @@ import { type SpanMaker, useTracer } from "../src/observe/trace.ts";
 import { PROBE_PATHS } from "../src/ops/routes.ts";
 import { startTestApp } from "../test/helpers/app.ts";
 import { freshDatabase } from "../test/helpers/database.ts";
+import { observabilityPieces } from "./lib/observability-pieces.ts";
 import { printTable, writeResults, type Row } from "./lib/report.ts";
 
 /** How long a round runs, about: each target's requests a round are set from a first timed round, so rounds are long beside the clock's ticks. */
@@ -190,12 +191,14 @@ try {
     `Observability's cost to a request's own work (app.handle, CPU µs a request): rounds of about ${ROUND_MS} ms, ${CONCURRENCY} requests at a time, median of ${ROUNDS} rounds, arms in turn`,
     rows,
   );
+  const pieces = observabilityPieces();
+  printTable("The pieces alone (a loop each, the least of 5 rounds)", pieces);
   const received = Object.values(counts).reduce((sum, c) => sum + c.spans, 0);
   console.log(`\nspans: ${received} received by the collector, ${discarded} made and thrown away (the spans arm)`);
   if (failures.length) throw new Error(`the exporter lost spans: ${failures.join("; ")}`);
   if (received === 0 || discarded === 0) throw new Error("tracing was not on in its arms");
   console.log(
-    `results: ${writeResults("observability", { roundMs: ROUND_MS, rounds: ROUNDS, concurrency: CONCURRENCY, spans: received, rows })}`,
+    `results: ${writeResults("observability", { roundMs: ROUND_MS, rounds: ROUNDS, concurrency: CONCURRENCY, spans: received, rows, pieces })}`,
   );
 } finally {
   useTracer(null);
