@@ -49,6 +49,17 @@
  * twins with nothing on in either: their ratios (0.97–1.10 CPU and 0.88–1.06
  * req/s in one run here) are how far a ratio moves by chance on this
  * machine, the yardstick for the observed run's.
+ *
+ * `--pin` (Linux, 2 CPUs or more, util-linux's taskset) puts every server
+ * this bench starts on CPU 0 and wrk and the collector on the others
+ * (Postgres and Redis, the machine's own, stay where the system puts them),
+ * so servers never share a core with the load that drives them. With
+ * --observability, twins then split one core between them, each slowed
+ * alike by whatever else the machine does, and the side-by-side table adds
+ * each target's CPU ratio round by round and their median, which one round
+ * out of step cannot move. Pinned, 10 rounds of 3 s, embedded, off against
+ * off (--aa) read 0.985-1.009 pooled and 0.978-1.030 as medians per target,
+ * where unpinned runs moved 0.97-1.10.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -71,12 +82,25 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,workers,embedded").split(",").map((b) => b.trim());
 const WORKERS = Number(process.env.BENCH_WORKERS ?? Math.max(2, availableParallelism()));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const { values: cli } = parseArgs({ options: { base: { type: "string" }, observability: { type: "boolean" }, aa: { type: "boolean" } } });
+const { values: cli } = parseArgs({
+  options: { base: { type: "string" }, observability: { type: "boolean" }, aa: { type: "boolean" }, pin: { type: "boolean" } },
+});
 const OBSERVE = cli.observability === true;
 /** With --observability --aa the "+obs" twins run unobserved too: their ratios are this machine's noise, with nothing on. */
 const AA = OBSERVE && cli.aa === true;
 /** The backends' variants: as today, and with --observability also with metrics and tracing on (this checkout only). */
 const OBSERVED = " +obs";
+/** With --pin: the command prefixes that put the servers on CPU 0 and the load (wrk, the collector) on the other CPUs. */
+const PIN = cli.pin === true ? pinning() : undefined;
+const onServerCpu = (command: string[]): string[] => (PIN ? [...PIN.servers, ...command] : command);
+const onLoadCpus = (command: string[]): string[] => (PIN ? [...PIN.load, ...command] : command);
+
+function pinning(): { servers: string[]; load: string[] } {
+  const taskset = Bun.which("taskset");
+  const cpus = availableParallelism();
+  if (process.platform !== "linux" || !taskset || cpus < 2) throw new Error("--pin needs Linux, taskset (util-linux) and 2 CPUs or more");
+  return { servers: [taskset, "-c", "0"], load: [taskset, "-c", `1-${cpus - 1}`] };
+}
 const ROOTS: { root: string; label: string }[] = [{ root, label: "" }, ...(cli.base ? [{ root: cli.base, label: " (base)" }] : [])];
 
 const wrk = await ensureWrk();
@@ -99,7 +123,7 @@ const articleUrl = `http://127.0.0.1:${page.port}/article`;
 // ---- with --observability: the collector the observed servers export their spans to
 const collector =
   OBSERVE && !AA
-    ? Bun.spawn([process.execPath, fileURLToPath(new URL("./lib/otlp-collector.ts", import.meta.url))], { stdout: "pipe" })
+    ? Bun.spawn(onLoadCpus([process.execPath, fileURLToPath(new URL("./lib/otlp-collector.ts", import.meta.url))]), { stdout: "pipe" })
     : undefined;
 if (collector) children.push(collector);
 const collectorUrl = collector
@@ -121,7 +145,7 @@ const observedOn = (name: string): Record<string, string> => ({
 });
 
 // ---- raw Bun
-const raw = Bun.spawn([process.execPath, fileURLToPath(new URL("./lib/raw-server.ts", import.meta.url))], { stdout: "pipe" });
+const raw = Bun.spawn(onServerCpu([process.execPath, fileURLToPath(new URL("./lib/raw-server.ts", import.meta.url))]), { stdout: "pipe" });
 children.push(raw);
 const rawPort = await (async () => {
   const { value } = await raw.stdout.getReader().read();
@@ -131,7 +155,7 @@ const rawPort = await (async () => {
 // ---- the floor: the same Elysia with the same schemas and a cheap access log, no database (lib/floor-app.ts)
 const floorKeys = { enterprise: (await generateApiKey()).secret, free: (await generateApiKey()).secret };
 const floorLog = join(mkdtempSync(join(tmpdir(), "bench-http-floor-")), "floor.log");
-const floorChild = Bun.spawn([process.execPath, fileURLToPath(new URL("./lib/floor-app.ts", import.meta.url))], {
+const floorChild = Bun.spawn(onServerCpu([process.execPath, fileURLToPath(new URL("./lib/floor-app.ts", import.meta.url))]), {
   env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", FLOOR_ENTERPRISE_KEY: floorKeys.enterprise, FLOOR_FREE_KEY: floorKeys.free },
   stdout: Bun.file(floorLog),
   stderr: "inherit",
@@ -190,7 +214,8 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
   const logDir = mkdtempSync(join(tmpdir(), `bench-http-${name}-`));
   const logPath = join(logDir, "server.log");
   // The access log goes to a file, as it would to a log shipper's pipe: the server pays for every line.
-  const child = Bun.spawn([process.execPath, "src/main.ts"], {
+  // taskset runs the server in its own process (exec), so the pid read for CPU time is the server's.
+  const child = Bun.spawn(onServerCpu([process.execPath, "src/main.ts"]), {
     cwd: appRoot,
     // NODE_ENV as the Dockerfile sets it, so a base checkout from before src/production-mode.ts runs as deployed too.
     env: {
@@ -345,8 +370,11 @@ function workersSideBySide(rows: Row[]): Row[] {
   });
 }
 
-/** For each target and observed backend, its req/s, CPU per request and p99 with observability off and on, measured in the same rounds. */
-function observabilitySideBySide(rows: Row[]): Row[] {
+/**
+ * For each target and observed backend, its req/s, CPU per request and p99 with observability off and on, measured in
+ * the same rounds; pinned, also the CPU ratio of each round (`byRound`, by "<on backend> <target>") and their median.
+ */
+function observabilitySideBySide(rows: Row[], byRound: Map<string, number[]>): Row[] {
   return rows.flatMap((on) => {
     const backend = String(on.backend);
     if (!backend.endsWith(OBSERVED)) return [];
@@ -362,11 +390,19 @@ function observabilitySideBySide(rows: Row[]): Row[] {
         "off cpu_us/req": off.cpu_us_per_req!,
         "on cpu_us/req": on.cpu_us_per_req!,
         "cpu on/off": Number(on.cpu_us_per_req) / Number(off.cpu_us_per_req),
+        ...(PIN ? roundColumns(byRound.get(`${backend} ${on.target}`) ?? []) : {}),
         "off p99_ms": off.p99_ms!,
         "on p99_ms": on.p99_ms!,
       },
     ];
   });
+}
+
+function roundColumns(ratios: number[]): Row {
+  return {
+    "cpu on/off by round": ratios.map((r) => r.toFixed(2)).join(" "),
+    "median of rounds": [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] ?? "-",
+  };
 }
 
 /** Scrapes an observed backend's /metrics once a second while its targets run: what it returned, to show metrics were on. */
@@ -440,7 +476,7 @@ try {
     }
   }
 
-  const options = { seconds: SECONDS, connections: CONNECTIONS, threads: 1 };
+  const options = { seconds: SECONDS, connections: CONNECTIONS, threads: 1, prefix: onLoadCpus([]) };
   const results = new Map<string, { backend: string; target: string; runs: WrkResult[]; redis: number; postgres: number; cpu: number }>();
   const rawTarget: WrkTarget = { method: "GET", url: `http://127.0.0.1:${rawPort}/` };
   const rawRuns: WrkResult[] = [];
@@ -460,6 +496,8 @@ try {
     }),
   );
   const twins = new Set(twinOf.values());
+  /** Each twin's CPU per request over its "off" twin's, round by round, by "<on backend> <target>". */
+  const byRound = new Map<string, number[]>();
   const record = (backend: Backend, name: string, run: WrkResult, used: number, before?: Counters, after?: Counters) => {
     const id = `${backend.name} ${name}`;
     const slot = results.get(id) ?? { backend: backend.name, target: name, runs: [], redis: 0, postgres: 0, cpu: 0 };
@@ -487,6 +525,11 @@ try {
         const runs = await Promise.all(pair.map((b) => onCpu(b.pids, () => runWrk(wrk, targets(b)[name]!.target, shared))));
         const after = await Promise.all(pair.map((b) => b.counters?.()));
         pair.forEach((b, i) => record(b, name, runs[i]![0], runs[i]![1], before[i], after[i]));
+        if (twin) {
+          const [[offRun, offUsed], [onRun, onUsed]] = runs as [[WrkResult, number], [WrkResult, number]];
+          const id = `${twin.name} ${name}`;
+          byRound.set(id, [...(byRound.get(id) ?? []), onUsed / onRun.requests / (offUsed / offRun.requests)]);
+        }
       }
       for (const b of pair) scrapers.get(b)?.stop();
     }
@@ -545,7 +588,7 @@ try {
         `so here it is an upper bound, and ${WORKERS} × 1,000,000 / cpu_us a cautious estimate of req/s with a core per worker.`,
     );
   }
-  const byObservability = observabilitySideBySide(rows);
+  const byObservability = observabilitySideBySide(rows, byRound);
   let observed: Row[] = [];
   if (AA)
     printTable(
@@ -603,6 +646,7 @@ try {
       connections: CONNECTIONS,
       workers: WORKERS,
       cpus: availableParallelism(),
+      pinned: PIN !== undefined,
       rows,
       byWorkers,
       ...(OBSERVE

@@ -76,10 +76,12 @@ export function parseWrk(output: string): WrkResult {
 export async function runWrk(
   wrk: string,
   target: WrkTarget,
-  options: { seconds: number; connections: number; threads: number },
+  /** `prefix`: a command wrk runs under (taskset, to pin it). */
+  options: { seconds: number; connections: number; threads: number; prefix?: string[] },
 ): Promise<WrkResult> {
   const child = Bun.spawn(
     [
+      ...(options.prefix ?? []),
       wrk,
       `-t${options.threads}`,
       `-c${options.connections}`,
