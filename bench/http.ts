@@ -401,11 +401,10 @@ function observabilitySideBySide(rows: Row[], byRound: Map<string, number[]>): R
   });
 }
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 function roundColumns(ratios: number[]): Row {
-  return {
-    "cpu on/off by round": ratios.map((r) => r.toFixed(2)).join(" "),
-    "median of rounds": [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)] ?? "-",
-  };
+  return { "cpu on/off by round": ratios.map((r) => r.toFixed(2)).join(" "), "median of rounds": ratios.length ? median(ratios) : "-" };
 }
 
 /** Scrapes an observed backend's /metrics every SCRAPE_SECONDS while its targets run: what it returned, to show metrics were on. */
@@ -539,7 +538,6 @@ try {
     console.error(`round ${round + 1}/${ROUNDS} done`);
   }
 
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const rawPerSecond = median(rawRuns.map((r) => r.perSecond));
   const rows: Row[] = [
     {
