@@ -65,11 +65,20 @@ class Writer {
   tag(field: number, wire: number): void {
     this.varint(field * 8 + wire);
   }
+  /** Little-endian, a byte at a time: cheaper on JSC than two DataView writes. */
   fixed64(low: number, high: number): void {
     this.room(8);
-    this.view.setUint32(this.at, low, true);
-    this.view.setUint32(this.at + 4, high, true);
-    this.at += 8;
+    const bytes = this.bytes;
+    let at = this.at;
+    bytes[at++] = low;
+    bytes[at++] = low >>> 8;
+    bytes[at++] = low >>> 16;
+    bytes[at++] = low >>> 24;
+    bytes[at++] = high;
+    bytes[at++] = high >>> 8;
+    bytes[at++] = high >>> 16;
+    bytes[at++] = high >>> 24;
+    this.at = at;
   }
   double(value: number): void {
     this.room(8);
@@ -113,7 +122,10 @@ class Writer {
     this.tag(field, 2);
     this.varint(text.length / 2);
     this.room(text.length / 2);
-    for (let i = 0; i < text.length; i += 2) this.bytes[this.at++] = nibble(text.charCodeAt(i)) * 16 + nibble(text.charCodeAt(i + 1));
+    const bytes = this.bytes;
+    let at = this.at;
+    for (let i = 0; i < text.length; i += 2) bytes[at++] = (NIBBLE[text.charCodeAt(i)]! << 4) | NIBBLE[text.charCodeAt(i + 1)]!;
+    this.at = at;
   }
   /** Opens a length-delimited field; `close` writes its length once its body is written. */
   open(field: number): number {
@@ -140,18 +152,32 @@ class Writer {
 }
 
 const encoder = new TextEncoder();
-/** A lowercase hex digit's value: ids are ours, or an incoming traceparent's, which only lowercase passes. */
-const nibble = (code: number): number => (code <= 57 ? code - 48 : code - 87);
+/** A lowercase hex digit's value, by its char code: ids are ours, or an incoming traceparent's, which only lowercase passes. */
+const NIBBLE = new Uint8Array(128);
+for (let i = 0; i < 10; i++) NIBBLE[48 + i] = i;
+for (let i = 0; i < 6; i++) NIBBLE[97 + i] = 10 + i;
 
-/** Nanoseconds since the epoch as two 32-bit halves, from milliseconds with a fraction (exact in doubles throughout). */
+const P11 = 2 ** 11;
+const P21 = 2 ** 21;
+const P32 = 2 ** 32;
+
+/**
+ * Nanoseconds since the epoch as two 32-bit halves, from milliseconds with a fraction, exact in doubles throughout:
+ * only floors, and products by 10^6 and by powers of two (exact), no remainder (fmod, some 30 ns a call on JSC: these
+ * two times were a fifth of a span's encoding).
+ */
 export function nanoHalves(ms: number, into: [low: number, high: number] = [0, 0]): [low: number, high: number] {
   const whole = Math.floor(ms);
   const fraction = Math.round((ms - whole) * 1e6);
-  // ns = whole × 10^6 + fraction; whole is split at 2^16 so no product passes 2^53.
-  const upper = Math.floor(whole / 65536) * 1e6;
-  const lower = (upper % 65536) * 65536 + (whole % 65536) * 1e6 + fraction;
-  into[0] = lower % 4294967296;
-  into[1] = Math.floor(upper / 65536) + Math.floor(lower / 4294967296);
+  // ns = whole × 10^6 + fraction, with whole = upper × 2^21 + its low 21 bits, and upper × 10^6 = top × 2^11 + its
+  // low 11 bits: ns = top × 2^32 + rest, where rest stays below 2^53.
+  const upper = Math.floor(whole * (1 / P21));
+  const upperNs = upper * 1e6;
+  const top = Math.floor(upperNs * (1 / P11));
+  const rest = (upperNs - top * P11) * P21 + (whole - upper * P21) * 1e6 + fraction;
+  const carry = Math.floor(rest * (1 / P32));
+  into[0] = rest - carry * P32;
+  into[1] = top + carry;
   return into;
 }
 

@@ -117,7 +117,10 @@ describe("the encodings", () => {
   });
 
   test("nanoseconds from milliseconds are exact across the 32-bit boundary", () => {
-    for (const ms of [0, 1, 4294.967296, 1_700_000_000_000.5, 1_800_000_000_123.456]) {
+    // Besides the boundaries: a fraction that rounds up to a whole millisecond, the most a double's ms can hold to a
+    // microsecond's fraction, and a spread of times from 1970 to 2100 (a fixed stride, so the test is the same each run).
+    const spread = Array.from({ length: 10_000 }, (_, i) => i * 410_244_480.123_457 + (i % 7) / 7);
+    for (const ms of [0, 1, 4294.967296, 1.999_999_9, 2 ** 21, 2 ** 32 - 0.5, 1_700_000_000_000.5, 1_800_000_000_123.456, ...spread]) {
       const [low, high] = nanoHalves(ms);
       const whole = BigInt(Math.floor(ms)) * 1_000_000n + BigInt(Math.round((ms - Math.floor(ms)) * 1e6));
       expect(BigInt(high) * 4_294_967_296n + BigInt(low)).toBe(whole);
