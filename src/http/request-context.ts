@@ -18,11 +18,8 @@ import { requestSpan, type TraceSpan } from "../observe/trace.ts";
 import { toErrorOutcome, validationOutcome, type ErrorOutcome } from "./errors.ts";
 import { validationIssues } from "./validation-detail.ts";
 
-export interface RequestMeta {
-  id: string;
-  startedAt: number;
-  /** The request's span (observe/trace.ts): a run's stages, provider calls and page reads are its children. */
-  span: TraceSpan;
+export class RequestMeta {
+  private made: TraceSpan | undefined;
   caller?: Caller;
   /** The authenticated call (auth.ts): its usage record is written when the response is sent. */
   call?: Call;
@@ -38,6 +35,29 @@ export interface RequestMeta {
   clientAddress?: string | null;
   /** Set by the MCP face before it calls a research route: hears the run start and each of its events, for progress. */
   hear?: (event: { type: "started" | "context" | "response"; content?: unknown }) => void;
+
+  constructor(
+    private readonly request: Request,
+    readonly id: string,
+    readonly startedAt: number,
+  ) {}
+
+  /**
+   * The request's span (observe/trace.ts): a run's stages, provider calls and page reads are its children. Made when
+   * first asked for, which a request that is only answered does at its end (`spanOf`), with its route known: the
+   * probes are left untraced by their route, and no request reads its URL for it (on a route Bun serves natively,
+   * Elysia never builds the URL, and building it cost a traced request a microsecond).
+   */
+  get span(): TraceSpan {
+    this.made ??= requestSpan(this.request, this.startedAt);
+    return this.made;
+  }
+
+  /** The span, made with the route known if nothing asked for it before. */
+  spanOf(route: string): TraceSpan {
+    this.made ??= requestSpan(this.request, this.startedAt, route);
+    return this.made;
+  }
 }
 
 const metas = new WeakMap<Request, RequestMeta>();
@@ -47,11 +67,7 @@ export function requestMeta(request: Request): RequestMeta {
   let meta = metas.get(request);
   if (!meta) {
     const incoming = request.headers.get("x-request-id");
-    meta = {
-      id: incoming && INCOMING_ID.test(incoming) ? incoming : newId("req"),
-      startedAt: performance.now(),
-      span: requestSpan(request),
-    };
+    meta = new RequestMeta(request, incoming && INCOMING_ID.test(incoming) ? incoming : newId("req"), performance.now());
     metas.set(request, meta);
   }
   return meta;
@@ -91,7 +107,7 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
         const issues = validationIssues(schema, meta.rawBody!.value, ["body"]);
         if (issues.length) outcome = validationOutcome(issues);
       }
-      const ids = { request_id: meta.id, trace_id: meta.span.traceId };
+      const ids = { request_id: meta.id, trace_id: meta.spanOf(route).traceId };
       if (outcome.internal !== undefined) log.error("unhandled error", { ...ids, error: outcome.internal });
       // One of our errors may carry what a library or an upstream said: the log reads it, the caller reads our message.
       else if (error instanceof ServiceError && error.cause !== undefined)
@@ -107,12 +123,14 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
     .onAfterResponse({ as: "global" }, ({ request, set, path, route }) => {
       const meta = requestMeta(request);
       const status = statusNumber(set.status);
-      const ms = performance.now() - meta.startedAt;
+      const endedAt = performance.now();
+      const ms = endedAt - meta.startedAt;
       // Off (the default), neither metrics nor spans cost the request a label object or a name.
-      if (metricsEnabled() || meta.span.recording) observeRequest(meta, request.method, route, status, ms);
+      const span = meta.spanOf(route);
+      if (metricsEnabled() || span.recording) observeRequest(meta, span, request.method, route, status, ms, endedAt);
       log.info("request", {
         request_id: meta.id,
-        trace_id: meta.span.traceId,
+        trace_id: span.traceId,
         method: request.method,
         path,
         status,
@@ -127,16 +145,23 @@ export function requestContext(log: Logger, bodySchemaOf: BodySchemaOf = () => u
 }
 
 /** The request's metrics and the end of its span, named by its route template. */
-function observeRequest(meta: RequestMeta, method: string, route: string, status: number, ms: number): void {
+function observeRequest(
+  meta: RequestMeta,
+  span: TraceSpan,
+  method: string,
+  route: string,
+  status: number,
+  ms: number,
+  endedAt: number,
+): void {
   // A path no route matched is counted as one label, whatever it was: a scanner's paths never become series.
   const template = route || "unmatched";
   const labels = { route: template, method, status_class: statusClass(status) };
   metrics.httpRequests.inc(labels);
   metrics.httpDuration.observe(labels, ms / 1000);
-  const span = meta.span;
   if (!span.recording) return;
   span.rename(`${method} ${template}`);
   span.set({ "http.route": template, "http.response.status_code": status, "request.id": meta.id, "error.type": meta.errorCode });
   if (status >= 500) span.fail(meta.errorCode ?? "server_error");
-  span.end();
+  span.end(endedAt);
 }

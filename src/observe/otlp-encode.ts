@@ -257,21 +257,40 @@ function protobufSpan(out: Writer, span: SpanRecord): void {
   out.close(mark);
 }
 
-/** The batch as an ExportTraceServiceRequest in protobuf: one resource, one scope. */
+/** A buffer this large or more is not kept after its batch: one batch of long names does not hold memory for good. */
+const KEPT_BYTES_MAX = 1024 * 1024;
+
+/**
+ * Batches encoded into one buffer, kept from each batch to the next: the exporter's. A batch of 512 request spans is
+ * some 110 KB, so a buffer made for each (and grown from 64 KB, then copied out) cost three large allocations and
+ * their copies a batch, which a profile of a traced server put at an eighth of tracing's own CPU.
+ */
+export class ProtobufEncoder {
+  private out = new Writer(256 * 1024);
+
+  /** The batch as an ExportTraceServiceRequest: a view of this encoder's buffer, valid until its next `encode`. */
+  encode(spans: readonly SpanRecord[], origin: Origin): Uint8Array<ArrayBuffer> {
+    if (this.out.bytes.length >= KEPT_BYTES_MAX) this.out = new Writer(256 * 1024);
+    const out = this.out;
+    out.at = 0;
+    const resourceSpans = out.open(1);
+    const resource = out.open(1);
+    keyValues(out, 1, origin.resource);
+    out.close(resource);
+    const scopeSpans = out.open(2);
+    const scope = out.open(1);
+    out.string(1, origin.scope);
+    out.close(scope);
+    for (const span of spans) protobufSpan(out, span);
+    out.close(scopeSpans);
+    out.close(resourceSpans);
+    return out.bytes.subarray(0, out.at);
+  }
+}
+
+/** The batch as an ExportTraceServiceRequest in protobuf (one resource, one scope), in bytes of its own. */
 export function otlpProtobuf(spans: readonly SpanRecord[], origin: Origin): Uint8Array<ArrayBuffer> {
-  const out = new Writer();
-  const resourceSpans = out.open(1);
-  const resource = out.open(1);
-  keyValues(out, 1, origin.resource);
-  out.close(resource);
-  const scopeSpans = out.open(2);
-  const scope = out.open(1);
-  out.string(1, origin.scope);
-  out.close(scope);
-  for (const span of spans) protobufSpan(out, span);
-  out.close(scopeSpans);
-  out.close(resourceSpans);
-  return out.bytes.slice(0, out.at);
+  return new ProtobufEncoder().encode(spans, origin).slice();
 }
 
 // ---- JSON

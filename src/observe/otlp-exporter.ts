@@ -12,7 +12,7 @@
  * (`key=value,...`, values URL-encoded), _TIMEOUT (milliseconds, 10000),
  * _COMPRESSION (gzip or none) and _PROTOCOL.
  */
-import { type Origin, otlpJson, otlpProtobuf } from "./otlp-encode.ts";
+import { type Origin, ProtobufEncoder, otlpJson } from "./otlp-encode.ts";
 import type { SpanRecord } from "./spans.ts";
 
 type Env = Record<string, string | undefined>;
@@ -78,6 +78,7 @@ export class OtlpExporter {
   private sending: Promise<void> | undefined;
   private dropped = 0;
   private stopped = false;
+  private readonly protobuf = new ProtobufEncoder();
 
   constructor(
     private readonly target: OtlpTarget,
@@ -127,7 +128,8 @@ export class OtlpExporter {
       }
       const { json } = this.target;
       try {
-        await this.send(json ? otlpJson(spans, this.origin) : otlpProtobuf(spans, this.origin));
+        // The protobuf is a view of the encoder's buffer: it is sent, and its answer awaited, before the next is encoded.
+        await this.send(json ? otlpJson(spans, this.origin) : this.protobuf.encode(spans, this.origin));
       } catch (error) {
         this.failed((error as Error).message);
       }
@@ -164,8 +166,13 @@ export class OtlpExporter {
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.sending;
-    await this.drain(true);
+    // One drain at a time, this one too: the encoder's buffer is reused from one batch to the next.
+    while (this.sending) await this.sending;
+    const all: Promise<void> = this.drain(true).finally(() => {
+      if (this.sending === all) this.sending = undefined;
+    });
+    this.sending = all;
+    await all;
   }
 
   async shutdown(): Promise<void> {

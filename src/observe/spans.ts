@@ -36,7 +36,10 @@ export interface SpanRecord {
   readonly failure: string | undefined;
 }
 
-const clock = (): number => performance.timeOrigin + performance.now();
+// Read once: a getter on a host object, dear beside the sum.
+const TIME_ORIGIN = performance.timeOrigin;
+/** Milliseconds since the epoch from a performance.now() reading (now when none is given). */
+const clock = (at = performance.now()): number => TIME_ORIGIN + at;
 
 function assign(target: Record<string, string | number | boolean>, attributes: SpanAttributes | undefined): void {
   if (!attributes) return;
@@ -49,7 +52,7 @@ function assign(target: Record<string, string | number | boolean>, attributes: S
 class RecordingSpan implements TraceSpan, SpanRecord {
   readonly recording = true;
   readonly spanId = newSpanId();
-  readonly startMs = clock();
+  readonly startMs: number;
   endMs = 0;
   failure: string | undefined;
   readonly attributes: Record<string, string | number | boolean> = {};
@@ -62,7 +65,10 @@ class RecordingSpan implements TraceSpan, SpanRecord {
     public name: string,
     readonly kind: number,
     attributes: SpanAttributes | undefined,
+    /** When it started, as performance.now() read it: a request's span takes the time its request already read. */
+    startedAt?: number,
   ) {
+    this.startMs = clock(startedAt);
     assign(this.attributes, attributes);
   }
   child(name: string, attributes?: SpanAttributes, kind: "internal" | "client" = "internal"): TraceSpan {
@@ -74,10 +80,10 @@ class RecordingSpan implements TraceSpan, SpanRecord {
   fail(reason: string): void {
     this.failure = reason;
   }
-  end(): void {
+  end(at?: number): void {
     // A span ends once: a second end (a cleanup path that also ends it) is not a second span.
     if (this.endMs) return;
-    this.endMs = clock();
+    this.endMs = clock(at);
     this.finished(this);
   }
   traceparent(): string {
@@ -114,17 +120,10 @@ class UnsampledSpan implements TraceSpan {
   rename(): void {}
 }
 
-/** A request URL's path, without its query: read only when some paths are left untraced. */
-function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const query = url.indexOf("?", start);
-  return query < 0 ? url.slice(start) : url.slice(start, query);
-}
-
 /**
- * Spans for every trace the sampler keeps; each one that ends goes to `finished`. Requests to `untracedPaths`
- * (the health probes a balancer sends every few seconds) are not traced at all.
+ * Spans for every trace the sampler keeps; each one that ends goes to `finished`. Requests whose route is one of
+ * `untracedPaths` (the health probes a balancer sends every few seconds, whose paths are their routes) are not traced
+ * at all: the route is known where the request context makes a span that nothing asked for before the response.
  */
 export function recordingSpans(
   sampler: Sampler,
@@ -132,8 +131,8 @@ export function recordingSpans(
   untracedPaths: ReadonlySet<string> = new Set(),
 ): SpanMaker {
   return {
-    request(request) {
-      if (untracedPaths.size && untracedPaths.has(pathOf(request.url))) return untracedSpan(request);
+    request(request, startedAt, route) {
+      if (route !== undefined && untracedPaths.has(route)) return untracedSpan(request);
       const parent = parseTraceparent(request.headers.get("traceparent"));
       let traceId = parent?.traceId;
       if (traceId === undefined) {
@@ -142,9 +141,17 @@ export function recordingSpans(
         traceId = hexOf(bytes);
       } else if (!sampler.sample(traceId, parent!.sampled)) return new UnsampledSpan(traceId);
       const state = parent ? parseTracestate(request.headers.get("tracestate")) : undefined;
-      return new RecordingSpan(finished, traceId, parent?.spanId, state, request.method, SpanKind.server, {
-        "http.request.method": request.method,
-      });
+      const method = request.method;
+      return new RecordingSpan(
+        finished,
+        traceId,
+        parent?.spanId,
+        state,
+        method,
+        SpanKind.server,
+        { "http.request.method": method },
+        startedAt,
+      );
     },
     root(name, attributes) {
       const bytes = newTraceBytes();

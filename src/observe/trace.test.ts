@@ -129,14 +129,26 @@ describe("with tracing on", () => {
     expect(finished).toEqual([]);
   });
 
-  test("the health probes are not traced, but keep the caller's trace id for the log", () => {
+  test("the health probes are not traced, by their route, but keep the caller's trace id for the log", () => {
     const finished = traced({}, ["/healthz"]);
-    expect(requestSpan(new Request("http://x:8080/healthz"))).toBe(NO_SPAN);
-    expect(requestSpan(new Request("http://x/healthz?full=1", { headers: { traceparent: INCOMING } })).traceId).toBe(
+    expect(requestSpan(new Request("http://x:8080/healthz"), 0, "/healthz")).toBe(NO_SPAN);
+    expect(requestSpan(new Request("http://x/healthz?full=1", { headers: { traceparent: INCOMING } }), 0, "/healthz").traceId).toBe(
       "0af7651916cd43dd8448eb211c80319c",
     );
-    expect(requestSpan(new Request("http://x/healthzz")).recording).toBe(true);
+    expect(requestSpan(new Request("http://x/healthzz"), 0, "/healthzz").recording).toBe(true);
+    // Asked for before its route is known (a route's own work makes children): not a probe, and traced.
+    expect(requestSpan(new Request("http://x/v1/search")).recording).toBe(true);
     expect(finished).toEqual([]);
+  });
+
+  test("a request's span starts and ends at the times its request read, on the epoch's clock", () => {
+    const finished = traced();
+    const arrived = performance.now() - 5;
+    const span = requestSpan(new Request("http://x/v1/account"), arrived);
+    span.end(arrived + 2.5);
+    expect(finished).toHaveLength(1);
+    expect(finished[0]!.startMs).toBeCloseTo(performance.timeOrigin + arrived, 6);
+    expect(finished[0]!.endMs - finished[0]!.startMs).toBeCloseTo(2.5, 6);
   });
 
   test("a request without a traceparent, or with a broken one, starts a new trace", () => {

@@ -25,7 +25,8 @@ export interface TraceSpan {
   set(attributes: SpanAttributes): void;
   /** Marks the span failed, with our own word for why (a code or a class, never an upstream's text). */
   fail(reason: string): void;
-  end(): void;
+  /** `at`: when it ended, as performance.now() read it, for a caller that has just read it; now when not given. */
+  end(at?: number): void;
   /** The `traceparent` header for a call made under this span; undefined when tracing is off. */
   traceparent(): string | undefined;
   /** Renames the span once what it is for is known: a request's route template, never its raw path. */
@@ -34,8 +35,12 @@ export interface TraceSpan {
 
 /** What makes recording spans: spans.ts's, installed by tracing.ts once tracing is on. */
 export interface SpanMaker {
-  /** A request's span: a child of the caller's when its `traceparent` is valid, else the root of a new trace. */
-  request(request: Request): TraceSpan;
+  /**
+   * A request's span: a child of the caller's when its `traceparent` is valid, else the root of a new trace.
+   * `startedAt`: when the request arrived, as performance.now() read it (now when not given); `route`: its route
+   * template, when known (a probe's is not traced).
+   */
+  request(request: Request, startedAt?: number, route?: string): TraceSpan;
   /** A span with no request around it. */
   root(name: string, attributes?: SpanAttributes): TraceSpan;
 }
@@ -74,8 +79,8 @@ export function tracingEnabled(): boolean {
  * `traceparent` (W3C trace context), a new trace otherwise. Named for its
  * method until its route is known (see `named`).
  */
-export function requestSpan(request: Request): TraceSpan {
-  return tracer ? tracer.request(request) : untracedSpan(request);
+export function requestSpan(request: Request, startedAt?: number, route?: string): TraceSpan {
+  return tracer ? tracer.request(request, startedAt, route) : untracedSpan(request);
 }
 
 /** What a request that is not traced carries: nothing, or the trace id its caller sent, for the log. */

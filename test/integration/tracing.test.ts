@@ -30,6 +30,9 @@ interface CollectedSpan {
   kind: number;
   attributes: Record<string, string | number | boolean>;
   status: { code?: number; message?: string };
+  /** Nanoseconds since the epoch, as decimal text. */
+  startNs: string;
+  endNs: string;
   raw: string;
 }
 
@@ -72,6 +75,8 @@ function startCollector() {
               kind: Number(span.kind),
               attributes,
               status: (span.status as CollectedSpan["status"]) ?? {},
+              startNs: String(span.startTimeUnixNano),
+              endNs: String(span.endTimeUnixNano),
               raw: JSON.stringify(span),
             });
           }
@@ -353,6 +358,31 @@ describe("traces over OTLP/HTTP", () => {
     expect(line?.trace_id).toBe(task.traceId);
     expect(collector.spans.map((s) => s.raw).join("\n")).not.toContain("quillfeather");
   }, 60_000);
+
+  test("the health probes are not traced; a refusal is, its span made at its end and timed from its arrival", async () => {
+    const traced = (trace: string) => ({ traceparent: `00-${trace}-${CALLER_SPAN}-01` });
+    const PROBE_TRACE = "5a0000000000000000000000000000a5";
+    const REFUSED_TRACE = "6b0000000000000000000000000000b6";
+    for (const path of ["/healthz", "/readyz"])
+      expect((await fetch(`${server.url}${path}`, { headers: traced(PROBE_TRACE) })).status).toBe(200);
+    const before = Date.now();
+    const refused = await fetch(`${server.url}/v1/account`, { headers: traced(REFUSED_TRACE) });
+    const after = Date.now();
+    expect(refused.status).toBe(401);
+    const span = await until("the refusal's span", () => collector.spans.find((s) => s.traceId === REFUSED_TRACE));
+    expect(span.name).toBe("GET /v1/account");
+    expect(span.parentSpanId).toBe(CALLER_SPAN);
+    expect(span.attributes["http.response.status_code"]).toBe(401);
+    const startMs = Number(BigInt(span.startNs) / 1_000_000n);
+    const endMs = Number(BigInt(span.endNs) / 1_000_000n);
+    expect(startMs).toBeGreaterThanOrEqual(before - 1);
+    expect(endMs).toBeGreaterThanOrEqual(startMs);
+    expect(endMs).toBeLessThanOrEqual(after + 1);
+    // The refusal's batch has left, and the probes' requests came before it: none of theirs was in any batch.
+    expect(collector.spans.filter((s) => s.traceId === PROBE_TRACE)).toEqual([]);
+    // Each probe still logs the caller's trace id.
+    expect(logLines(server).filter((l) => l.msg === "request" && l.trace_id === PROBE_TRACE)).toHaveLength(2);
+  });
 
   test("the request's log line and the run's warning carry the request id and the trace id", () => {
     const lines = logLines(server);
