@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { decodeProtobufTraces, type ExportedTraces } from "../../test/helpers/otlp-traces.ts";
 import { nanoHalves, type Origin, otlpJson, otlpProtobuf } from "./otlp-encode.ts";
-import { OtlpExporter, otlpTarget } from "./otlp-exporter.ts";
+import { batchLimits, OtlpExporter, otlpTarget } from "./otlp-exporter.ts";
 import { samplerFrom } from "./sampler.ts";
 import { recordingSpans, type SpanRecord } from "./spans.ts";
+import { rootSpan } from "./trace.ts";
+import { startTracing } from "./tracing.ts";
 
 const ORIGIN: Origin = { resource: { "service.name": "agentic-search", "process.worker": 2 }, scope: "agentic-search" };
 
@@ -91,6 +93,31 @@ describe("the target", () => {
     // Protobuf is the default, and what a gRPC setting gets (gRPC itself is not spoken).
     expect(otlpTarget({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c" }).json).toBe(false);
     expect(otlpTarget({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }).json).toBe(false);
+  });
+});
+
+describe("the batches", () => {
+  test("their queue, size and delay from the batch span processor's variables; anything else is the default", () => {
+    expect(batchLimits({})).toEqual({ maxQueue: 4096, batch: 512, delayMs: 1000 });
+    expect(batchLimits({ OTEL_BSP_MAX_QUEUE_SIZE: "8192", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "2048", OTEL_BSP_SCHEDULE_DELAY: "0" })).toEqual({
+      maxQueue: 8192,
+      batch: 2048,
+      delayMs: 0,
+    });
+    // A batch larger than the queue is the queue.
+    expect(batchLimits({ OTEL_BSP_MAX_QUEUE_SIZE: "100", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "512" })).toEqual({
+      maxQueue: 100,
+      batch: 100,
+      delayMs: 1000,
+    });
+    for (const bad of ["", " ", "0", "-5", "1.5", "1e9", "lots", "0x10", "Infinity"])
+      expect(batchLimits({ OTEL_BSP_MAX_QUEUE_SIZE: bad, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: bad })).toEqual({
+        maxQueue: 4096,
+        batch: 512,
+        delayMs: 1000,
+      });
+    expect(batchLimits({ OTEL_BSP_SCHEDULE_DELAY: "-1" }).delayMs).toBe(1000);
+    expect(batchLimits({ OTEL_BSP_SCHEDULE_DELAY: "3600000" }).delayMs).toBe(1000);
   });
 });
 
@@ -183,6 +210,21 @@ describe("sending", () => {
     const sent = received.slice(2).reduce((n, r) => n + r.body.resourceSpans![0]!.scopeSpans![0]!.spans!.length, 0);
     expect(sent).toBe(8);
     expect(reasons).toEqual(["3 spans dropped: they came faster than the collector took them"]);
+  });
+
+  test("tracing started from the environment batches as OTEL_BSP_* say: a batch of two leaves at once, not after the delay", async () => {
+    received.length = 0;
+    const tracing = startTracing({ ...env, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "2", OTEL_BSP_SCHEDULE_DELAY: "60000" });
+    try {
+      rootSpan("first").end();
+      await Bun.sleep(30);
+      expect(received).toHaveLength(0); // one span waits for its batch's second
+      rootSpan("second").end();
+      for (let i = 0; i < 50 && received.length === 0; i++) await Bun.sleep(10);
+      expect(received.map((r) => r.body.resourceSpans![0]!.scopeSpans![0]!.spans!.map((span) => span.name))).toEqual([["first", "second"]]);
+    } finally {
+      await tracing!.shutdown();
+    }
   });
 
   test("a refusing or absent collector loses the batch in our words, never its own", async () => {

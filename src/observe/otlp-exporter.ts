@@ -71,6 +71,31 @@ export interface BatchLimits {
 }
 
 const LIMITS: BatchLimits = { maxQueue: 4096, batch: 512, delayMs: 1000 };
+/** The most any of them may be set to: the queue holds finished spans in memory. */
+const LIMITS_MAX: BatchLimits = { maxQueue: 65_536, batch: 65_536, delayMs: 60_000 };
+
+/** A whole number from min to max, or the default when the variable is unset or not one. */
+function whole(text: string | undefined, min: number, max: number, fallback: number): number {
+  // Digits only: Number() would take "0x10", "1e3" and "" too.
+  if (text === undefined || !/^\s*\d{1,9}\s*$/.test(text)) return fallback;
+  const value = Number(text);
+  return value >= min && value <= max ? value : fallback;
+}
+
+/**
+ * The batch span processor's standard variables: OTEL_BSP_MAX_QUEUE_SIZE (4,096 here), OTEL_BSP_MAX_EXPORT_BATCH_SIZE
+ * (512) and OTEL_BSP_SCHEDULE_DELAY (1,000 ms here: spans reach the collector within a second of ending). A value
+ * that is not a whole number in range is the default; a batch larger than the queue is the queue.
+ */
+export function batchLimits(env: Env): BatchLimits {
+  const maxQueue = whole(env.OTEL_BSP_MAX_QUEUE_SIZE, 1, LIMITS_MAX.maxQueue, LIMITS.maxQueue);
+  const batch = whole(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 1, LIMITS_MAX.batch, LIMITS.batch);
+  return {
+    maxQueue,
+    batch: Math.min(batch, maxQueue),
+    delayMs: whole(env.OTEL_BSP_SCHEDULE_DELAY, 0, LIMITS_MAX.delayMs, LIMITS.delayMs),
+  };
+}
 
 export class OtlpExporter {
   private queue: SpanRecord[] = [];

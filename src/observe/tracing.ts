@@ -4,10 +4,11 @@
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, and nothing is traced when
  * neither is (or OTEL_SDK_DISABLED is true, or OTEL_TRACES_EXPORTER is
  * none). The exporter (otlp-exporter.ts) reads the OTLP variables (headers,
- * timeout, compression, protocol); the sampler is OTEL_TRACES_SAMPLER's
+ * timeout, compression, protocol) and the batches' sizes and delay
+ * (OTEL_BSP_*); the sampler is OTEL_TRACES_SAMPLER's
  * (sampler.ts); the service name is OTEL_SERVICE_NAME, else agentic-search.
  */
-import { OtlpExporter, otlpTarget } from "./otlp-exporter.ts";
+import { batchLimits, OtlpExporter, otlpTarget } from "./otlp-exporter.ts";
 import { samplerFrom } from "./sampler.ts";
 import { recordingSpans } from "./spans.ts";
 import { useTracer } from "./trace.ts";
@@ -45,7 +46,7 @@ export function startTracing(
     ...(env.FLY_REGION ? { "cloud.region": env.FLY_REGION } : {}),
     ...(instance.worker !== undefined ? { "process.worker": instance.worker } : {}),
   };
-  const exporter = new OtlpExporter(otlpTarget(env), { resource, scope: "agentic-search" }, failed);
+  const exporter = new OtlpExporter(otlpTarget(env), { resource, scope: "agentic-search" }, failed, batchLimits(env));
   const sampler = samplerFrom(env);
   useTracer(recordingSpans(sampler, exporter.add, new Set(instance.untracedPaths)));
   return {
