@@ -69,7 +69,7 @@ const clock = systemClock;
 const spansLost = throttledWarn(log, 60_000);
 // Both before anything counts or traces: the catalogue and the tracer are read as the app is built and serves.
 if (config.metrics) enableMetrics();
-const tracing = startTracing(process.env, { worker: config.web.worker, untracedPaths: PROBE_PATHS }, (reason) =>
+const tracing = startTracing(process.env, { worker: config.web.worker, untracedRoutes: PROBE_PATHS }, (reason) =>
   spansLost("spans not exported; they are dropped", { reason }),
 );
 

@@ -257,6 +257,8 @@ function protobufSpan(out: Writer, span: SpanRecord): void {
   out.close(mark);
 }
 
+/** Room for a batch of 512 request spans (some 110 KB) and more, so a kept buffer seldom grows. */
+const KEPT_BYTES = 256 * 1024;
 /** A buffer this large or more is not kept after its batch: one batch of long names does not hold memory for good. */
 const KEPT_BYTES_MAX = 1024 * 1024;
 
@@ -266,11 +268,11 @@ const KEPT_BYTES_MAX = 1024 * 1024;
  * their copies a batch, which a profile of a traced server put at an eighth of tracing's own CPU.
  */
 export class ProtobufEncoder {
-  private out = new Writer(256 * 1024);
+  private out = new Writer(KEPT_BYTES);
 
   /** The batch as an ExportTraceServiceRequest: a view of this encoder's buffer, valid until its next `encode`. */
   encode(spans: readonly SpanRecord[], origin: Origin): Uint8Array<ArrayBuffer> {
-    if (this.out.bytes.length >= KEPT_BYTES_MAX) this.out = new Writer(256 * 1024);
+    if (this.out.bytes.length >= KEPT_BYTES_MAX) this.out = new Writer(KEPT_BYTES);
     const out = this.out;
     out.at = 0;
     const resourceSpans = out.open(1);

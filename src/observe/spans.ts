@@ -122,17 +122,17 @@ class UnsampledSpan implements TraceSpan {
 
 /**
  * Spans for every trace the sampler keeps; each one that ends goes to `finished`. Requests whose route is one of
- * `untracedPaths` (the health probes a balancer sends every few seconds, whose paths are their routes) are not traced
+ * `untracedRoutes` (the health probes a balancer sends every few seconds) are not traced
  * at all: the route is known where the request context makes a span that nothing asked for before the response.
  */
 export function recordingSpans(
   sampler: Sampler,
   finished: (span: SpanRecord) => void,
-  untracedPaths: ReadonlySet<string> = new Set(),
+  untracedRoutes: ReadonlySet<string> = new Set(),
 ): SpanMaker {
   return {
     request(request, startedAt, route) {
-      if (route !== undefined && untracedPaths.has(route)) return untracedSpan(request);
+      if (route !== undefined && untracedRoutes.has(route)) return untracedSpan(request);
       const parent = parseTraceparent(request.headers.get("traceparent"));
       let traceId = parent?.traceId;
       if (traceId === undefined) {

@@ -8,9 +8,9 @@ import { tracingWanted } from "./tracing.ts";
 const INCOMING = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
 /** Tracing on, every span that ends kept in memory. */
-function traced(env: Record<string, string> = {}, untracedPaths: string[] = []): SpanRecord[] {
+function traced(env: Record<string, string> = {}, untracedRoutes: string[] = []): SpanRecord[] {
   const finished: SpanRecord[] = [];
-  useTracer(recordingSpans(samplerFrom(env), (span) => finished.push(span), new Set(untracedPaths)));
+  useTracer(recordingSpans(samplerFrom(env), (span) => finished.push(span), new Set(untracedRoutes)));
   return finished;
 }
 

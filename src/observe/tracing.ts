@@ -32,7 +32,7 @@ export function tracingWanted(env: Env): boolean {
 /** Starts tracing when the environment asks for it; null (and nothing traced) when it does not. */
 export function startTracing(
   env: Env,
-  instance: { worker?: number; untracedPaths?: readonly string[] } = {},
+  instance: { worker?: number; untracedRoutes?: readonly string[] } = {},
   /** Hears spans lost, in our words: at most a warning, never a caller's error. */
   failed: (reason: string) => void = () => {},
 ): Tracing | null {
@@ -48,7 +48,7 @@ export function startTracing(
   };
   const exporter = new OtlpExporter(otlpTarget(env), { resource, scope: "agentic-search" }, failed, batchLimits(env));
   const sampler = samplerFrom(env);
-  useTracer(recordingSpans(sampler, exporter.add, new Set(instance.untracedPaths)));
+  useTracer(recordingSpans(sampler, exporter.add, new Set(instance.untracedRoutes)));
   return {
     sampler: sampler.description,
     flush: () => exporter.flush(),
