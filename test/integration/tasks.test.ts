@@ -9,7 +9,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { tasks, usageRecords } from "../../db/schema.ts";
+import { TaskEvents } from "../../src/tasks/events.ts";
+import { insertTask } from "../../src/tasks/queries.ts";
 import { taskEventId } from "../../src/tasks/run.ts";
+import { FINAL_EVENT_GRACE_MS } from "../../src/tasks/stream.ts";
+import { newId } from "../../src/ids.ts";
 import { jsonOf, startTestApp, type TestApp } from "../helpers/app.ts";
 import { landmarkEndpoint, client as restClient } from "../helpers/endpoints.ts";
 import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -127,6 +131,48 @@ describe("a search task", () => {
     const task = await settled((await jsonOf(create(body))).id);
     expect(task.status).toBe("succeeded");
     expect(Object.keys(task.result.response)).toEqual(["decision", "timeline"]);
+  });
+});
+
+describe("a task ended before its final event is written", () => {
+  /** A task already succeeded in its row, with only its first two events written, as a run leaves it between the two. */
+  async function endedWithoutFinalEvent(events: TaskEvents): Promise<string> {
+    const id = newId("task", Date.now());
+    await insertTask(app.db, {
+      id,
+      accountId,
+      status: "succeeded",
+      kind: "search",
+      request: JSON.stringify({ prompt: QUESTION }),
+      finishedAt: new Date(),
+    });
+    await events.append(id, { type: "status", status: "queued" });
+    await events.append(id, { type: "status", status: "running" });
+    return id;
+  }
+
+  test("a reader waits for the final event the run writes just after, and ends on it with its id", async () => {
+    // Written through another TaskEvents, as another instance would: the reader hears of it only by looking again.
+    const events = new TaskEvents(app.db);
+    const id = await endedWithoutFinalEvent(events);
+    const reading = app.fetch(`/v1/tasks/${id}/events`, { headers: headers() }).then(eventsOf);
+    await Bun.sleep(300);
+    await events.append(id, { type: "status", status: "succeeded" });
+    const read = await reading;
+    expect(read.map((e) => [e.id, e.data.status])).toEqual([
+      ["1", "queued"],
+      ["2", "running"],
+      ["3", "succeeded"],
+    ]);
+  });
+
+  test("a final event that never comes (its instance died) is made from the task once the grace has passed", async () => {
+    const id = await endedWithoutFinalEvent(new TaskEvents(app.db));
+    const started = performance.now();
+    const read = await eventsOf(await app.fetch(`/v1/tasks/${id}/events`, { headers: headers() }));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(FINAL_EVENT_GRACE_MS - 50);
+    expect(read.at(-1)).toEqual({ id: null, event: "status", data: { type: "status", status: "succeeded" } });
+    expect(read).toHaveLength(3);
   });
 });
 
