@@ -135,6 +135,14 @@ const collectorUrl = collector
       return `http://127.0.0.1:${Number(new TextDecoder().decode(value).trim())}`;
     })()
   : "";
+/**
+ * The tracing settings the bench was run with, passed on as they are: every request is traced unless it is told to
+ * sample (OTEL_TRACES_SAMPLER=parentbased_traceidratio, _ARG=0.1), in batches of the exporter's defaults unless told
+ * otherwise (OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_SCHEDULE_DELAY).
+ */
+const TRACING_SETTINGS: Record<string, string> = Object.fromEntries(
+  Object.entries(process.env).filter((entry): entry is [string, string] => /^OTEL_(TRACES_SAMPLER|BSP_)/.test(entry[0]) && !!entry[1]),
+);
 /** What observing a server adds to its environment; each exports under a path of its own, so the collector tells them apart. */
 const observedEnv = (name: string): Record<string, string> => (AA ? {} : observedOn(name));
 const observedOn = (name: string): Record<string, string> => ({
@@ -142,9 +150,7 @@ const observedOn = (name: string): Record<string, string> => ({
   METRICS_HOST: "127.0.0.1",
   OTEL_EXPORTER_OTLP_ENDPOINT: `${collectorUrl}/${encodeURIComponent(name)}`,
   OTEL_SERVICE_NAME: "bench-http",
-  // Every request is traced unless the bench is told to sample (OTEL_TRACES_SAMPLER=parentbased_traceidratio, _ARG=0.1).
-  ...(process.env.OTEL_TRACES_SAMPLER ? { OTEL_TRACES_SAMPLER: process.env.OTEL_TRACES_SAMPLER } : {}),
-  ...(process.env.OTEL_TRACES_SAMPLER_ARG ? { OTEL_TRACES_SAMPLER_ARG: process.env.OTEL_TRACES_SAMPLER_ARG } : {}),
+  ...TRACING_SETTINGS,
 });
 
 // ---- raw Bun
@@ -632,8 +638,13 @@ try {
     const totalSpans = observed.reduce((s, r) => s + Number(r["spans received"]), 0);
     console.log(
       `\nSampler: ${process.env.OTEL_TRACES_SAMPLER ?? "parentbased_always_on"} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ""}. ` +
+        `Tracing settings passed on: ${
+          Object.entries(TRACING_SETTINGS)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(" ") || "none (the defaults)"
+        }. ` +
         `The collector (a process of its own on the same cores) used ${((collectorCpu * 1e6) / Math.max(1, totalSpans)).toFixed(1)} µs of CPU per span. ` +
-        "The health probes are not traced; with every other request traced, fewer spans than traced requests means the exporter's queue (4,096 spans) overflowed and dropped spans: the server did less than full tracing costs.",
+        "The health probes are not traced; with every other request traced, fewer spans than traced requests means the exporter's queue (4,096 spans, or OTEL_BSP_MAX_QUEUE_SIZE) overflowed and dropped spans: the server did less than full tracing costs.",
     );
     const off = observed.filter((r) => !Number(r["spans received"]) || !Number(r["http_requests_total series"]));
     if (off.length) throw new Error(`observability was not on for ${off.map((r) => r.backend).join(", ")}: no spans or no request series`);
@@ -657,6 +668,7 @@ try {
             observed,
             aa: AA,
             sampler: [process.env.OTEL_TRACES_SAMPLER, process.env.OTEL_TRACES_SAMPLER_ARG].filter(Boolean).join(" "),
+            tracing: TRACING_SETTINGS,
           }
         : {}),
     })}`,
