@@ -262,37 +262,87 @@ const KEPT_BYTES = 256 * 1024;
 /** A buffer this large or more is not kept after its batch: one batch of long names does not hold memory for good. */
 const KEPT_BYTES_MAX = 1024 * 1024;
 
-/**
- * Batches encoded into one buffer, kept from each batch to the next: the exporter's. A batch of 512 request spans is
- * some 110 KB, so a buffer made for each (and grown from 64 KB, then copied out) cost three large allocations and
- * their copies a batch, which a profile of a traced server put at an eighth of tracing's own CPU.
- */
-export class ProtobufEncoder {
-  private out = new Writer(KEPT_BYTES);
+/** A batch of spans encoded as they end, so no span is kept until its batch leaves; sent as one export request. */
+export interface SpanBatch {
+  /** Spans in it. */
+  readonly spans: number;
+  add(span: SpanRecord): void;
+  /** The ExportTraceServiceRequest: valid until `reset`. */
+  body(): string | Uint8Array<ArrayBuffer>;
+  /** Empties it for the next batch. */
+  reset(): void;
+}
 
-  /** The batch as an ExportTraceServiceRequest: a view of this encoder's buffer, valid until its next `encode`. */
-  encode(spans: readonly SpanRecord[], origin: Origin): Uint8Array<ArrayBuffer> {
-    if (this.out.bytes.length >= KEPT_BYTES_MAX) this.out = new Writer(KEPT_BYTES);
-    const out = this.out;
-    out.at = 0;
-    const resourceSpans = out.open(1);
-    const resource = out.open(1);
-    keyValues(out, 1, origin.resource);
-    out.close(resource);
-    const scopeSpans = out.open(2);
-    const scope = out.open(1);
-    out.string(1, origin.scope);
-    out.close(scope);
-    for (const span of spans) protobufSpan(out, span);
-    out.close(scopeSpans);
-    out.close(resourceSpans);
-    return out.bytes.subarray(0, out.at);
+/** A length-delimited field's bytes: its tag, its length, then the body. */
+function fieldBytes(field: number, write: (out: Writer) => void): Uint8Array {
+  const out = new Writer(1024);
+  const mark = out.open(field);
+  write(out);
+  out.close(mark);
+  return out.bytes.slice(0, out.at);
+}
+
+/**
+ * Spans in protobuf, each written into the batch's buffer when it ends. The request's head (ResourceSpans and
+ * ScopeSpans, whose lengths are known only at the end, and the resource and scope) is written last, into room left
+ * before the first span, so the request is one view of the buffer. The buffer is kept from one batch to the next.
+ * A span kept as an object until its batch left outlived the young generation: in a server under load, batches of
+ * 4,096 cost more than batches of 512, and encoding each span as it ends cost a little less than keeping it (the
+ * medians of `bench:http --observability --pin`, averaged per target over two runs each: 1.07-1.14 on over off, from
+ * 1.09-1.15).
+ */
+export class ProtobufBatch implements SpanBatch {
+  spans = 0;
+  private out = new Writer(KEPT_BYTES);
+  /** Resource(1) and the Scope(1) inside ScopeSpans, written once. */
+  private readonly resource: Uint8Array;
+  private readonly scope: Uint8Array;
+  /** Room for the head: the two fields above and two tags with lengths of up to 5 bytes. */
+  private readonly room: number;
+
+  constructor(origin: Origin) {
+    this.resource = fieldBytes(1, (out) => keyValues(out, 1, origin.resource));
+    this.scope = fieldBytes(1, (out) => out.string(1, origin.scope));
+    this.room = this.resource.length + this.scope.length + 12;
+    this.out.at = this.room;
   }
+  add(span: SpanRecord): void {
+    protobufSpan(this.out, span);
+    this.spans++;
+  }
+  body(): Uint8Array<ArrayBuffer> {
+    const spansLength = this.out.at - this.room;
+    const scopeSpans = this.scope.length + spansLength;
+    const resourceSpans = this.resource.length + 1 + varintSize(scopeSpans) + scopeSpans;
+    const head = new Writer(this.room);
+    head.tag(1, 2); // ExportTraceServiceRequest.resource_spans
+    head.varint(resourceSpans);
+    head.copy(this.resource);
+    head.tag(2, 2); // ResourceSpans.scope_spans
+    head.varint(scopeSpans);
+    head.copy(this.scope);
+    const start = this.room - head.at;
+    this.out.bytes.set(head.bytes.subarray(0, head.at), start);
+    return this.out.bytes.subarray(start, this.out.at);
+  }
+  reset(): void {
+    if (this.out.bytes.length >= KEPT_BYTES_MAX) this.out = new Writer(KEPT_BYTES);
+    this.out.at = this.room;
+    this.spans = 0;
+  }
+}
+
+function varintSize(value: number): number {
+  let size = 1;
+  for (; value > 127; value = Math.floor(value / 128)) size++;
+  return size;
 }
 
 /** The batch as an ExportTraceServiceRequest in protobuf (one resource, one scope), in bytes of its own. */
 export function otlpProtobuf(spans: readonly SpanRecord[], origin: Origin): Uint8Array<ArrayBuffer> {
-  return new ProtobufEncoder().encode(spans, origin).slice();
+  const batch = new ProtobufBatch(origin);
+  for (const span of spans) batch.add(span);
+  return batch.body().slice();
 }
 
 // ---- JSON
@@ -342,10 +392,32 @@ function jsonSpan(span: SpanRecord): string {
   );
 }
 
+/** Spans in OTLP's JSON, each written as text when it ends. */
+export class JsonBatch implements SpanBatch {
+  private texts: string[] = [];
+  private readonly head: string;
+  constructor(origin: Origin) {
+    this.head =
+      `{"resourceSpans":[{"resource":{"attributes":${jsonAttributes(origin.resource)}},` +
+      `"scopeSpans":[{"scope":{"name":${JSON.stringify(origin.scope)}},"spans":[`;
+  }
+  get spans(): number {
+    return this.texts.length;
+  }
+  add(span: SpanRecord): void {
+    this.texts.push(jsonSpan(span));
+  }
+  body(): string {
+    return `${this.head}${this.texts.join(",")}]}]}]}`;
+  }
+  reset(): void {
+    this.texts = [];
+  }
+}
+
 /** The batch as an ExportTraceServiceRequest in OTLP's JSON (ids as hex, as OTLP/JSON writes them). */
 export function otlpJson(spans: readonly SpanRecord[], origin: Origin): string {
-  return (
-    `{"resourceSpans":[{"resource":{"attributes":${jsonAttributes(origin.resource)}},` +
-    `"scopeSpans":[{"scope":{"name":${JSON.stringify(origin.scope)}},"spans":[${spans.map(jsonSpan).join(",")}]}]}]}`
-  );
+  const batch = new JsonBatch(origin);
+  for (const span of spans) batch.add(span);
+  return batch.body();
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { decodeProtobufTraces, type ExportedTraces } from "../../test/helpers/otlp-traces.ts";
-import { nanoHalves, type Origin, otlpJson, otlpProtobuf } from "./otlp-encode.ts";
+import { nanoHalves, type Origin, otlpJson, otlpProtobuf, ProtobufBatch } from "./otlp-encode.ts";
 import { batchLimits, OtlpExporter, otlpTarget } from "./otlp-exporter.ts";
 import { samplerFrom } from "./sampler.ts";
 import { recordingSpans, type SpanRecord } from "./spans.ts";
@@ -141,6 +141,22 @@ describe("the encodings", () => {
     expect(all).toHaveLength(1200);
     expect(all[0]!.name).toBe("x".repeat(20_000));
     expect(all.at(-1)!.name).toBe("POST /v1/search");
+  });
+
+  test("a batch encoded span by span and reused once sent: each request holds its own spans under the whole resource", () => {
+    // A resource longer than a length's one byte, so the head written last before the first span needs its full room.
+    const resource = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`resource.attribute.${i}`, `value ${i}`]));
+    const batch = new ProtobufBatch({ resource, scope: "agentic-search" });
+    for (const count of [3, 1, 600]) {
+      batch.reset();
+      const made = Array.from({ length: count }, () => spans()).flat();
+      for (const span of made) batch.add(span);
+      expect(batch.spans).toBe(made.length);
+      const [sent] = decodeProtobufTraces(batch.body()).resourceSpans!;
+      expect(sent!.resource!.attributes).toHaveLength(40);
+      expect(sent!.resource!.attributes).toContainEqual({ key: "resource.attribute.39", value: { stringValue: "value 39" } });
+      expect(sent!.scopeSpans![0]!.spans!.map((span) => span.spanId)).toEqual(made.map((span) => span.spanId));
+    }
   });
 
   test("nanoseconds from milliseconds are exact across the 32-bit boundary", () => {

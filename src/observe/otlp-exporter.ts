@@ -1,9 +1,9 @@
 /**
  * Finished spans to an OTLP/HTTP collector, in batches, with fetch: a span
- * that ends joins the queue; a batch leaves when 512 are waiting or a second
- * after the first of them, one export at a time, encoded as protobuf
+ * that ends is encoded at once into the batch being filled, as protobuf
  * (http/protobuf, the specification's default) or JSON (http/json), from
- * OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL. A collector that is slow or down
+ * OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL; a batch leaves when 512 are waiting
+ * or a second after the first of them, one export at a time. A collector that is slow or down
  * costs the spans that overflow the queue (4,096), never a request's time:
  * what is lost is said, in our words, to `failed`.
  *
@@ -12,7 +12,7 @@
  * (`key=value,...`, values URL-encoded), _TIMEOUT (milliseconds, 10000),
  * _COMPRESSION (gzip or none) and _PROTOCOL.
  */
-import { type Origin, ProtobufEncoder, otlpJson } from "./otlp-encode.ts";
+import { JsonBatch, type Origin, ProtobufBatch, type SpanBatch } from "./otlp-encode.ts";
 import type { SpanRecord } from "./spans.ts";
 
 type Env = Record<string, string | undefined>;
@@ -98,12 +98,18 @@ export function batchLimits(env: Env): BatchLimits {
 }
 
 export class OtlpExporter {
-  private queue: SpanRecord[] = [];
+  /** The batch spans are encoded into as they end. */
+  private current: SpanBatch;
+  /** Batches full and waiting to leave, oldest first. */
+  private readonly full: SpanBatch[] = [];
+  /** Batches sent, emptied for reuse (their buffers are kept). */
+  private readonly spare: SpanBatch[] = [];
+  /** Spans encoded and not yet sent: the queue the limit bounds. */
+  private waiting = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private sending: Promise<void> | undefined;
   private dropped = 0;
   private stopped = false;
-  private readonly protobuf = new ProtobufEncoder();
 
   constructor(
     private readonly target: OtlpTarget,
@@ -111,18 +117,28 @@ export class OtlpExporter {
     /** Hears what was lost and why, in our words (the collector's status, a full queue): never a caller's. */
     private readonly failed: (reason: string) => void = () => {},
     private readonly limits: BatchLimits = LIMITS,
-  ) {}
+  ) {
+    this.current = this.batch();
+  }
 
-  /** Takes a finished span: the span maker's `finished`. */
+  private batch(): SpanBatch {
+    return this.spare.pop() ?? (this.target.json ? new JsonBatch(this.origin) : new ProtobufBatch(this.origin));
+  }
+
+  /** Takes a finished span (the span maker's `finished`) and encodes it at once: nothing keeps the span itself. */
   readonly add = (span: SpanRecord): void => {
     if (this.stopped) return;
-    if (this.queue.length >= this.limits.maxQueue) {
+    if (this.waiting >= this.limits.maxQueue) {
       this.dropped++;
       return;
     }
-    this.queue.push(span);
-    if (this.queue.length >= this.limits.batch) this.kick();
-    else if (!this.timer) {
+    this.current.add(span);
+    this.waiting++;
+    if (this.current.spans >= this.limits.batch) {
+      this.full.push(this.current);
+      this.current = this.batch();
+      this.kick();
+    } else if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         this.kick();
@@ -131,32 +147,43 @@ export class OtlpExporter {
     }
   };
 
-  /** Starts sending, after the span that filled a batch has ended: its caller never waits for the encoding. */
+  /** Starts sending, after the span that filled a batch has ended: its caller never waits for the request. */
   private kick(): void {
     this.sending ??= Promise.resolve()
       .then(() => this.drain(false))
       .finally(() => {
         this.sending = undefined;
         // More came while it sent: a full batch goes now, and so do the rest when their timer fired meanwhile.
-        if (this.queue.length >= this.limits.batch || (this.queue.length && !this.timer)) this.kick();
+        if (this.full.length || (this.current.spans && !this.timer)) this.kick();
       });
+  }
+
+  /** The next batch to send: a full one, else (with `all`, or once the timer has fired) the one being filled. */
+  private next(all: boolean): SpanBatch | undefined {
+    const full = this.full.shift();
+    if (full) return full;
+    if (!this.current.spans || !(all || !this.timer)) return undefined;
+    const partial = this.current;
+    this.current = this.batch();
+    return partial;
   }
 
   /** Sends full batches, and with `all` what is left too. */
   private async drain(all: boolean): Promise<void> {
-    while (this.queue.length && (all || this.queue.length >= this.limits.batch || !this.timer)) {
-      const spans = this.queue.length <= this.limits.batch ? this.queue : this.queue.splice(0, this.limits.batch);
-      if (spans === this.queue) this.queue = [];
+    for (let batch = this.next(all); batch; batch = this.next(all)) {
+      this.waiting -= batch.spans;
       if (this.dropped) {
         this.failed(`${this.dropped} spans dropped: they came faster than the collector took them`);
         this.dropped = 0;
       }
-      const { json } = this.target;
       try {
-        // The protobuf is a view of the encoder's buffer: it is sent, and its answer awaited, before the next is encoded.
-        await this.send(json ? otlpJson(spans, this.origin) : this.protobuf.encode(spans, this.origin));
+        // The body is a view of the batch's buffer: it is sent, and its answer awaited, before the batch is reused.
+        await this.send(batch.body());
       } catch (error) {
         this.failed((error as Error).message);
+      } finally {
+        batch.reset();
+        if (this.spare.length < 2) this.spare.push(batch);
       }
     }
   }
@@ -191,7 +218,7 @@ export class OtlpExporter {
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    // One drain at a time, this one too: the encoder's buffer is reused from one batch to the next.
+    // One drain at a time, this one too: a batch is reused once sent.
     while (this.sending) await this.sending;
     const all: Promise<void> = this.drain(true).finally(() => {
       if (this.sending === all) this.sending = undefined;
