@@ -91,6 +91,29 @@ test("an empty marketplace search is said in a neutral colour, a failed playgrou
   await shot(page, info, "playground-failed-390");
 });
 
+test("words typed into the marketplace's search as the page opens stay there; Back puts the last search's back", async ({ page }) => {
+  await signUp(page);
+  // Effects run after the next frame: frames held back 300 ms leave the page rendered and its effects not yet run (up
+  // to Preact's 100 ms fallback), where CI once typed and lost its words (the field reset to the URL's empty query).
+  await page.addInitScript(() => {
+    const frame = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (callback) => frame(() => setTimeout(() => callback(performance.now()), 300));
+  });
+  await page.goto("/dashboard/marketplace");
+  const field = page.getByLabel("Search", { exact: true });
+  await field.fill("first words");
+  await page.waitForTimeout(400);
+  await expect(field).toHaveValue("first words");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(page.getByText(/endpoints? match\.$/)).toBeVisible();
+  await field.fill("second words");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(page).toHaveURL(/q=second\+words/);
+  await page.goBack();
+  await expect(page).toHaveURL(/q=first\+words/);
+  await expect(field).toHaveValue("first words");
+});
+
 test("an invalid credit amount leaves Add credit level with the field", async ({ page }, info) => {
   await signUp(page);
   const amount = page.getByLabel("Amount (US dollars)");

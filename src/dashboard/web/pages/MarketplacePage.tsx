@@ -2,7 +2,7 @@
  * The marketplace: published endpoints, searched by text, category and tag,
  * a page at a time. The query lives in the URL, so a search is a link.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { TextInput } from "../components/Field.tsx";
@@ -24,6 +24,8 @@ function marketplaceHref(params: { q?: string; category?: string; tag?: string; 
   return `${BASE}/marketplace${text ? `?${text}` : ""}`;
 }
 
+const fieldsKey = (fields: { q: string; category: string; tag: string }) => `${fields.q}\n${fields.category}\n${fields.tag}`;
+
 export function listingHref(stub: string): string {
   return `${BASE}/marketplace/${encodeURIComponent(stub)}`;
 }
@@ -34,8 +36,16 @@ export function MarketplacePage({ search }: { search: URLSearchParams }) {
   const tag = search.get("tag") ?? "";
   const page = Math.max(1, Number(search.get("page")) || 1);
   const [form, setForm] = useState({ q, category, tag });
-  // Back and Forward change the URL under the form: keep the fields in step.
-  useEffect(() => setForm({ q, category, tag }), [q, category, tag]);
+  // Back, Forward and the page's links change the URL under the form: keep the fields in step. Only when the URL's
+  // fields are not the form's own (the first render's, a search just sent): effects run after the page is shown, and
+  // resetting the form then wiped what a quick hand had typed in meanwhile.
+  const inUrl = useRef(fieldsKey({ q, category, tag }));
+  useEffect(() => {
+    const fields = fieldsKey({ q, category, tag });
+    if (fields === inUrl.current) return;
+    inUrl.current = fields;
+    setForm({ q, category, tag });
+  }, [q, category, tag]);
 
   const query = new URLSearchParams({ q, category, tag, page: String(page), per_page: String(PER_PAGE) });
   const listings = useLoad((signal) => api.get<ListingPage>(`/v1/marketplace?${query}`, { signal }), [q, category, tag, page]);
@@ -53,7 +63,10 @@ export function MarketplacePage({ search }: { search: URLSearchParams }) {
         class="card filters"
         onSubmit={(e) => {
           e.preventDefault();
-          navigate(marketplaceHref({ q: form.q.trim(), category: form.category.trim(), tag: form.tag.trim() }));
+          const sent = { q: form.q.trim(), category: form.category.trim(), tag: form.tag.trim() };
+          inUrl.current = fieldsKey(sent);
+          setForm(sent);
+          navigate(marketplaceHref(sent));
         }}
       >
         <TextInput label="Search" type="search" value={form.q} onValue={(v) => setForm({ ...form, q: v })} maxLength={200} />
