@@ -140,8 +140,7 @@ class Writer {
       return;
     }
     // The length needs more than the one byte kept for it: the body moves up to make room.
-    let size = 1;
-    for (let rest = length; rest > 127; rest = Math.floor(rest / 128)) size++;
+    const size = varintSize(length);
     this.room(size - 1);
     this.bytes.copyWithin(mark + size, mark + 1, this.at);
     const end = this.at + size - 1;

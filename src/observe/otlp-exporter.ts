@@ -3,9 +3,9 @@
  * that ends is encoded at once into the batch being filled, as protobuf
  * (http/protobuf, the specification's default) or JSON (http/json), from
  * OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL; a batch leaves when 512 are waiting
- * or a second after the first of them, one export at a time. A collector that is slow or down
- * costs the spans that overflow the queue (4,096), never a request's time:
- * what is lost is said, in our words, to `failed`.
+ * or a second after the first of them, one export at a time. A collector
+ * that is slow or down costs the spans that overflow the queue (4,096),
+ * never a request's time: what is lost is said, in our words, to `failed`.
  *
  * It reads the standard variables: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (as
  * is) or OTEL_EXPORTER_OTLP_ENDPOINT (plus /v1/traces), their _HEADERS
@@ -104,8 +104,6 @@ export class OtlpExporter {
   private readonly full: SpanBatch[] = [];
   /** Batches sent, emptied for reuse (their buffers are kept). */
   private readonly spare: SpanBatch[] = [];
-  /** Spans encoded and not yet sent: the queue the limit bounds. */
-  private waiting = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private sending: Promise<void> | undefined;
   private dropped = 0;
@@ -128,12 +126,12 @@ export class OtlpExporter {
   /** Takes a finished span (the span maker's `finished`) and encodes it at once: nothing keeps the span itself. */
   readonly add = (span: SpanRecord): void => {
     if (this.stopped) return;
-    if (this.waiting >= this.limits.maxQueue) {
+    // Spans encoded and not yet sent (each full batch holds a batch's worth): the queue the limit bounds.
+    if (this.full.length * this.limits.batch + this.current.spans >= this.limits.maxQueue) {
       this.dropped++;
       return;
     }
     this.current.add(span);
-    this.waiting++;
     if (this.current.spans >= this.limits.batch) {
       this.full.push(this.current);
       this.current = this.batch();
@@ -171,7 +169,6 @@ export class OtlpExporter {
   /** Sends full batches, and with `all` what is left too. */
   private async drain(all: boolean): Promise<void> {
     for (let batch = this.next(all); batch; batch = this.next(all)) {
-      this.waiting -= batch.spans;
       if (this.dropped) {
         this.failed(`${this.dropped} spans dropped: they came faster than the collector took them`);
         this.dropped = 0;
