@@ -28,7 +28,8 @@
  * transaction is one) from pg_stat_database, after the stats are flushed.
  *
  * BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (64),
- * BENCH_BACKENDS (postgres,workers,embedded), BENCH_WORKERS, BENCH_DATABASE_URL
+ * BENCH_BACKENDS (postgres,workers,embedded), BENCH_TARGETS (every target, or
+ * those whose names hold one of these words), BENCH_WORKERS, BENCH_DATABASE_URL
  * (the server to create the database on, default the local one). `--base DIR`
  * also runs another checkout's app (an earlier commit, with node_modules) in
  * the same interleaved rounds, as the "(base)" rows (one process: an earlier
@@ -358,6 +359,21 @@ function targets(backend: Backend): Record<string, { target: WrkTarget; status: 
   return all;
 }
 
+/**
+ * BENCH_TARGETS: only the targets whose names hold one of these words (comma-separated, any case), e.g. `401` for the
+ * refused upgrade alone: a change to one path measured in a fraction of the time. Unset: every target.
+ */
+const TARGET_WORDS = (process.env.BENCH_TARGETS ?? "")
+  .split(",")
+  .map((word) => word.trim().toLowerCase())
+  .filter(Boolean);
+
+const chosenTarget = (name: string) => !TARGET_WORDS.length || TARGET_WORDS.some((word) => name.toLowerCase().includes(word));
+
+function measuredTargets(backend: Backend): Record<string, { target: WrkTarget; status: number }> {
+  return Object.fromEntries(Object.entries(targets(backend)).filter(([name]) => chosenTarget(name)));
+}
+
 /** For each target, one process's req/s and p99 next to the workers' (this checkout's rows only). */
 function workersSideBySide(rows: Row[]): Row[] {
   const one = rows.filter((r) => r.backend === "postgres");
@@ -473,12 +489,14 @@ try {
   }
   const collectorCpuBefore = collector ? cpuSeconds(collector.pid) : 0;
 
+  const names = Object.keys(targets(backends[0]!));
+  if (!names.some(chosenTarget)) throw new Error(`BENCH_TARGETS=${process.env.BENCH_TARGETS} names none of: ${names.join(", ")}`);
   backends.unshift(FLOOR);
   for (const backend of backends) {
     // The free key's bucket (10/min) is emptied first, just before the checks (a token comes back every 6 s): from then
     // on its calls are the 429 being measured.
     for (let i = 0; i < 12; i++) await statusOf(targets(backend)["GET /v1/account (429)"]!);
-    for (const [name, entry] of Object.entries(targets(backend))) {
+    for (const [name, entry] of Object.entries(measuredTargets(backend))) {
       const status = await statusOf(entry);
       if (status !== entry.status) throw new Error(`${backend.name} ${name}: expected ${entry.status}, got ${status}`);
     }
@@ -526,7 +544,7 @@ try {
       const twin = twinOf.get(backend);
       const pair = twin ? [backend, twin] : [backend];
       for (const b of pair) scrapers.get(b)?.start();
-      for (const name of Object.keys(targets(backend))) {
+      for (const name of Object.keys(measuredTargets(backend))) {
         const before = await Promise.all(pair.map((b) => b.counters?.()));
         // Twins share the connections and run side by side, so whatever the machine does meanwhile hits both alike.
         const shared = twin ? { ...options, connections: Math.max(1, Math.round(CONNECTIONS / 2)) } : options;
@@ -646,7 +664,15 @@ try {
         `The collector (a process of its own on the same cores) used ${((collectorCpu * 1e6) / Math.max(1, totalSpans)).toFixed(1)} µs of CPU per span. ` +
         "The health probes are not traced; with every other request traced, fewer spans than traced requests means the exporter's queue (4,096 spans, or OTEL_BSP_MAX_QUEUE_SIZE) overflowed and dropped spans: the server did less than full tracing costs.",
     );
-    const off = observed.filter((r) => !Number(r["spans received"]) || !Number(r["http_requests_total series"]));
+    // No span is owed by a sampler that keeps nothing (always_off, or a ratio of 0: what metrics and the unsampled path
+    // cost, alone), nor when only the probes ran.
+    const sampler = (TRACING_SETTINGS.OTEL_TRACES_SAMPLER ?? "").trim().toLowerCase();
+    const keepsNone =
+      /^(parentbased_)?always_off$/.test(sampler) ||
+      (/^(parentbased_)?traceidratio$/.test(sampler) && Number(TRACING_SETTINGS.OTEL_TRACES_SAMPLER_ARG) === 0);
+    const off = observed.filter(
+      (r) => (!keepsNone && Number(r["traced requests"]) > 0 && !Number(r["spans received"])) || !Number(r["http_requests_total series"]),
+    );
     if (off.length) throw new Error(`observability was not on for ${off.map((r) => r.backend).join(", ")}: no spans or no request series`);
   }
   const logLines = backends.map((b) => ({ backend: b.name, bytes: Bun.file(b.logPath).size }));
