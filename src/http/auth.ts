@@ -109,7 +109,7 @@ export function authenticated(deps: AuthDeps, options: { bearer?: boolean } = {}
       caller,
       address: meta.clientAddress !== undefined ? givenAddress(meta.clientAddress) : () => clientAddress(request, server, addressSettings),
       requestId: meta.id,
-      span: meta.span,
+      span: () => meta.span,
       route: `${request.method} ${route}`,
       billable,
       usage: deps.usage,

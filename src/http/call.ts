@@ -29,8 +29,11 @@ export interface CallInit {
    */
   address: () => string | null;
   requestId: string;
-  /** The request's span (observe/trace.ts): the research run it starts traces its stages under it. Absent: untraced. */
-  span?: TraceSpan;
+  /**
+   * The request's span (observe/trace.ts): the research run it starts traces its stages under it. Absent: untraced.
+   * A function is asked when the span is first wanted: a call that never wants it leaves its request's span unmade.
+   */
+  span?: TraceSpan | (() => TraceSpan);
   /** The method and route pattern ("POST /v1/search"): what a usage record names. */
   route: string;
   billable: boolean;
@@ -47,7 +50,6 @@ export interface CallInit {
 export class Call {
   readonly caller: Caller;
   readonly requestId: string;
-  readonly span: TraceSpan;
   readonly route: string;
   readonly billable: boolean;
   private id: string | undefined;
@@ -64,9 +66,13 @@ export class Call {
     this.startedAt = init.now();
     this.caller = init.caller;
     this.requestId = init.requestId;
-    this.span = init.span ?? NO_SPAN;
     this.route = init.route;
     this.billable = init.billable;
+  }
+
+  get span(): TraceSpan {
+    const span = this.init.span;
+    return typeof span === "function" ? span() : (span ?? NO_SPAN);
   }
 
   /**

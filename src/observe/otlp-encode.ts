@@ -7,7 +7,8 @@
  * a span's times are fixed64 nanoseconds, written without BigInt (dear on
  * JSC) from milliseconds that carry a fraction.
  */
-import type { SpanRecord } from "./spans.ts";
+import { type AnsweredSink, answeredRecord, SpanKind, type SpanRecord } from "./spans.ts";
+import type { AnsweredRequest } from "./trace.ts";
 
 export type Attributes = Readonly<Record<string, string | number | boolean>>;
 
@@ -117,6 +118,12 @@ class Writer {
     for (let i = 0; i < encoded.length; i++) bytes[at++] = encoded[i]!;
     this.at = at;
   }
+  /** A bytes field from bytes (an id drawn here). */
+  bytesField(field: number, bytes: Uint8Array): void {
+    this.tag(field, 2);
+    this.varint(bytes.length);
+    this.copy(bytes);
+  }
   /** Bytes given as hex (a trace or span id). */
   hex(field: number, text: string): void {
     this.tag(field, 2);
@@ -217,16 +224,21 @@ function keyField(key: string): Uint8Array | undefined {
   return encoded;
 }
 
+/** One KeyValue of a span's attributes (Span.attributes, field 9). */
+function keyValue(out: Writer, key: string, value: string | number | boolean, field = 9): void {
+  const mark = out.open(field);
+  const encoded = keyField(key);
+  if (encoded) out.copy(encoded);
+  else out.string(1, key);
+  anyValue(out, 2, value);
+  out.close(mark);
+}
+
 function keyValues(out: Writer, field: number, attributes: Attributes): void {
   for (const key in attributes) {
     const value = attributes[key];
     if (value === undefined || value === null) continue;
-    const mark = out.open(field);
-    const encoded = keyField(key);
-    if (encoded) out.copy(encoded);
-    else out.string(1, key);
-    anyValue(out, 2, value);
-    out.close(mark);
+    keyValue(out, key, value, field);
   }
 }
 
@@ -256,6 +268,91 @@ function protobufSpan(out: Writer, span: SpanRecord): void {
   out.close(mark);
 }
 
+/**
+ * The parts of an answered request's span that repeat from one request to the next, encoded once: its name and its
+ * method and route attributes (by method and route template), and its error type (our codes). Each cache is bounded,
+ * so values made at run time (an odd method a client sent) could never grow it without end: past the bound a part is
+ * written as any other.
+ */
+const PART_CACHE_MAX = 512;
+const names = new Map<string, Map<string, Uint8Array>>();
+const methodAttributes = new Map<string, Uint8Array>();
+const routeAttributes = new Map<string, Uint8Array>();
+const errorAttributes = new Map<string, Uint8Array>();
+let cachedParts = 0;
+
+function encodedOnce(write: (out: Writer) => void): Uint8Array {
+  const out = new Writer(256);
+  write(out);
+  return out.bytes.slice(0, out.at);
+}
+
+/** A string attribute whose values repeat: copied from its cache, or encoded (and kept while the caches have room). */
+function cachedAttribute(out: Writer, cache: Map<string, Uint8Array>, key: string, value: string): void {
+  const bytes = cache.get(value);
+  if (bytes !== undefined) return out.copy(bytes);
+  if (cachedParts >= PART_CACHE_MAX) return keyValue(out, key, value);
+  const made = encodedOnce((o) => keyValue(o, key, value));
+  cache.set(value, made);
+  cachedParts++;
+  out.copy(made);
+}
+
+/** The span's name (Span.name, field 5), "<method> <route>": copied from its cache, or written and kept. */
+function cachedName(out: Writer, method: string, route: string): void {
+  let byRoute = names.get(method);
+  const bytes = byRoute?.get(route);
+  if (bytes !== undefined) return out.copy(bytes);
+  const name = `${method} ${route}`;
+  if (cachedParts >= PART_CACHE_MAX || (byRoute === undefined && names.size >= 64)) return out.string(5, name);
+  if (byRoute === undefined) names.set(method, (byRoute = new Map()));
+  const made = encodedOnce((o) => o.string(5, name));
+  byRoute.set(route, made);
+  cachedParts++;
+  out.copy(made);
+}
+
+/** Writes an answered request's span as protobufSpan writes the same span made and ended: field for field, in order. */
+function protobufAnswered(
+  out: Writer,
+  traceId: Uint8Array | string,
+  spanId: Uint8Array,
+  parentSpanId: string | undefined,
+  traceState: string | undefined,
+  startMs: number,
+  endMs: number,
+  answer: AnsweredRequest,
+): void {
+  const mark = out.open(2); // ScopeSpans.spans
+  if (typeof traceId === "string") out.hex(1, traceId);
+  else out.bytesField(1, traceId);
+  out.bytesField(2, spanId);
+  if (traceState) out.string(3, traceState);
+  if (parentSpanId) out.hex(4, parentSpanId);
+  cachedName(out, answer.method, answer.route);
+  out.tag(6, 0);
+  out.varint(SpanKind.server);
+  out.tag(7, 1);
+  nanoHalves(startMs, halves);
+  out.fixed64(halves[0], halves[1]);
+  out.tag(8, 1);
+  nanoHalves(endMs, halves);
+  out.fixed64(halves[0], halves[1]);
+  cachedAttribute(out, methodAttributes, "http.request.method", answer.method);
+  cachedAttribute(out, routeAttributes, "http.route", answer.route);
+  keyValue(out, "http.response.status_code", answer.status);
+  keyValue(out, "request.id", answer.requestId);
+  if (answer.errorType !== undefined) cachedAttribute(out, errorAttributes, "error.type", answer.errorType);
+  if (answer.status >= 500) {
+    const status = out.open(15);
+    out.string(2, answer.errorType ?? "server_error");
+    out.tag(3, 0);
+    out.varint(2); // STATUS_CODE_ERROR
+    out.close(status);
+  }
+  out.close(mark);
+}
+
 /** Room for a batch of 512 request spans (some 110 KB) and more, so a kept buffer seldom grows. */
 const KEPT_BYTES = 256 * 1024;
 /** A buffer this large or more is not kept after its batch: one batch of long names does not hold memory for good. */
@@ -266,6 +363,8 @@ export interface SpanBatch {
   /** Spans in it. */
   readonly spans: number;
   add(span: SpanRecord): void;
+  /** An answered request's span, from its parts (spans.ts AnsweredSink): the same span `add` would write. */
+  addAnswered: AnsweredSink;
   /** The ExportTraceServiceRequest: valid until `reset`. */
   body(): string | Uint8Array<ArrayBuffer>;
   /** Empties it for the next batch. */
@@ -309,6 +408,10 @@ export class ProtobufBatch implements SpanBatch {
     protobufSpan(this.out, span);
     this.spans++;
   }
+  readonly addAnswered: AnsweredSink = (traceId, spanId, parentSpanId, traceState, startMs, endMs, answer) => {
+    protobufAnswered(this.out, traceId, spanId, parentSpanId, traceState, startMs, endMs, answer);
+    this.spans++;
+  };
   body(): Uint8Array<ArrayBuffer> {
     const spansLength = this.out.at - this.room;
     const scopeSpans = this.scope.length + spansLength;
@@ -406,6 +509,7 @@ export class JsonBatch implements SpanBatch {
   add(span: SpanRecord): void {
     this.texts.push(jsonSpan(span));
   }
+  readonly addAnswered: AnsweredSink = (...parts) => this.add(answeredRecord(...parts));
   body(): string {
     return `${this.head}${this.texts.join(",")}]}]}]}`;
   }

@@ -13,7 +13,7 @@
  * _COMPRESSION (gzip or none) and _PROTOCOL.
  */
 import { JsonBatch, type Origin, ProtobufBatch, type SpanBatch } from "./otlp-encode.ts";
-import type { SpanRecord } from "./spans.ts";
+import type { AnsweredSink, SpanRecord } from "./spans.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -125,13 +125,31 @@ export class OtlpExporter {
 
   /** Takes a finished span (the span maker's `finished`) and encodes it at once: nothing keeps the span itself. */
   readonly add = (span: SpanRecord): void => {
-    if (this.stopped) return;
+    if (!this.room()) return;
+    this.current.add(span);
+    this.added();
+  };
+
+  /** Takes an answered request's span as its parts (the span maker's `answered`), encoded as they are. */
+  readonly addAnswered: AnsweredSink = (traceId, spanId, parentSpanId, traceState, startMs, endMs, answer) => {
+    if (!this.room()) return;
+    this.current.addAnswered(traceId, spanId, parentSpanId, traceState, startMs, endMs, answer);
+    this.added();
+  };
+
+  /** Whether a span may be queued: not once stopped, nor while the queue is full (it is then dropped, and counted). */
+  private room(): boolean {
+    if (this.stopped) return false;
     // Spans encoded and not yet sent (each full batch holds a batch's worth): the queue the limit bounds.
     if (this.full.length * this.limits.batch + this.current.spans >= this.limits.maxQueue) {
       this.dropped++;
-      return;
+      return false;
     }
-    this.current.add(span);
+    return true;
+  }
+
+  /** After a span is encoded: a full batch leaves, and the first of a batch starts its timer. */
+  private added(): void {
     if (this.current.spans >= this.limits.batch) {
       this.full.push(this.current);
       this.current = this.batch();
@@ -143,7 +161,7 @@ export class OtlpExporter {
       }, this.limits.delayMs);
       (this.timer as { unref?: () => void }).unref?.();
     }
-  };
+  }
 
   /** Starts sending, after the span that filled a batch has ended: its caller never waits for the request. */
   private kick(): void {

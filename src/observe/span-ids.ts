@@ -21,8 +21,13 @@ export const hexOf = (bytes: Uint8Array): string => (bytes as Uint8Array & { toH
 
 const SPAN = new Uint8Array(8);
 
-export function newSpanId(): string {
+/** A span id's 8 bytes, never all zero, in one buffer reused by every call: read them before the next. */
+export function newSpanIdBytes(): Uint8Array {
   let zero = true;
   for (let i = 0; i < 8; i++) if ((SPAN[i] = randomByte())) zero = false;
-  return zero ? newSpanId() : hexOf(SPAN);
+  return zero ? newSpanIdBytes() : SPAN;
+}
+
+export function newSpanId(): string {
+  return hexOf(newSpanIdBytes());
 }

@@ -8,13 +8,19 @@
  * span with attributes, a status and W3C propagation, and nothing of the
  * SDK's context, processors, limits and self-metrics.
  *
+ * A request's span that nothing asked for before the response (most
+ * requests: they made no child span) is never made at all: its parts go
+ * to the exporter at the end (`answered`), written from bytes kept per
+ * route. Made, named, set and ended, it cost a refused WebSocket upgrade
+ * several points more of its CPU (docs/operate/tracing.md).
+ *
  * Whether a trace is recorded is decided once, where it enters the process
  * (sampler.ts); a span left out still carries its trace on, flagged as not
  * sampled, so the services it calls leave it out too.
  */
 import type { Sampler } from "./sampler.ts";
-import { hexOf, newSpanId, newTraceBytes } from "./span-ids.ts";
-import { type SpanAttributes, type SpanMaker, type TraceSpan, untracedSpan } from "./trace.ts";
+import { hexOf, newSpanId, newSpanIdBytes, newTraceBytes } from "./span-ids.ts";
+import { type AnsweredRequest, type SpanAttributes, type SpanMaker, type TraceSpan, untracedSpan } from "./trace.ts";
 import { formatTraceparent, parseTraceparent, parseTracestate } from "./trace-context.ts";
 
 /** OTLP's span kinds (SpanKind in trace.proto). */
@@ -121,14 +127,57 @@ class UnsampledSpan implements TraceSpan {
 }
 
 /**
- * Spans for every trace the sampler keeps; each one that ends goes to `finished`. Requests whose route is one of
- * `untracedRoutes` (the health probes a balancer sends every few seconds) are not traced
- * at all: the route is known where the request context makes a span that nothing asked for before the response.
+ * Takes a kept request's span that was never made (SpanMaker.answered) as its parts: the trace id as 16 bytes when the
+ * trace is new here, as text when a caller's; the span id's 8 bytes (a buffer reused: read before returning); the
+ * caller's span id and tracestate; its times in milliseconds since the epoch.
+ */
+export type AnsweredSink = (
+  traceId: Uint8Array | string,
+  spanId: Uint8Array,
+  parentSpanId: string | undefined,
+  traceState: string | undefined,
+  startMs: number,
+  endMs: number,
+  answer: AnsweredRequest,
+) => void;
+
+/** An answered request's span as a record: what `answered` hands `finished` when no AnsweredSink is given. */
+export function answeredRecord(
+  ...[traceId, spanId, parentSpanId, traceState, startMs, endMs, answer]: Parameters<AnsweredSink>
+): SpanRecord {
+  const attributes: Record<string, string | number | boolean> = {
+    "http.request.method": answer.method,
+    "http.route": answer.route,
+    "http.response.status_code": answer.status,
+    "request.id": answer.requestId,
+  };
+  if (answer.errorType !== undefined) attributes["error.type"] = answer.errorType;
+  return {
+    traceId: typeof traceId === "string" ? traceId : hexOf(traceId),
+    spanId: hexOf(spanId),
+    parentSpanId,
+    traceState,
+    name: `${answer.method} ${answer.route}`,
+    kind: SpanKind.server,
+    startMs,
+    endMs,
+    attributes,
+    failure: answer.status >= 500 ? (answer.errorType ?? "server_error") : undefined,
+  };
+}
+
+/**
+ * Spans for every trace the sampler keeps; each one that ends goes to `finished`, and each request's span that was
+ * never made goes to `answered` as its parts (the exporter encodes them as they are: no span object, no id as text),
+ * or, without one, to `finished` as a record. Requests whose route is one of `untracedRoutes` (the health probes a
+ * balancer sends every few seconds) are not traced at all: the route is known where the request context ends a span
+ * that nothing asked for before the response.
  */
 export function recordingSpans(
   sampler: Sampler,
   finished: (span: SpanRecord) => void,
   untracedRoutes: ReadonlySet<string> = new Set(),
+  answered: AnsweredSink = (...parts) => finished(answeredRecord(...parts)),
 ): SpanMaker {
   return {
     request(request, startedAt, route) {
@@ -152,6 +201,19 @@ export function recordingSpans(
         { "http.request.method": method },
         startedAt,
       );
+    },
+    answered(request, answer) {
+      if (untracedRoutes.has(answer.route)) return untracedSpan(request).traceId;
+      const parent = parseTraceparent(request.headers.get("traceparent"));
+      let traceId: Uint8Array | string | undefined = parent?.traceId;
+      if (traceId === undefined) {
+        const bytes = newTraceBytes();
+        if (!sampler.sample(bytes, undefined)) return undefined;
+        traceId = bytes;
+      } else if (!sampler.sample(traceId, parent!.sampled)) return traceId;
+      const state = parent ? parseTracestate(request.headers.get("tracestate")) : undefined;
+      answered(traceId, newSpanIdBytes(), parent?.spanId, state, clock(answer.startedAt), clock(answer.endedAt), answer);
+      return typeof traceId === "string" ? traceId : hexOf(traceId);
     },
     root(name, attributes) {
       const bytes = newTraceBytes();

@@ -33,6 +33,37 @@ export interface TraceSpan {
   rename(name: string): void;
 }
 
+/**
+ * A request answered without anything asking for its span before the response (most requests: nothing they did
+ * made a child span): what its span records, given all at once at its end.
+ */
+export interface AnsweredRequest {
+  readonly method: string;
+  /** Its route template, or "unmatched" when no route matched: never a raw path. */
+  readonly route: string;
+  readonly status: number;
+  readonly requestId: string;
+  /** Our error code, when it failed. */
+  readonly errorType: string | undefined;
+  /** When it arrived and when its response was sent, as performance.now() read them. */
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
+/** Names a request's span by its route template, sets what it answered, and ends it. */
+export function endRequestSpan(span: TraceSpan, answer: AnsweredRequest): void {
+  if (!span.recording) return;
+  span.rename(`${answer.method} ${answer.route}`);
+  span.set({
+    "http.route": answer.route,
+    "http.response.status_code": answer.status,
+    "request.id": answer.requestId,
+    "error.type": answer.errorType,
+  });
+  if (answer.status >= 500) span.fail(answer.errorType ?? "server_error");
+  span.end(answer.endedAt);
+}
+
 /** What makes recording spans: spans.ts's, installed by tracing.ts once tracing is on. */
 export interface SpanMaker {
   /**
@@ -43,6 +74,11 @@ export interface SpanMaker {
   request(request: Request, startedAt?: number, route?: string): TraceSpan;
   /** A span with no request around it. */
   root(name: string, attributes?: SpanAttributes): TraceSpan;
+  /**
+   * The span of a request answered without it having been made, recorded in one step when its trace is kept (the
+   * same span `request` and `endRequestSpan` would make, without the span itself); its trace id, for the log.
+   */
+  answered(request: Request, answer: AnsweredRequest): string | undefined;
 }
 
 /** A span that records nothing; `traceId` is the one a caller sent in, if any. */
@@ -81,6 +117,11 @@ export function tracingEnabled(): boolean {
  */
 export function requestSpan(request: Request, startedAt?: number, route?: string): TraceSpan {
   return tracer ? tracer.request(request, startedAt, route) : untracedSpan(request);
+}
+
+/** Records the span of a request nothing asked for before its response (see SpanMaker.answered); its trace id. */
+export function answeredSpan(request: Request, answer: AnsweredRequest): string | undefined {
+  return tracer ? tracer.answered(request, answer) : untracedSpan(request).traceId;
 }
 
 /** What a request that is not traced carries: nothing, or the trace id its caller sent, for the log. */

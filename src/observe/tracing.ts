@@ -48,7 +48,7 @@ export function startTracing(
   };
   const exporter = new OtlpExporter(otlpTarget(env), { resource, scope: "agentic-search" }, failed, batchLimits(env));
   const sampler = samplerFrom(env);
-  useTracer(recordingSpans(sampler, exporter.add, new Set(instance.untracedRoutes)));
+  useTracer(recordingSpans(sampler, exporter.add, new Set(instance.untracedRoutes), exporter.addAnswered));
   return {
     sampler: sampler.description,
     flush: () => exporter.flush(),
