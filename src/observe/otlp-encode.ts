@@ -8,7 +8,6 @@
  * JSC) from milliseconds that carry a fraction.
  */
 import { type AnsweredSink, answeredRecord, SpanKind, type SpanRecord } from "./spans.ts";
-import type { AnsweredRequest } from "./trace.ts";
 
 export type Attributes = Readonly<Record<string, string | number | boolean>>;
 
@@ -312,47 +311,6 @@ function cachedName(out: Writer, method: string, route: string): void {
   out.copy(made);
 }
 
-/** Writes an answered request's span as protobufSpan writes the same span made and ended: field for field, in order. */
-function protobufAnswered(
-  out: Writer,
-  traceId: Uint8Array | string,
-  spanId: Uint8Array,
-  parentSpanId: string | undefined,
-  traceState: string | undefined,
-  startMs: number,
-  endMs: number,
-  answer: AnsweredRequest,
-): void {
-  const mark = out.open(2); // ScopeSpans.spans
-  if (typeof traceId === "string") out.hex(1, traceId);
-  else out.bytesField(1, traceId);
-  out.bytesField(2, spanId);
-  if (traceState) out.string(3, traceState);
-  if (parentSpanId) out.hex(4, parentSpanId);
-  cachedName(out, answer.method, answer.route);
-  out.tag(6, 0);
-  out.varint(SpanKind.server);
-  out.tag(7, 1);
-  nanoHalves(startMs, halves);
-  out.fixed64(halves[0], halves[1]);
-  out.tag(8, 1);
-  nanoHalves(endMs, halves);
-  out.fixed64(halves[0], halves[1]);
-  cachedAttribute(out, methodAttributes, "http.request.method", answer.method);
-  cachedAttribute(out, routeAttributes, "http.route", answer.route);
-  keyValue(out, "http.response.status_code", answer.status);
-  keyValue(out, "request.id", answer.requestId);
-  if (answer.errorType !== undefined) cachedAttribute(out, errorAttributes, "error.type", answer.errorType);
-  if (answer.status >= 500) {
-    const status = out.open(15);
-    out.string(2, answer.errorType ?? "server_error");
-    out.tag(3, 0);
-    out.varint(2); // STATUS_CODE_ERROR
-    out.close(status);
-  }
-  out.close(mark);
-}
-
 /** Room for a batch of 512 request spans (some 110 KB) and more, so a kept buffer seldom grows. */
 const KEPT_BYTES = 256 * 1024;
 /** A buffer this large or more is not kept after its batch: one batch of long names does not hold memory for good. */
@@ -408,8 +366,37 @@ export class ProtobufBatch implements SpanBatch {
     protobufSpan(this.out, span);
     this.spans++;
   }
+  /** An answered request's span, written as protobufSpan writes the same span made and ended: field for field, in order. */
   readonly addAnswered: AnsweredSink = (traceId, spanId, parentSpanId, traceState, startMs, endMs, answer) => {
-    protobufAnswered(this.out, traceId, spanId, parentSpanId, traceState, startMs, endMs, answer);
+    const out = this.out;
+    const mark = out.open(2); // ScopeSpans.spans
+    if (typeof traceId === "string") out.hex(1, traceId);
+    else out.bytesField(1, traceId);
+    out.bytesField(2, spanId);
+    if (traceState) out.string(3, traceState);
+    if (parentSpanId) out.hex(4, parentSpanId);
+    cachedName(out, answer.method, answer.route);
+    out.tag(6, 0);
+    out.varint(SpanKind.server);
+    out.tag(7, 1);
+    nanoHalves(startMs, halves);
+    out.fixed64(halves[0], halves[1]);
+    out.tag(8, 1);
+    nanoHalves(endMs, halves);
+    out.fixed64(halves[0], halves[1]);
+    cachedAttribute(out, methodAttributes, "http.request.method", answer.method);
+    cachedAttribute(out, routeAttributes, "http.route", answer.route);
+    keyValue(out, "http.response.status_code", answer.status);
+    keyValue(out, "request.id", answer.requestId);
+    if (answer.errorType !== undefined) cachedAttribute(out, errorAttributes, "error.type", answer.errorType);
+    if (answer.status >= 500) {
+      const status = out.open(15);
+      out.string(2, answer.errorType ?? "server_error");
+      out.tag(3, 0);
+      out.varint(2); // STATUS_CODE_ERROR
+      out.close(status);
+    }
+    out.close(mark);
     this.spans++;
   };
   body(): Uint8Array<ArrayBuffer> {
