@@ -77,6 +77,7 @@ import { printTable, writeResults, type Row } from "./lib/report.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk.ts";
 import { cpuSeconds } from "./lib/cpu.ts";
 import { PROBE_PATHS } from "../src/ops/routes.ts";
+import { samplerFrom } from "../src/observe/sampler.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -666,10 +667,8 @@ try {
     );
     // No span is owed by a sampler that keeps nothing (always_off, or a ratio of 0: what metrics and the unsampled path
     // cost, alone), nor when only the probes ran.
-    const sampler = (TRACING_SETTINGS.OTEL_TRACES_SAMPLER ?? "").trim().toLowerCase();
-    const keepsNone =
-      /^(parentbased_)?always_off$/.test(sampler) ||
-      (/^(parentbased_)?traceidratio$/.test(sampler) && Number(TRACING_SETTINGS.OTEL_TRACES_SAMPLER_ARG) === 0);
+    // The servers' own sampler, asked of a new trace at position 0: any sampler that keeps a trace keeps that one.
+    const keepsNone = !samplerFrom(TRACING_SETTINGS).sample(new Uint8Array(16), undefined);
     const off = observed.filter(
       (r) => (!keepsNone && Number(r["traced requests"]) > 0 && !Number(r["spans received"])) || !Number(r["http_requests_total series"]),
     );

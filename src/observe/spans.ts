@@ -21,7 +21,7 @@
 import type { Sampler } from "./sampler.ts";
 import { hexOf, newSpanId, newSpanIdBytes, newTraceBytes } from "./span-ids.ts";
 import { type AnsweredRequest, type SpanAttributes, type SpanMaker, type TraceSpan, untracedSpan } from "./trace.ts";
-import { formatTraceparent, parseTraceparent, parseTracestate } from "./trace-context.ts";
+import { formatTraceparent, parseTraceparent, parseTracestate, type TraceContext } from "./trace-context.ts";
 
 /** OTLP's span kinds (SpanKind in trace.proto). */
 export const SpanKind = { internal: 1, server: 2, client: 3 } as const;
@@ -127,6 +127,18 @@ class UnsampledSpan implements TraceSpan {
 }
 
 /**
+ * The trace a span enters, as the sampler decides it: kept, its id (a caller's as text, a new one as its 16 bytes, made
+ * text only when needed); left out, the span that carries it on unrecorded.
+ */
+function entered(sampler: Sampler, parent: TraceContext | undefined): Uint8Array | string | UnsampledSpan {
+  if (parent === undefined) {
+    const bytes = newTraceBytes();
+    return sampler.sample(bytes, undefined) ? bytes : new UnsampledSpan(undefined, bytes);
+  }
+  return sampler.sample(parent.traceId, parent.sampled) ? parent.traceId : new UnsampledSpan(parent.traceId);
+}
+
+/**
  * Takes a kept request's span that was never made (SpanMaker.answered) as its parts: the trace id as 16 bytes when the
  * trace is new here, as text when a caller's; the span id's 8 bytes (a buffer reused: read before returning); the
  * caller's span id and tracestate; its times in milliseconds since the epoch.
@@ -183,17 +195,13 @@ export function recordingSpans(
     request(request, startedAt, route) {
       if (route !== undefined && untracedRoutes.has(route)) return untracedSpan(request);
       const parent = parseTraceparent(request.headers.get("traceparent"));
-      let traceId = parent?.traceId;
-      if (traceId === undefined) {
-        const bytes = newTraceBytes();
-        if (!sampler.sample(bytes, undefined)) return new UnsampledSpan(undefined, bytes);
-        traceId = hexOf(bytes);
-      } else if (!sampler.sample(traceId, parent!.sampled)) return new UnsampledSpan(traceId);
+      const trace = entered(sampler, parent);
+      if (trace instanceof UnsampledSpan) return trace;
       const state = parent ? parseTracestate(request.headers.get("tracestate")) : undefined;
       const method = request.method;
       return new RecordingSpan(
         finished,
-        traceId,
+        typeof trace === "string" ? trace : hexOf(trace),
         parent?.spanId,
         state,
         method,
@@ -205,20 +213,16 @@ export function recordingSpans(
     answered(request, answer) {
       if (untracedRoutes.has(answer.route)) return untracedSpan(request).traceId;
       const parent = parseTraceparent(request.headers.get("traceparent"));
-      let traceId: Uint8Array | string | undefined = parent?.traceId;
-      if (traceId === undefined) {
-        const bytes = newTraceBytes();
-        if (!sampler.sample(bytes, undefined)) return undefined;
-        traceId = bytes;
-      } else if (!sampler.sample(traceId, parent!.sampled)) return traceId;
+      const trace = entered(sampler, parent);
+      if (trace instanceof UnsampledSpan) return trace.traceId;
       const state = parent ? parseTracestate(request.headers.get("tracestate")) : undefined;
-      answered(traceId, newSpanIdBytes(), parent?.spanId, state, clock(answer.startedAt), clock(answer.endedAt), answer);
-      return typeof traceId === "string" ? traceId : hexOf(traceId);
+      answered(trace, newSpanIdBytes(), parent?.spanId, state, clock(answer.startedAt), clock(answer.endedAt), answer);
+      return typeof trace === "string" ? trace : hexOf(trace);
     },
     root(name, attributes) {
-      const bytes = newTraceBytes();
-      if (!sampler.sample(bytes, undefined)) return new UnsampledSpan(undefined, bytes);
-      return new RecordingSpan(finished, hexOf(bytes), undefined, undefined, name, SpanKind.internal, attributes);
+      const trace = entered(sampler, undefined) as Uint8Array | UnsampledSpan;
+      if (trace instanceof UnsampledSpan) return trace;
+      return new RecordingSpan(finished, hexOf(trace), undefined, undefined, name, SpanKind.internal, attributes);
     },
   };
 }
