@@ -49,6 +49,8 @@ const CASES: [string, AnsweredRequest, Record<string, string>][] = [
   ["failed 503 with a code", answer({ method: "POST", route: "/v1/search", status: 503, errorType: "rate_limiter_unavailable" }), {}],
   ["failed 500 without one", answer({ method: "DELETE", route: "unmatched", status: 500 }), { traceparent: CALLER }],
   ["a request id past one length byte, a non-ASCII route", answer({ requestId: "r".repeat(200), route: "/v1/ünïcode" }), {}],
+  ["a non-ASCII request id", answer({ requestId: "req_ünïcode_0123456789" }), {}],
+  ["a span past two length bytes (a route of 20,000 characters)", answer({ route: `/v1/${"x".repeat(20_000)}` }), {}],
 ];
 
 describe("a request's span recorded from its parts (never made)", () => {
@@ -72,7 +74,7 @@ describe("a request's span recorded from its parts (never made)", () => {
     });
   }
 
-  test("past the caches' bound, names and attributes are written as they are, still the same bytes", () => {
+  test("past the shapes' bound (512), a span's shape is encoded for it alone: still the same bytes", () => {
     const fast = new ProtobufBatch(ORIGIN);
     const slow = new ProtobufBatch(ORIGIN);
     const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"];

@@ -8,6 +8,7 @@
  * JSC) from milliseconds that carry a fraction.
  */
 import { type AnsweredSink, answeredRecord, SpanKind, type SpanRecord } from "./spans.ts";
+import type { AnsweredRequest } from "./trace.ts";
 
 export type Attributes = Readonly<Record<string, string | number | boolean>>;
 
@@ -30,7 +31,8 @@ class Writer {
     this.view = new DataView(this.bytes.buffer);
   }
 
-  private room(n: number): void {
+  /** Grows the buffer, if need be, so that n more bytes fit. */
+  room(n: number): void {
     if (this.at + n <= this.bytes.length) return;
     let size = Math.max(64, this.bytes.length * 2);
     while (size < this.at + n) size *= 2;
@@ -109,9 +111,14 @@ class Writer {
     this.bytes.set(encoded, this.at);
     this.at += encoded.length;
   }
-  /** Bytes already encoded (a short field), copied in a loop: cheaper than a native set for a few dozen bytes. */
+  /** Bytes already encoded, copied in a loop up to a few dozen (cheaper there than a native set), natively past that. */
   copy(encoded: Uint8Array): void {
     this.room(encoded.length);
+    if (encoded.length > 64) {
+      this.bytes.set(encoded, this.at);
+      this.at += encoded.length;
+      return;
+    }
     const bytes = this.bytes;
     let at = this.at;
     for (let i = 0; i < encoded.length; i++) bytes[at++] = encoded[i]!;
@@ -138,6 +145,33 @@ class Writer {
     this.tag(field, 2);
     this.room(1);
     return this.at++;
+  }
+  /**
+   * Opens a length-delimited field whose body will take two length bytes (128 bytes to 16 KiB: a request's span), so
+   * that `closeWide` moves nothing when it does.
+   */
+  openWide(field: number): number {
+    this.tag(field, 2);
+    this.room(2);
+    const mark = this.at;
+    this.at += 2;
+    return mark;
+  }
+  closeWide(mark: number): void {
+    const length = this.at - mark - 2;
+    if (length >= 128 && length < 16384) {
+      this.bytes[mark] = (length & 127) | 128;
+      this.bytes[mark + 1] = length >>> 7;
+      return;
+    }
+    // Shorter or longer after all: the body moves to where a length of its own size ends.
+    const size = varintSize(length);
+    this.room(size - 2);
+    this.bytes.copyWithin(mark + size, mark + 2, this.at);
+    const end = this.at + size - 2;
+    this.at = mark;
+    this.varint(length);
+    this.at = end;
   }
   close(mark: number): void {
     const length = this.at - mark - 1;
@@ -268,17 +302,22 @@ function protobufSpan(out: Writer, span: SpanRecord): void {
 }
 
 /**
- * The parts of an answered request's span that repeat from one request to the next, encoded once: its name and its
- * method and route attributes (by method and route template), and its error type (our codes). Each cache is bounded,
- * so values made at run time (an odd method a client sent) could never grow it without end: past the bound a part is
- * written as any other.
+ * The bytes of an answered request's span that are the same for every request of one method, route template, status
+ * and error type, encoded once: `head`, its name, kind and the start time's tag; `attributes`, its method, route,
+ * status-code and error-type attributes; `tail`, a failure's status (empty below 500). A span is then its ids, its
+ * two times and its request id between copies of these. Bounded (SHAPES_MAX), so values made at run time (an odd
+ * method a client sent) could never grow the cache without end: past the bound a shape is encoded for its span alone.
  */
-const PART_CACHE_MAX = 512;
-const names = new Map<string, Map<string, Uint8Array>>();
-const methodAttributes = new Map<string, Uint8Array>();
-const routeAttributes = new Map<string, Uint8Array>();
-const errorAttributes = new Map<string, Uint8Array>();
-let cachedParts = 0;
+interface AnsweredShape {
+  head: Uint8Array;
+  attributes: Uint8Array;
+  tail: Uint8Array;
+}
+
+const SHAPES_MAX = 512;
+/** By method, route, status and error type ("" for none). */
+const shapes = new Map<string, Map<string, Map<number, Map<string, AnsweredShape>>>>();
+let shapeCount = 0;
 
 function encodedOnce(write: (out: Writer) => void): Uint8Array {
   const out = new Writer(256);
@@ -286,29 +325,79 @@ function encodedOnce(write: (out: Writer) => void): Uint8Array {
   return out.bytes.slice(0, out.at);
 }
 
-/** A string attribute whose values repeat: copied from its cache, or encoded (and kept while the caches have room). */
-function cachedAttribute(out: Writer, cache: Map<string, Uint8Array>, key: string, value: string): void {
-  const bytes = cache.get(value);
-  if (bytes !== undefined) return out.copy(bytes);
-  if (cachedParts >= PART_CACHE_MAX) return keyValue(out, key, value);
-  const made = encodedOnce((o) => keyValue(o, key, value));
-  cache.set(value, made);
-  cachedParts++;
-  out.copy(made);
+function encodeShape(answer: AnsweredRequest): AnsweredShape {
+  const head = encodedOnce((out) => {
+    out.string(5, `${answer.method} ${answer.route}`);
+    out.tag(6, 0);
+    out.varint(SpanKind.server);
+    out.tag(7, 1);
+  });
+  const attributes = encodedOnce((out) => {
+    keyValue(out, "http.request.method", answer.method);
+    keyValue(out, "http.route", answer.route);
+    keyValue(out, "http.response.status_code", answer.status);
+    if (answer.errorType !== undefined) keyValue(out, "error.type", answer.errorType);
+  });
+  const tail =
+    answer.status < 500
+      ? new Uint8Array(0)
+      : fieldBytes(15, (out) => {
+          out.string(2, answer.errorType ?? "server_error");
+          out.tag(3, 0);
+          out.varint(2); // STATUS_CODE_ERROR
+        });
+  return { head, attributes, tail };
 }
 
-/** The span's name (Span.name, field 5), "<method> <route>": copied from its cache, or written and kept. */
-function cachedName(out: Writer, method: string, route: string): void {
-  let byRoute = names.get(method);
-  const bytes = byRoute?.get(route);
-  if (bytes !== undefined) return out.copy(bytes);
-  const name = `${method} ${route}`;
-  if (cachedParts >= PART_CACHE_MAX || (byRoute === undefined && names.size >= 64)) return out.string(5, name);
-  if (byRoute === undefined) names.set(method, (byRoute = new Map()));
-  const made = encodedOnce((o) => o.string(5, name));
-  byRoute.set(route, made);
-  cachedParts++;
-  out.copy(made);
+/** The request.id attribute's key (KeyValue.key), encoded once. */
+const REQUEST_ID_KEY = encodedOnce((out) => out.string(1, "request.id"));
+
+/**
+ * The request.id attribute, as keyValue writes it, with its lengths known up front: an id is ours or a caller's
+ * X-Request-Id, ASCII and at most 64 characters (request-context.ts), so every length is one byte. Any other is
+ * written by keyValue.
+ */
+function requestIdAttribute(out: Writer, id: string): void {
+  const length = id.length;
+  if (length > 100) return keyValue(out, "request.id", id);
+  const start = out.at;
+  out.room(length + 18);
+  const bytes = out.bytes;
+  let at = start;
+  bytes[at++] = 0x4a; // Span.attributes: field 9, length-delimited
+  bytes[at++] = REQUEST_ID_KEY.length + length + 4;
+  for (let i = 0; i < REQUEST_ID_KEY.length; i++) bytes[at++] = REQUEST_ID_KEY[i]!;
+  bytes[at++] = 0x12; // KeyValue.value
+  bytes[at++] = length + 2;
+  bytes[at++] = 0x0a; // AnyValue.string_value
+  bytes[at++] = length;
+  for (let i = 0; i < length; i++) {
+    const code = id.charCodeAt(i);
+    if (code > 127) {
+      out.at = start;
+      return keyValue(out, "request.id", id);
+    }
+    bytes[at++] = code;
+  }
+  out.at = at;
+}
+
+function answeredShape(answer: AnsweredRequest): AnsweredShape {
+  const { method, route, status } = answer;
+  const error = answer.errorType ?? "";
+  let byRoute = shapes.get(method);
+  let byStatus = byRoute?.get(route);
+  let byError = byStatus?.get(status);
+  let shape = byError?.get(error);
+  if (shape !== undefined) return shape;
+  shape = encodeShape(answer);
+  if (shapeCount >= SHAPES_MAX) return shape;
+  if (byRoute === undefined) shapes.set(method, (byRoute = new Map()));
+  if (byStatus === undefined) byRoute.set(route, (byStatus = new Map()));
+  if (byError === undefined) byStatus.set(status, (byError = new Map()));
+  byError.set(error, shape);
+  shapeCount++;
+  return shape;
 }
 
 /** Room for a batch of 512 request spans (some 110 KB) and more, so a kept buffer seldom grows. */
@@ -368,35 +457,24 @@ export class ProtobufBatch implements SpanBatch {
   }
   /** An answered request's span, written as protobufSpan writes the same span made and ended: field for field, in order. */
   readonly addAnswered: AnsweredSink = (traceId, spanId, parentSpanId, traceState, startMs, endMs, answer) => {
+    const shape = answeredShape(answer);
     const out = this.out;
-    const mark = out.open(2); // ScopeSpans.spans
+    const mark = out.openWide(2); // ScopeSpans.spans
     if (typeof traceId === "string") out.hex(1, traceId);
     else out.bytesField(1, traceId);
     out.bytesField(2, spanId);
     if (traceState) out.string(3, traceState);
     if (parentSpanId) out.hex(4, parentSpanId);
-    cachedName(out, answer.method, answer.route);
-    out.tag(6, 0);
-    out.varint(SpanKind.server);
-    out.tag(7, 1);
+    out.copy(shape.head);
     nanoHalves(startMs, halves);
     out.fixed64(halves[0], halves[1]);
-    out.tag(8, 1);
+    out.byte(0x41); // the end time's tag: field 8, fixed64
     nanoHalves(endMs, halves);
     out.fixed64(halves[0], halves[1]);
-    cachedAttribute(out, methodAttributes, "http.request.method", answer.method);
-    cachedAttribute(out, routeAttributes, "http.route", answer.route);
-    keyValue(out, "http.response.status_code", answer.status);
-    keyValue(out, "request.id", answer.requestId);
-    if (answer.errorType !== undefined) cachedAttribute(out, errorAttributes, "error.type", answer.errorType);
-    if (answer.status >= 500) {
-      const status = out.open(15);
-      out.string(2, answer.errorType ?? "server_error");
-      out.tag(3, 0);
-      out.varint(2); // STATUS_CODE_ERROR
-      out.close(status);
-    }
-    out.close(mark);
+    out.copy(shape.attributes);
+    requestIdAttribute(out, answer.requestId);
+    out.copy(shape.tail);
+    out.closeWide(mark);
     this.spans++;
   };
   body(): Uint8Array<ArrayBuffer> {

@@ -161,9 +161,9 @@ export function answeredRecord(
     "http.request.method": answer.method,
     "http.route": answer.route,
     "http.response.status_code": answer.status,
-    "request.id": answer.requestId,
   };
   if (answer.errorType !== undefined) attributes["error.type"] = answer.errorType;
+  attributes["request.id"] = answer.requestId;
   return {
     traceId: typeof traceId === "string" ? traceId : hexOf(traceId),
     spanId: hexOf(spanId),

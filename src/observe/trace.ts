@@ -57,8 +57,8 @@ export function endRequestSpan(span: TraceSpan, answer: AnsweredRequest): void {
   span.set({
     "http.route": answer.route,
     "http.response.status_code": answer.status,
-    "request.id": answer.requestId,
     "error.type": answer.errorType,
+    "request.id": answer.requestId,
   });
   if (answer.status >= 500) span.fail(answer.errorType ?? "server_error");
   span.end(answer.endedAt);
