@@ -1,17 +1,21 @@
 /**
- * Finished spans to an OTLP/HTTP collector, in batches, with fetch: a span
+ * Finished spans to an OTLP/HTTP collector, in batches: a span
  * that ends is encoded at once into the batch being filled, as protobuf
  * (http/protobuf, the specification's default) or JSON (http/json), from
  * OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL; a batch leaves when 512 are waiting
  * or a second after the first of them, one export at a time. A collector
  * that is slow or down costs the spans that overflow the queue (4,096),
  * never a request's time: what is lost is said, in our words, to `failed`.
+ * An http: collector is posted to over a connection of our own, kept open
+ * (collector-connection.ts: fetch cost a loaded server some 4% more); an
+ * https: one with fetch.
  *
  * It reads the standard variables: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (as
  * is) or OTEL_EXPORTER_OTLP_ENDPOINT (plus /v1/traces), their _HEADERS
  * (`key=value,...`, values URL-encoded), _TIMEOUT (milliseconds, 10000),
  * _COMPRESSION (gzip or none) and _PROTOCOL.
  */
+import { CollectorConnection, CollectorError } from "./collector-connection.ts";
 import { JsonBatch, type Origin, ProtobufBatch, type SpanBatch } from "./otlp-encode.ts";
 import type { AnsweredSink, SpanRecord } from "./spans.ts";
 
@@ -108,6 +112,8 @@ export class OtlpExporter {
   private sending: Promise<void> | undefined;
   private dropped = 0;
   private stopped = false;
+  /** The kept connection to an http: collector, made at the first export. */
+  private connection: CollectorConnection | undefined;
 
   constructor(
     private readonly target: OtlpTarget,
@@ -203,17 +209,38 @@ export class OtlpExporter {
     }
   }
 
-  private async send(body: string | Uint8Array<ArrayBuffer>): Promise<void> {
-    const { url, headers, timeoutMs, gzip, json } = this.target;
+  private send(body: string | Uint8Array<ArrayBuffer>): Promise<void> {
+    return this.target.url.startsWith("http:") ? this.post(body) : this.fetch(body);
+  }
+
+  private headers(): Record<string, string> {
+    const { headers, gzip, json } = this.target;
+    return {
+      ...headers,
+      "content-type": json ? "application/json" : "application/x-protobuf",
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+    };
+  }
+
+  private async post(body: string | Uint8Array<ArrayBuffer>): Promise<void> {
+    const { url, timeoutMs, gzip } = this.target;
+    let status: number;
+    try {
+      this.connection ??= new CollectorConnection(new URL(url), this.headers());
+      status = await this.connection.post(gzip ? new Uint8Array(await gzipped(body)) : body, timeoutMs);
+    } catch (error) {
+      throw new Error(error instanceof CollectorError ? error.message : "the collector could not be reached");
+    }
+    if (status < 200 || status > 299) throw new Error(`the collector answered ${status}`);
+  }
+
+  private async fetch(body: string | Uint8Array<ArrayBuffer>): Promise<void> {
+    const { url, timeoutMs, gzip } = this.target;
     let response: Response;
     try {
       response = await fetch(url, {
         method: "POST",
-        headers: {
-          ...headers,
-          "content-type": json ? "application/json" : "application/x-protobuf",
-          ...(gzip ? { "content-encoding": "gzip" } : {}),
-        },
+        headers: this.headers(),
         body: gzip ? await gzipped(body) : body,
         signal: AbortSignal.timeout(timeoutMs),
       });
@@ -245,5 +272,6 @@ export class OtlpExporter {
   async shutdown(): Promise<void> {
     await this.flush();
     this.stopped = true;
+    this.connection?.close();
   }
 }
