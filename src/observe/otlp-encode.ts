@@ -159,31 +159,21 @@ class Writer {
   }
   closeWide(mark: number): void {
     const length = this.at - mark - 2;
-    if (length >= 128 && length < 16384) {
-      this.bytes[mark] = (length & 127) | 128;
-      this.bytes[mark + 1] = length >>> 7;
-      return;
-    }
-    // Shorter or longer after all: the body moves to where a length of its own size ends.
-    const size = varintSize(length);
-    this.room(size - 2);
-    this.bytes.copyWithin(mark + size, mark + 2, this.at);
-    const end = this.at + size - 2;
-    this.at = mark;
-    this.varint(length);
-    this.at = end;
+    if (length < 128 || length >= 16384) return this.moveBody(mark, 2, length);
+    this.bytes[mark] = (length & 127) | 128;
+    this.bytes[mark + 1] = length >>> 7;
   }
   close(mark: number): void {
     const length = this.at - mark - 1;
-    if (length < 128) {
-      this.bytes[mark] = length;
-      return;
-    }
-    // The length needs more than the one byte kept for it: the body moves up to make room.
+    if (length < 128) this.bytes[mark] = length;
+    else this.moveBody(mark, 1, length);
+  }
+  /** A body whose length takes other than the `kept` bytes left for it at `mark`: moved to where its length ends. */
+  private moveBody(mark: number, kept: number, length: number): void {
     const size = varintSize(length);
-    this.room(size - 1);
-    this.bytes.copyWithin(mark + size, mark + 1, this.at);
-    const end = this.at + size - 1;
+    this.room(size - kept);
+    this.bytes.copyWithin(mark + size, mark + kept, this.at);
+    const end = this.at + size - kept;
     this.at = mark;
     this.varint(length);
     this.at = end;
