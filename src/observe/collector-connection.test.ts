@@ -230,6 +230,33 @@ describe("a collector connection", () => {
     expect(collector.received.map((r) => r.connection)).toEqual([1, 2]);
   });
 
+  test("a collector named by its host name, or by an IPv6 address in brackets, with a query", async () => {
+    const v4 = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(null, { status: 200 }) });
+    const seen: string[] = [];
+    const v6 = Bun.serve({
+      hostname: "::1",
+      port: 0,
+      fetch: (request) => {
+        seen.push(new URL(request.url).search);
+        return new Response(null, { status: 202 });
+      },
+    });
+    try {
+      for (const [url, status] of [
+        [`http://localhost:${v4.port}/v1/traces`, 200],
+        [`http://[::1]:${v6.port}/v1/traces?tenant=a`, 202],
+      ] as const) {
+        const connection = new CollectorConnection(new URL(url), {});
+        expect(await connection.post("a", 5_000)).toBe(status);
+        connection.close();
+      }
+      expect(seen).toEqual(["?tenant=a"]);
+    } finally {
+      v4.stop(true);
+      v6.stop(true);
+    }
+  });
+
   test("nothing listening, or a header that is not HTTP, fails in our words", async () => {
     const closed = new CollectorConnection(new URL("http://127.0.0.1:9/v1/traces"), {});
     expect((await closed.post("a", 2_000).catch((e) => e)).message).toBe("the collector could not be reached");
