@@ -11,7 +11,8 @@
  * A request's span that nothing asked for before the response (most
  * requests: they made no child span) is never made at all: its parts go
  * to the exporter at the end (`answered`), written from bytes kept per
- * route. Made, named, set and ended, it cost a refused WebSocket upgrade
+ * method, route, status and error type (otlp-encode.ts's shapes). Made,
+ * named, set and ended, it cost a refused WebSocket upgrade
  * several points more of its CPU (docs/operate/tracing.md).
  *
  * Whether a trace is recorded is decided once, where it enters the process
