@@ -14,15 +14,7 @@ import { ServiceError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import { metrics, metricsEnabled, statusClass } from "../observe/metrics.ts";
-import {
-  type AnsweredRequest,
-  answeredSpan,
-  endRequestSpan,
-  requestSpan,
-  type TraceSpan,
-  tracingEnabled,
-  untracedSpan,
-} from "../observe/trace.ts";
+import { type AnsweredRequest, answeredSpan, requestSpan, type TraceSpan, tracingEnabled, untracedSpan } from "../observe/trace.ts";
 import { toErrorOutcome, validationOutcome, type ErrorOutcome } from "./errors.ts";
 import { validationIssues } from "./validation-detail.ts";
 
@@ -75,7 +67,7 @@ export class RequestMeta {
   endSpan(method: string, route: string, status: number, endedAt: number): string | undefined {
     const made = this.made;
     if (made !== undefined) {
-      if (made.recording) endRequestSpan(made, this.answered(method, route, status, endedAt));
+      if (made.recording) made.endAnswered(this.answered(method, route, status, endedAt));
       return made.traceId;
     }
     if (!tracingEnabled()) return untracedSpan(this.request).traceId;

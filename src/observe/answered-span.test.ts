@@ -3,7 +3,7 @@ import { decodeProtobufTraces } from "../../test/helpers/otlp-traces.ts";
 import { JsonBatch, type Origin, ProtobufBatch } from "./otlp-encode.ts";
 import { samplerFrom } from "./sampler.ts";
 import { type AnsweredSink, recordingSpans, type SpanRecord } from "./spans.ts";
-import { type AnsweredRequest, endRequestSpan } from "./trace.ts";
+import type { AnsweredRequest } from "./trace.ts";
 
 const ORIGIN: Origin = { resource: { "service.name": "agentic-search" }, scope: "agentic-search" };
 const CALLER = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -28,9 +28,15 @@ function answer(fields: Partial<AnsweredRequest> = {}): AnsweredRequest {
 function madeAndEnded(given: AnsweredRequest, headers: Record<string, string> = {}): SpanRecord {
   const finished: SpanRecord[] = [];
   const maker = recordingSpans(samplerFrom({}), (span) => finished.push(span));
-  endRequestSpan(maker.request(new Request("http://x/y", { method: given.method, headers }), given.startedAt, given.route), given);
+  maker.request(new Request("http://x/y", { method: given.method, headers }), given.startedAt, given.route).endAnswered(given);
   expect(finished).toHaveLength(1);
   return finished[0]!;
+}
+
+/** The same span as a record of text alone (no parts): what the encoder writes field by field, the reference. */
+function asText(made: SpanRecord): SpanRecord {
+  const { traceId, spanId, parentSpanId, traceState, name, kind, startMs, endMs, attributes, failure } = made;
+  return { traceId, spanId, parentSpanId, traceState, name, kind, startMs, endMs, attributes, failure };
 }
 
 /** The same span written from its parts, as the exporter is handed them: its trace id as bytes when new here. */
@@ -55,16 +61,19 @@ const CASES: [string, AnsweredRequest, Record<string, string>][] = [
 
 describe("a request's span recorded from its parts (never made)", () => {
   for (const [name, given, headers] of CASES) {
-    test(`${name}: the bytes of the span made and ended, in protobuf and in JSON`, () => {
+    test(`${name}: the bytes of the span made and ended, and of its record as text, in protobuf and in JSON`, () => {
       const made = madeAndEnded(given, headers);
+      expect(made.parts).toBeDefined();
       const asBytes = !headers.traceparent;
-      const [fast, slow] = [new ProtobufBatch(ORIGIN), new ProtobufBatch(ORIGIN)];
+      const [fast, fromMade, slow] = [new ProtobufBatch(ORIGIN), new ProtobufBatch(ORIGIN), new ProtobufBatch(ORIGIN)];
       // Twice over: the second time its name and attributes come from the caches the first one filled.
       for (let i = 0; i < 2; i++) {
         fromParts(fast, made, given, asBytes);
-        slow.add(made);
+        fromMade.add(made);
+        slow.add(asText(made));
       }
       expect(Buffer.from(fast.body()).equals(Buffer.from(slow.body()))).toBe(true);
+      expect(Buffer.from(fromMade.body()).equals(Buffer.from(slow.body()))).toBe(true);
       const [span] = decodeProtobufTraces(fast.body()).resourceSpans![0]!.scopeSpans![0]!.spans!;
       expect(span!.name).toBe(`${given.method} ${given.route}`);
       const [jsonFast, jsonSlow] = [new JsonBatch(ORIGIN), new JsonBatch(ORIGIN)];
@@ -82,7 +91,7 @@ describe("a request's span recorded from its parts (never made)", () => {
       const given = answer({ method: methods[i % methods.length]!, route: `/r/${i}`, status: 400 + (i % 3), errorType: `code_${i}` });
       const made = madeAndEnded(given);
       fromParts(fast, made, given, true);
-      slow.add(made);
+      slow.add(asText(made));
     }
     expect(fast.spans).toBe(700);
     expect(Buffer.from(fast.body()).equals(Buffer.from(slow.body()))).toBe(true);

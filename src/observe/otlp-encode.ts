@@ -7,7 +7,7 @@
  * a span's times are fixed64 nanoseconds, written without BigInt (dear on
  * JSC) from milliseconds that carry a fraction.
  */
-import { type AnsweredSink, answeredRecord, SpanKind, type SpanRecord } from "./spans.ts";
+import { ANSWERED_KEYS, type AnsweredSink, answeredFailure, answeredRecord, SpanKind, type SpanParts, type SpanRecord } from "./spans.ts";
 import type { AnsweredRequest } from "./trace.ts";
 
 export type Attributes = Readonly<Record<string, string | number | boolean>>;
@@ -47,6 +47,12 @@ class Writer {
   }
   /** An unsigned varint below 2^53. */
   varint(value: number): void {
+    // Most are one byte (tags, short lengths): written without the loop.
+    if (value < 128) {
+      this.room(1);
+      this.bytes[this.at++] = value;
+      return;
+    }
     this.room(10);
     while (value > 127) {
       this.bytes[this.at++] = (value % 128) | 128;
@@ -265,30 +271,101 @@ function keyValues(out: Writer, field: number, attributes: Attributes): void {
   }
 }
 
+/** A span's status, failed (Span.status, field 15): our word for why. */
+function failedStatus(out: Writer, message: string): void {
+  const status = out.open(15);
+  out.string(2, message);
+  out.tag(3, 0);
+  out.varint(2); // STATUS_CODE_ERROR
+  out.close(status);
+}
+
+/** An id as OTLP's bytes: copied when drawn here, read from its hex when a caller's. */
+function idField(out: Writer, field: number, id: Uint8Array | string): void {
+  if (typeof id === "string") out.hex(field, id);
+  else out.bytesField(field, id);
+}
+
 function protobufSpan(out: Writer, span: SpanRecord): void {
+  if (span.parts !== undefined) return madeSpan(out, span.parts);
   const mark = out.open(2); // ScopeSpans.spans
   out.hex(1, span.traceId);
   out.hex(2, span.spanId);
   if (span.traceState) out.string(3, span.traceState);
   if (span.parentSpanId) out.hex(4, span.parentSpanId);
-  out.string(5, span.name);
-  out.tag(6, 0);
-  out.varint(span.kind);
-  out.tag(7, 1);
+  writeHead(out, span.name, span.kind);
   nanoHalves(span.startMs, halves);
   out.fixed64(halves[0], halves[1]);
   out.tag(8, 1);
   nanoHalves(span.endMs, halves);
   out.fixed64(halves[0], halves[1]);
   keyValues(out, 9, span.attributes);
-  if (span.failure !== undefined) {
-    const status = out.open(15);
-    out.string(2, span.failure);
-    out.tag(3, 0);
-    out.varint(2); // STATUS_CODE_ERROR
-    out.close(status);
-  }
+  if (span.failure !== undefined) failedStatus(out, span.failure);
   out.close(mark);
+}
+
+/** A span's name, its kind and the start time's tag: the fields between its ids and its start time. */
+function writeHead(out: Writer, name: string, kind: number): void {
+  out.string(5, name);
+  out.tag(6, 0);
+  out.varint(kind);
+  out.tag(7, 1);
+}
+
+/**
+ * A made span's head (writeHead) by its kind and name, encoded once: the names are the code's own (page.read,
+ * provider.search, a stage's). Bounded all the same (HEADS_MAX): past it, a head is encoded for its span alone.
+ */
+const heads = new Map<number, Map<string, Uint8Array>>();
+let headCount = 0;
+const HEADS_MAX = 512;
+
+function headOf(name: string, kind: number): Uint8Array {
+  let byName = heads.get(kind);
+  let head = byName?.get(name);
+  if (head !== undefined) return head;
+  head = encodedOnce((out) => writeHead(out, name, kind));
+  if (headCount >= HEADS_MAX) return head;
+  if (byName === undefined) heads.set(kind, (byName = new Map()));
+  byName.set(name, head);
+  headCount++;
+  return head;
+}
+
+/**
+ * A span made here, from the parts it was kept in, as protobufSpan writes its record, field for field: its ids copied
+ * as drawn, its head from the heads' cache, and a request's span ended at its response as an answered span is (its
+ * shape), with the attributes set on it besides.
+ */
+function madeSpan(out: Writer, span: SpanParts): void {
+  const answer = span.answer;
+  const shape = answer === undefined ? undefined : answeredShape(answer);
+  const mark = out.openWide(2); // ScopeSpans.spans
+  idField(out, 1, span.trace);
+  out.bytesField(2, span.id);
+  if (span.traceState) out.string(3, span.traceState);
+  if (span.parent !== undefined) idField(out, 4, span.parent);
+  out.copy(shape === undefined ? headOf(span.given, span.kind) : shape.head);
+  nanoHalves(span.startMs, halves);
+  out.fixed64(halves[0], halves[1]);
+  out.byte(0x41); // the end time's tag: field 8, fixed64
+  nanoHalves(span.endMs, halves);
+  out.fixed64(halves[0], halves[1]);
+  const pairs = span.pairs;
+  if (shape === undefined) {
+    for (let at = 0; at < pairs.length; at += 2) keyValue(out, pairs[at] as string, pairs[at + 1]!);
+    if (span.failed !== undefined) failedStatus(out, span.failed);
+  } else {
+    out.copy(shape.attributes);
+    for (let at = 0; at < pairs.length; at += 2) {
+      const key = pairs[at] as string;
+      if (!ANSWERED_KEYS.has(key)) keyValue(out, key, pairs[at + 1]!);
+    }
+    requestIdAttribute(out, answer!.requestId);
+    if (shape.tail.length) out.copy(shape.tail);
+    else if (span.failed !== undefined) failedStatus(out, span.failed);
+  }
+  out.closeWide(mark);
 }
 
 /**
@@ -316,26 +393,15 @@ function encodedOnce(write: (out: Writer) => void): Uint8Array {
 }
 
 function encodeShape(answer: AnsweredRequest): AnsweredShape {
-  const head = encodedOnce((out) => {
-    out.string(5, `${answer.method} ${answer.route}`);
-    out.tag(6, 0);
-    out.varint(SpanKind.server);
-    out.tag(7, 1);
-  });
+  const head = encodedOnce((out) => writeHead(out, `${answer.method} ${answer.route}`, SpanKind.server));
   const attributes = encodedOnce((out) => {
     keyValue(out, "http.request.method", answer.method);
     keyValue(out, "http.route", answer.route);
     keyValue(out, "http.response.status_code", answer.status);
     if (answer.errorType !== undefined) keyValue(out, "error.type", answer.errorType);
   });
-  const tail =
-    answer.status < 500
-      ? new Uint8Array(0)
-      : fieldBytes(15, (out) => {
-          out.string(2, answer.errorType ?? "server_error");
-          out.tag(3, 0);
-          out.varint(2); // STATUS_CODE_ERROR
-        });
+  const failure = answeredFailure(answer);
+  const tail = failure === undefined ? new Uint8Array(0) : encodedOnce((out) => failedStatus(out, failure));
   return { head, attributes, tail };
 }
 

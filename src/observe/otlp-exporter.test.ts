@@ -19,12 +19,20 @@ function spans(): SpanRecord[] {
       headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "vendor=abc" },
     }),
   );
-  request.rename("POST /v1/search");
-  request.set({ "http.response.status_code": 200, skipped: undefined });
+  request.set({ "search.hedged": true, "http.route": "/v1/other", skipped: undefined });
   const call = request.child("provider.search", { "search.provider": 'br"ave ✓', "search.hedged": false, ratio: 0.5, delta: -3 }, "client");
   call.fail("timeout");
   call.end();
-  request.end();
+  const startedAt = performance.now();
+  request.endAnswered({
+    method: "POST",
+    route: "/v1/search",
+    status: 200,
+    requestId: "req_1",
+    errorType: undefined,
+    startedAt,
+    endedAt: startedAt,
+  });
   return finished;
 }
 
@@ -49,9 +57,13 @@ function expectTheSpans(body: ExportedTraces, made: SpanRecord[]): void {
   expect(client.parentSpanId).toBe(parent.spanId);
   expect(server.kind).toBe(2);
   expect(client.kind).toBe(3);
+  // What the answer set, then what was set on the span besides (the answer's route wins over one set before), then the request id.
   expect(server.attributes).toEqual([
     { key: "http.request.method", value: { stringValue: "POST" } },
+    { key: "http.route", value: { stringValue: "/v1/search" } },
     { key: "http.response.status_code", value: { intValue: "200" } },
+    { key: "search.hedged", value: { boolValue: true } },
+    { key: "request.id", value: { stringValue: "req_1" } },
   ]);
   expect(client.attributes).toEqual([
     { key: "search.provider", value: { stringValue: 'br"ave ✓' } },
@@ -134,11 +146,13 @@ describe("the encodings", () => {
 
   test("a batch longer than a varint's byte, and spans with long names, keep their lengths", () => {
     const made = Array.from({ length: 600 }, () => spans()).flat();
-    const long = made[0] as { name: string };
-    long.name = "x".repeat(20_000);
+    // A made span past two length bytes, first: every span after it is written past it.
+    recordingSpans(samplerFrom({}), (span) => made.unshift(span))
+      .root("x".repeat(20_000))
+      .end();
     const decoded = decodeProtobufTraces(otlpProtobuf(made, ORIGIN));
     const all = decoded.resourceSpans![0]!.scopeSpans![0]!.spans!;
-    expect(all).toHaveLength(1200);
+    expect(all).toHaveLength(1201);
     expect(all[0]!.name).toBe("x".repeat(20_000));
     expect(all.at(-1)!.name).toBe("POST /v1/search");
   });

@@ -21,11 +21,14 @@ export const hexOf = (bytes: Uint8Array): string => (bytes as Uint8Array & { toH
 
 const SPAN = new Uint8Array(8);
 
-/** A span id's 8 bytes, never all zero, in one buffer reused by every call: read them before the next. */
-export function newSpanIdBytes(): Uint8Array {
+/**
+ * A span id's 8 bytes, never all zero, drawn into `into`: by default one buffer reused by every call (read them before
+ * the next), for a span written at once.
+ */
+export function newSpanIdBytes(into: Uint8Array = SPAN): Uint8Array {
   let zero = true;
-  for (let i = 0; i < 8; i++) if ((SPAN[i] = randomByte())) zero = false;
-  return zero ? newSpanIdBytes() : SPAN;
+  for (let i = 0; i < 8; i++) if ((into[i] = randomByte())) zero = false;
+  return zero ? newSpanIdBytes(into) : into;
 }
 
 export function newSpanId(): string {

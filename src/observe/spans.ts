@@ -1,8 +1,10 @@
 /**
  * Recording spans: the SpanMaker tracing.ts installs when tracing is on. A
- * span is its own record (ids, name, kind, times, attributes, status): when
- * it ends it is handed, as it is, to the exporter's batch, which encodes it
- * as OTLP. In place of OpenTelemetry's SDK (see docs/operate/tracing.md):
+ * span is its own record: when it ends it is handed, as it is, to the
+ * exporter's batch, which encodes it as OTLP from the parts it was kept in
+ * (SpanParts: ids as drawn, never made hex unless asked; attributes as set;
+ * a request's answer), so a made span costs little more to write than an
+ * answered one. In place of OpenTelemetry's SDK (see docs/operate/tracing.md):
  * measured in a server under load, its span cost 9 µs a request and the
  * whole of tracing doubled the CPU of a cheap request; the service needs a
  * span with attributes, a status and W3C propagation, and nothing of the
@@ -27,7 +29,7 @@ import { formatTraceparent, parseTraceparent, parseTracestate, type TraceContext
 /** OTLP's span kinds (SpanKind in trace.proto). */
 export const SpanKind = { internal: 1, server: 2, client: 3 } as const;
 
-/** A finished span, as the exporter reads it. */
+/** A finished span, as the exporter reads it: as text (ids in hex), and, when made here, as the parts it was kept in. */
 export interface SpanRecord {
   readonly traceId: string;
   readonly spanId: string;
@@ -41,51 +43,143 @@ export interface SpanRecord {
   readonly attributes: Readonly<Record<string, string | number | boolean>>;
   /** Set when the span failed: our own word for why (OTLP's status ERROR with this message). */
   readonly failure: string | undefined;
+  /** The same span as it was kept, for the protobuf encoder to copy (otlp-encode.ts); absent from a record built as text. */
+  readonly parts?: SpanParts;
 }
+
+type AttributeValue = string | number | boolean;
+
+/**
+ * A made span as it is kept until it ends: its ids as drawn (no hex made unless something asks for the text), its
+ * attributes as set, and, for a request's span ended at its response, what it answered, from which its name, route,
+ * status, error and request id are written as an answered span's are (otlp-encode.ts's shapes).
+ */
+export interface SpanParts {
+  /** The trace's id: its 16 bytes when the trace began here, its text when a caller's. */
+  readonly trace: Uint8Array | string;
+  readonly id: Uint8Array;
+  /** The parent's id: its bytes when the parent was made here, its text when a caller's. */
+  readonly parent: Uint8Array | string | undefined;
+  readonly traceState: string | undefined;
+  /** Its name as given (a request's answer, when set, names it instead). */
+  readonly given: string;
+  readonly kind: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** Attributes in the order they were first set: a key, then its value, and so on. */
+  readonly pairs: readonly AttributeValue[];
+  /** Set by `fail`. */
+  readonly failed: string | undefined;
+  readonly answer: AnsweredRequest | undefined;
+}
+
+/** The attributes a request's answer gives its span: set from the answer, they are not written again from `pairs`. */
+export const ANSWERED_KEYS: ReadonlySet<string> = new Set([
+  "http.request.method",
+  "http.route",
+  "http.response.status_code",
+  "error.type",
+  "request.id",
+]);
 
 // Read once: a getter on a host object, dear beside the sum.
 const TIME_ORIGIN = performance.timeOrigin;
 /** Milliseconds since the epoch from a performance.now() reading (now when none is given). */
 const clock = (at = performance.now()): number => TIME_ORIGIN + at;
 
-function assign(target: Record<string, string | number | boolean>, attributes: SpanAttributes | undefined): void {
+/** Sets each defined attribute: a key set before keeps its place and takes the new value. */
+function assign(pairs: AttributeValue[], attributes: SpanAttributes | undefined): void {
   if (!attributes) return;
   for (const key in attributes) {
     const value = attributes[key];
-    if (value !== undefined) target[key] = value;
+    if (value === undefined) continue;
+    let at = 0;
+    while (at < pairs.length && pairs[at] !== key) at += 2;
+    if (at < pairs.length) pairs[at + 1] = value;
+    else pairs.push(key, value);
   }
 }
 
-class RecordingSpan implements TraceSpan, SpanRecord {
+const textOf = (id: Uint8Array | string): string => (typeof id === "string" ? id : hexOf(id));
+
+/** A request's answer as its span's attributes, in the order the encoder writes them. */
+function answeredAttributes(answer: AnsweredRequest, pairs: readonly AttributeValue[]): Record<string, AttributeValue> {
+  const attributes: Record<string, AttributeValue> = {
+    "http.request.method": answer.method,
+    "http.route": answer.route,
+    "http.response.status_code": answer.status,
+  };
+  if (answer.errorType !== undefined) attributes["error.type"] = answer.errorType;
+  for (let at = 0; at < pairs.length; at += 2) {
+    const key = pairs[at] as string;
+    if (!ANSWERED_KEYS.has(key)) attributes[key] = pairs[at + 1]!;
+  }
+  attributes["request.id"] = answer.requestId;
+  return attributes;
+}
+
+/** A failed request's word for its span's status: its error code, for a status of 500 or more. */
+export const answeredFailure = (answer: AnsweredRequest): string | undefined =>
+  answer.status >= 500 ? (answer.errorType ?? "server_error") : undefined;
+
+class RecordingSpan implements TraceSpan, SpanRecord, SpanParts {
   readonly recording = true;
-  readonly spanId = newSpanId();
+  readonly id = newSpanIdBytes(new Uint8Array(8));
   readonly startMs: number;
   endMs = 0;
-  failure: string | undefined;
-  readonly attributes: Record<string, string | number | boolean> = {};
+  failed: string | undefined;
+  answer: AnsweredRequest | undefined;
+  readonly pairs: AttributeValue[] = [];
+  /** The trace id's text, made once something asks (the request's log line does). */
+  private traceText: string | undefined;
 
   constructor(
     private readonly finished: (span: SpanRecord) => void,
-    readonly traceId: string,
-    readonly parentSpanId: string | undefined,
+    readonly trace: Uint8Array | string,
+    readonly parent: Uint8Array | string | undefined,
     readonly traceState: string | undefined,
-    public name: string,
+    readonly given: string,
     readonly kind: number,
     attributes: SpanAttributes | undefined,
     /** When it started, as performance.now() read it: a request's span takes the time its request already read. */
     startedAt?: number,
   ) {
     this.startMs = clock(startedAt);
-    assign(this.attributes, attributes);
+    assign(this.pairs, attributes);
+  }
+  get parts(): SpanParts {
+    return this;
+  }
+  get traceId(): string {
+    this.traceText ??= textOf(this.trace);
+    return this.traceText;
+  }
+  get spanId(): string {
+    return hexOf(this.id);
+  }
+  get parentSpanId(): string | undefined {
+    return this.parent === undefined ? undefined : textOf(this.parent);
+  }
+  get name(): string {
+    return this.answer ? `${this.answer.method} ${this.answer.route}` : this.given;
+  }
+  get attributes(): Record<string, AttributeValue> {
+    if (this.answer) return answeredAttributes(this.answer, this.pairs);
+    const attributes: Record<string, AttributeValue> = {};
+    for (let at = 0; at < this.pairs.length; at += 2) attributes[this.pairs[at] as string] = this.pairs[at + 1]!;
+    return attributes;
+  }
+  get failure(): string | undefined {
+    return (this.answer && answeredFailure(this.answer)) ?? this.failed;
   }
   child(name: string, attributes?: SpanAttributes, kind: "internal" | "client" = "internal"): TraceSpan {
-    return new RecordingSpan(this.finished, this.traceId, this.spanId, this.traceState, name, SpanKind[kind], attributes);
+    return new RecordingSpan(this.finished, this.trace, this.id, this.traceState, name, SpanKind[kind], attributes);
   }
   set(attributes: SpanAttributes): void {
-    assign(this.attributes, attributes);
+    assign(this.pairs, attributes);
   }
   fail(reason: string): void {
-    this.failure = reason;
+    this.failed = reason;
   }
   end(at?: number): void {
     // A span ends once: a second end (a cleanup path that also ends it) is not a second span.
@@ -93,11 +187,13 @@ class RecordingSpan implements TraceSpan, SpanRecord {
     this.endMs = clock(at);
     this.finished(this);
   }
+  endAnswered(answer: AnsweredRequest): void {
+    if (this.endMs) return;
+    this.answer = answer;
+    this.end(answer.endedAt);
+  }
   traceparent(): string {
     return formatTraceparent(this.traceId, this.spanId, true);
-  }
-  rename(name: string): void {
-    this.name = name;
   }
 }
 
@@ -124,7 +220,7 @@ class UnsampledSpan implements TraceSpan {
     this.passedOn ??= formatTraceparent(this.traceId ?? hexOf(this.newTrace!), newSpanId(), false);
     return this.passedOn;
   }
-  rename(): void {}
+  endAnswered(): void {}
 }
 
 /**
@@ -158,15 +254,8 @@ export type AnsweredSink = (
 export function answeredRecord(
   ...[traceId, spanId, parentSpanId, traceState, startMs, endMs, answer]: Parameters<AnsweredSink>
 ): SpanRecord {
-  const attributes: Record<string, string | number | boolean> = {
-    "http.request.method": answer.method,
-    "http.route": answer.route,
-    "http.response.status_code": answer.status,
-  };
-  if (answer.errorType !== undefined) attributes["error.type"] = answer.errorType;
-  attributes["request.id"] = answer.requestId;
   return {
-    traceId: typeof traceId === "string" ? traceId : hexOf(traceId),
+    traceId: textOf(traceId),
     spanId: hexOf(spanId),
     parentSpanId,
     traceState,
@@ -174,8 +263,8 @@ export function answeredRecord(
     kind: SpanKind.server,
     startMs,
     endMs,
-    attributes,
-    failure: answer.status >= 500 ? (answer.errorType ?? "server_error") : undefined,
+    attributes: answeredAttributes(answer, []),
+    failure: answeredFailure(answer),
   };
 }
 
@@ -202,7 +291,7 @@ export function recordingSpans(
       const method = request.method;
       return new RecordingSpan(
         finished,
-        typeof trace === "string" ? trace : hexOf(trace),
+        trace,
         parent?.spanId,
         state,
         method,
@@ -223,7 +312,7 @@ export function recordingSpans(
     root(name, attributes) {
       const trace = entered(sampler, undefined) as Uint8Array | UnsampledSpan;
       if (trace instanceof UnsampledSpan) return trace;
-      return new RecordingSpan(finished, hexOf(trace), undefined, undefined, name, SpanKind.internal, attributes);
+      return new RecordingSpan(finished, trace, undefined, undefined, name, SpanKind.internal, attributes);
     },
   };
 }

@@ -78,9 +78,19 @@ describe("with tracing on", () => {
     call.fail("timeout");
     call.end();
     run.end();
-    span.rename("POST /v1/search");
-    span.end();
+    const startedAt = performance.now();
+    const answered = {
+      method: "POST",
+      route: "/v1/search",
+      status: 200,
+      requestId: "req_1",
+      errorType: undefined,
+      startedAt,
+      endedAt: startedAt,
+    };
+    span.endAnswered(answered);
     span.end(); // a second end is not a second span
+    span.endAnswered(answered);
     const byName = new Map(finished.map((s) => [s.name, s]));
     expect(finished).toHaveLength(3);
     const request = byName.get("POST /v1/search")!;

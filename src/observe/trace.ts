@@ -29,8 +29,11 @@ export interface TraceSpan {
   end(at?: number): void;
   /** The `traceparent` header for a call made under this span; undefined when tracing is off. */
   traceparent(): string | undefined;
-  /** Renames the span once what it is for is known: a request's route template, never its raw path. */
-  rename(name: string): void;
+  /**
+   * Ends a request's span at its response, with what it answered: named by its route template (never its raw path),
+   * with its status, its error code and the request's id, and failed when the status is 500 or more.
+   */
+  endAnswered(answer: AnsweredRequest): void;
 }
 
 /**
@@ -50,20 +53,6 @@ export interface AnsweredRequest {
   readonly endedAt: number;
 }
 
-/** Names a request's span by its route template, sets what it answered, and ends it. */
-export function endRequestSpan(span: TraceSpan, answer: AnsweredRequest): void {
-  if (!span.recording) return;
-  span.rename(`${answer.method} ${answer.route}`);
-  span.set({
-    "http.route": answer.route,
-    "http.response.status_code": answer.status,
-    "error.type": answer.errorType,
-    "request.id": answer.requestId,
-  });
-  if (answer.status >= 500) span.fail(answer.errorType ?? "server_error");
-  span.end(answer.endedAt);
-}
-
 /** What makes recording spans: spans.ts's, installed by tracing.ts once tracing is on. */
 export interface SpanMaker {
   /**
@@ -76,7 +65,7 @@ export interface SpanMaker {
   root(name: string, attributes?: SpanAttributes): TraceSpan;
   /**
    * The span of a request answered without it having been made, recorded in one step when its trace is kept (the
-   * same span `request` and `endRequestSpan` would make, without the span itself); its trace id, for the log.
+   * same span `request` and `endAnswered` would make, without the span itself); its trace id, for the log.
    */
   answered(request: Request, answer: AnsweredRequest): string | undefined;
 }
@@ -94,7 +83,7 @@ class Untraced implements TraceSpan {
   traceparent(): undefined {
     return undefined;
   }
-  rename(): void {}
+  endAnswered(): void {}
 }
 
 export const NO_SPAN: TraceSpan = new Untraced(undefined);
