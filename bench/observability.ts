@@ -13,8 +13,9 @@
  * The arms, each for every target:
  *   off          nothing on (the default);
  *   metrics      the Prometheus catalogue counting (prom-client), not scraped;
- *   spans        a span per request made and ended, then thrown away: the
- *                cost of making spans alone;
+ *   spans        each request's span recorded as the server records it (a
+ *                span nothing asked for is handed over as its parts), then
+ *                thrown away: the cost of the spans alone;
  *   traced       spans exported over OTLP/HTTP (protobuf) to a loopback
  *                collector, a process of its own (lib/otlp-collector.ts);
  *   traced+metrics  both, as `bench:http --observability` runs them;
@@ -70,12 +71,14 @@ const exporter = new OtlpExporter(
 );
 const sampler = samplerFrom({});
 const untraced = new Set(PROBE_PATHS);
-const exported = recordingSpans(sampler, exporter.add, untraced);
+// As tracing.ts installs them: a request's span nothing asked for goes to the exporter as its parts (addAnswered).
+const exported = recordingSpans(sampler, exporter.add, untraced, exporter.addAnswered);
 /** A tenth of the traces, as docs/operate/tracing.md advises for a busy fleet. */
 const sampled = recordingSpans(
   samplerFrom({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" }),
   exporter.add,
   untraced,
+  exporter.addAnswered,
 );
 let discarded = 0;
 const thrownAway = recordingSpans(
@@ -84,6 +87,9 @@ const thrownAway = recordingSpans(
     discarded++;
   },
   untraced,
+  () => {
+    discarded++;
+  },
 );
 
 /** Each arm: the span maker in use (null: tracing off) and whether metrics count. */

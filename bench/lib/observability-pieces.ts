@@ -17,19 +17,12 @@ import type { Row } from "./report.ts";
 const request = new Request("http://bench/v1/account");
 const ORIGIN = { resource: { "service.name": "bench" }, scope: "agentic-search" };
 
+const ANSWER = { method: "GET", route: "/v1/account", status: 401, requestId: "req_01m8fqrx7h0wdg0tmtp4qv75ca", errorType: undefined };
+
 /** A request's span as the app makes it: ended at its response with what it answered. */
 function requestSpan(maker: SpanMaker): void {
   const startedAt = performance.now();
-  const span = maker.request(request, startedAt);
-  span.endAnswered({
-    method: "GET",
-    route: "/v1/account",
-    status: 401,
-    requestId: "req_01m8fqrx7h0wdg0tmtp4qv75ca",
-    errorType: undefined,
-    startedAt,
-    endedAt: performance.now(),
-  });
+  maker.request(request, startedAt).endAnswered({ ...ANSWER, startedAt, endedAt: performance.now() });
 }
 
 /** Microseconds a call of `piece`, the least of `rounds` rounds of `calls` calls (a loop's least is its steadiest). */
@@ -59,6 +52,18 @@ export function observabilityPieces(): Row[] {
     for (const span of kept) batch.add(span);
     return batch.body();
   };
+  // A request nothing asked a span of (most): its span written from its parts into a batch, as the server's exporter does.
+  const answeredBatch = new ProtobufBatch(ORIGIN);
+  const answering = recordingSpans(
+    samplerFrom({}),
+    () => {},
+    new Set(),
+    (...parts) => {
+      if (answeredBatch.spans >= 512) answeredBatch.reset();
+      answeredBatch.addAnswered(...parts);
+    },
+  );
+  const answer = { ...ANSWER, errorType: "unauthorized", startedAt: 0, endedAt: 1.5 };
   const tenth = recordingSpans(samplerFrom({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" }), () => {});
   const pieces: [string, () => unknown, number, number][] = [
     [
@@ -73,7 +78,13 @@ export function observabilityPieces(): Row[] {
     ],
     ["a trace id (16 random bytes as hex)", () => hexOf(newTraceBytes()), 1_000_000, 1],
     ["a span id", newSpanId, 1_000_000, 1],
-    ["a request's span, every trace kept (made, named, ended)", () => requestSpan(every), 1_000_000, 1],
+    ["a request's span, every trace kept (made, ended at its answer)", () => requestSpan(every), 1_000_000, 1],
+    [
+      "a request's span answered (never made), every trace kept, written into a batch",
+      () => answering.answered(request, answer),
+      1_000_000,
+      1,
+    ],
     ["a request's span, one trace in ten kept", () => requestSpan(tenth), 1_000_000, 1],
     // Span by span into one kept buffer, then the request's head, as the exporter encodes.
     ["encoding a span as OTLP protobuf (batches of 512)", encodeBatch, 200, kept.length],
