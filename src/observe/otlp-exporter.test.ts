@@ -257,6 +257,23 @@ describe("sending", () => {
     }
   });
 
+  test("an http: collector, its scheme written in any case, is posted to over the service's own connection (no user agent)", async () => {
+    for (const endpoint of [`http://127.0.0.1:${collector.port}`, `HTTP://127.0.0.1:${collector.port}`]) {
+      received.length = 0;
+      const exporter = new OtlpExporter(otlpTarget({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }), ORIGIN, () => {}, limits);
+      for (const span of spans()) exporter.add(span);
+      await exporter.shutdown();
+      expect(received).toHaveLength(1);
+      // fetch says it is Bun; the connection says nothing of itself.
+      expect(received[0]!.headers.get("user-agent")).toBeNull();
+    }
+    const reasons: string[] = [];
+    const broken = new OtlpExporter(otlpTarget({ OTEL_EXPORTER_OTLP_ENDPOINT: "http//127.0.0.1" }), ORIGIN, (r) => reasons.push(r));
+    for (const span of spans()) broken.add(span);
+    await broken.shutdown();
+    expect(reasons).toEqual(["the collector could not be reached"]);
+  });
+
   test("a refusing or absent collector loses the batch in our words, never its own", async () => {
     status = 503;
     const reasons: string[] = [];

@@ -114,6 +114,8 @@ export class OtlpExporter {
   private stopped = false;
   /** The kept connection to an http: collector, made at the first export. */
   private connection: CollectorConnection | undefined;
+  /** An http: collector (however its scheme is written) is posted to over the connection; any other with fetch. */
+  private readonly plain: URL | undefined;
 
   constructor(
     private readonly target: OtlpTarget,
@@ -123,6 +125,8 @@ export class OtlpExporter {
     private readonly limits: BatchLimits = LIMITS,
   ) {
     this.current = this.batch();
+    const url = URL.parse(target.url);
+    this.plain = url?.protocol === "http:" ? url : undefined;
   }
 
   private batch(): SpanBatch {
@@ -210,7 +214,7 @@ export class OtlpExporter {
   }
 
   private send(body: string | Uint8Array<ArrayBuffer>): Promise<void> {
-    return this.target.url.startsWith("http:") ? this.post(body) : this.fetch(body);
+    return this.plain ? this.post(this.plain, body) : this.fetch(body);
   }
 
   private headers(): Record<string, string> {
@@ -222,11 +226,11 @@ export class OtlpExporter {
     };
   }
 
-  private async post(body: string | Uint8Array<ArrayBuffer>): Promise<void> {
-    const { url, timeoutMs, gzip } = this.target;
+  private async post(url: URL, body: string | Uint8Array<ArrayBuffer>): Promise<void> {
+    const { timeoutMs, gzip } = this.target;
     let status: number;
     try {
-      this.connection ??= new CollectorConnection(new URL(url), this.headers());
+      this.connection ??= new CollectorConnection(url, this.headers());
       status = await this.connection.post(gzip ? new Uint8Array(await gzipped(body)) : body, timeoutMs);
     } catch (error) {
       throw new Error(error instanceof CollectorError ? error.message : "the collector could not be reached");
