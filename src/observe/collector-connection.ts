@@ -8,7 +8,7 @@
  * mean 1.04), and this connection 0.99-1.02 against not sending at all
  * (mean 1.008). fetch hands each request to its HTTP thread and back, with a
  * Request, Headers, a Response and a timeout signal each time; here an export
- * is one write of bytes already made. An https: collector goes through
+ * is two writes (its head, then the batch as encoded). An https: collector goes through
  * fetch: its certificates are fetch's to check.
  *
  * What a collector answers is read as far as HTTP/1.1 needs to find its end
@@ -45,8 +45,9 @@ interface Exchange {
   resolve(status: number): void;
   reject(error: Error): void;
   settled: boolean;
-  /** The request's bytes, and how many of them the socket has taken. */
-  bytes: Uint8Array;
+  /** The request's head and body, the one being written, and how many of its bytes the socket has taken. */
+  parts: readonly Uint8Array[];
+  part: number;
   written: number;
   /** Whether the collector has sent any byte of its answer. */
   answered: boolean;
@@ -98,10 +99,9 @@ export class CollectorConnection {
     this.export = token;
     const payload = typeof body === "string" ? encoder.encode(body) : body;
     const head = encoder.encode(`${this.head}content-length: ${payload.length}\r\n\r\n`);
-    // One write of head and body together: no small segment waits for an acknowledgement before the rest.
-    const bytes = new Uint8Array(head.length + payload.length);
-    bytes.set(head);
-    bytes.set(payload, head.length);
+    // Written as they are, one after the other (no delay: the head never waits for an acknowledgement), rather than
+    // copied together into a buffer of their own: some 100 KB allocated and copied an export, for no CPU measured.
+    const parts = [head, payload];
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -110,7 +110,7 @@ export class CollectorConnection {
       }, timeoutMs);
     });
     try {
-      return await Promise.race([this.send(bytes, token), timeout]);
+      return await Promise.race([this.send(parts, token), timeout]);
     } finally {
       clearTimeout(timer);
       this.export = undefined;
@@ -123,14 +123,14 @@ export class CollectorConnection {
     this.drop();
   }
 
-  private async send(bytes: Uint8Array, token: object): Promise<number> {
+  private async send(parts: readonly Uint8Array[], token: object): Promise<number> {
     const reused = this.socket !== undefined;
     try {
       try {
-        return await this.attempt(bytes, token);
+        return await this.attempt(parts, token);
       } catch (error) {
         // A kept connection the collector closed while idle: nothing of this export was answered. Once more, anew.
-        if (reused && error instanceof StaleConnection) return await this.attempt(bytes, token);
+        if (reused && error instanceof StaleConnection) return await this.attempt(parts, token);
         throw error;
       }
     } catch (error) {
@@ -138,14 +138,15 @@ export class CollectorConnection {
     }
   }
 
-  private async attempt(bytes: Uint8Array, token: object): Promise<number> {
+  private async attempt(parts: readonly Uint8Array[], token: object): Promise<number> {
     const socket = this.socket ?? (await this.connect(token));
     return new Promise<number>((resolve, reject) => {
       this.exchange = {
         resolve,
         reject,
         settled: false,
-        bytes,
+        parts,
+        part: 0,
         written: 0,
         answered: false,
         head: [],
@@ -194,9 +195,14 @@ export class CollectorConnection {
 
   private write(socket: Socket<undefined>): void {
     const exchange = this.exchange;
-    if (!exchange || exchange.settled || socket !== this.socket || exchange.written === exchange.bytes.length) return;
-    const n = socket.write(exchange.bytes, exchange.written, exchange.bytes.length - exchange.written);
-    if (n > 0) exchange.written += n;
+    if (!exchange || exchange.settled || socket !== this.socket) return;
+    for (; exchange.part < exchange.parts.length; exchange.part++, exchange.written = 0) {
+      const bytes = exchange.parts[exchange.part]!;
+      const n = socket.write(bytes, exchange.written, bytes.length - exchange.written);
+      if (n > 0) exchange.written += n;
+      // The socket took what it could: the rest when it drains.
+      if (exchange.written < bytes.length) return;
+    }
   }
 
   /** The connection closed, or its other end stopped sending: an answer read to the close ends there; any other fails. */
@@ -223,7 +229,7 @@ export class CollectorConnection {
     exchange.settled = true;
     this.socket?.unref();
     // A connection whose answer came before its request was all written, or that said it closes, is not used again.
-    if (typeof outcome !== "number" || !exchange.keepAlive || exchange.written < exchange.bytes.length) this.drop();
+    if (typeof outcome !== "number" || !exchange.keepAlive || exchange.part < exchange.parts.length) this.drop();
     if (typeof outcome === "number") exchange.resolve(outcome);
     else exchange.reject(outcome);
   }
