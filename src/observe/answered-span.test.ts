@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeProtobufTraces } from "../../test/helpers/otlp-traces.ts";
+import { answeredRequest, decodeProtobufTraces } from "../../test/helpers/otlp-traces.ts";
 import { JsonBatch, type Origin, ProtobufBatch } from "./otlp-encode.ts";
 import { samplerFrom } from "./sampler.ts";
 import { type AnsweredSink, recordingSpans, type SpanRecord } from "./spans.ts";
@@ -10,19 +10,7 @@ const CALLER = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
 const bytesOf = (hex: string) => Uint8Array.from(hex.match(/../g)!, (pair) => Number.parseInt(pair, 16));
 
-function answer(fields: Partial<AnsweredRequest> = {}): AnsweredRequest {
-  const startedAt = performance.now();
-  return {
-    method: "GET",
-    route: "/v1/account",
-    status: 200,
-    requestId: "req_01m8fqrx7h0wdg0tmtp4qv75ca",
-    errorType: undefined,
-    startedAt,
-    endedAt: startedAt + 1.2345,
-    ...fields,
-  };
-}
+const answer = answeredRequest;
 
 /** The span the server made before answered spans existed: made at the request's end, named, set and ended. */
 function madeAndEnded(given: AnsweredRequest, headers: Record<string, string> = {}): SpanRecord {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { decodeProtobufTraces, type ExportedTraces } from "../../test/helpers/otlp-traces.ts";
+import { answeredRequest, decodeProtobufTraces, type ExportedTraces } from "../../test/helpers/otlp-traces.ts";
 import { nanoHalves, type Origin, otlpJson, otlpProtobuf, ProtobufBatch } from "./otlp-encode.ts";
 import { batchLimits, OtlpExporter, otlpTarget } from "./otlp-exporter.ts";
 import { samplerFrom } from "./sampler.ts";
@@ -23,16 +23,7 @@ function spans(): SpanRecord[] {
   const call = request.child("provider.search", { "search.provider": 'br"ave ✓', "search.hedged": false, ratio: 0.5, delta: -3 }, "client");
   call.fail("timeout");
   call.end();
-  const startedAt = performance.now();
-  request.endAnswered({
-    method: "POST",
-    route: "/v1/search",
-    status: 200,
-    requestId: "req_1",
-    errorType: undefined,
-    startedAt,
-    endedAt: startedAt,
-  });
+  request.endAnswered(answeredRequest({ method: "POST", route: "/v1/search", requestId: "req_1" }));
   return finished;
 }
 

@@ -4,6 +4,7 @@ import { recordingSpans, type SpanRecord } from "./spans.ts";
 import { NO_SPAN, requestSpan, rootSpan, tracingEnabled, useTracer } from "./trace.ts";
 import { parseTraceparent, parseTracestate, traceIdOf } from "./trace-context.ts";
 import { tracingWanted } from "./tracing.ts";
+import { answeredRequest } from "../../test/helpers/otlp-traces.ts";
 
 const INCOMING = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
@@ -78,16 +79,7 @@ describe("with tracing on", () => {
     call.fail("timeout");
     call.end();
     run.end();
-    const startedAt = performance.now();
-    const answered = {
-      method: "POST",
-      route: "/v1/search",
-      status: 200,
-      requestId: "req_1",
-      errorType: undefined,
-      startedAt,
-      endedAt: startedAt,
-    };
+    const answered = answeredRequest({ method: "POST", route: "/v1/search" });
     span.endAnswered(answered);
     span.end(); // a second end is not a second span
     span.endAnswered(answered);

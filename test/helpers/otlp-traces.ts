@@ -4,9 +4,11 @@
  * messages of opentelemetry-proto's collector/trace/v1, trace/v1,
  * common/v1 and resource/v1 that a span export uses, with their field
  * numbers), an implementation that is not ours; JSON is parsed. Both come
- * out in OTLP/JSON's shape, ids as lowercase hex.
+ * out in OTLP/JSON's shape, ids as lowercase hex. And a request's answer, as the
+ * tests of spans give it.
  */
 import protobuf from "protobufjs";
+import type { AnsweredRequest } from "../../src/observe/trace.ts";
 
 const SCHEMA = `
 syntax = "proto3";
@@ -68,4 +70,19 @@ export async function readTraces(request: Request): Promise<ExportedTraces> {
   if (type.includes("json")) return (await request.json()) as ExportedTraces;
   if (!type.includes("protobuf")) throw new Error(`not an OTLP content type: ${type}`);
   return decodeProtobufTraces(new Uint8Array(await request.arrayBuffer()));
+}
+
+/** A request's answer as the request context gives its span (AnsweredRequest): an account read by default. */
+export function answeredRequest(fields: Partial<AnsweredRequest> = {}): AnsweredRequest {
+  const startedAt = performance.now();
+  return {
+    method: "GET",
+    route: "/v1/account",
+    status: 200,
+    requestId: "req_01m8fqrx7h0wdg0tmtp4qv75ca",
+    errorType: undefined,
+    startedAt,
+    endedAt: startedAt + 1.2345,
+    ...fields,
+  };
 }
