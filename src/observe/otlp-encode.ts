@@ -333,6 +333,35 @@ function headOf(name: string, kind: number): Uint8Array {
 }
 
 /**
+ * Opens a span (ScopeSpans.spans, two length bytes kept: closed by `closeWide`) and writes it up to its attributes: its
+ * ids (bytes copied, a caller's hex read), its tracestate, its head (name, kind, the start time's tag, encoded once)
+ * and its two times. What a made span and an answered one share.
+ */
+function openSpan(
+  out: Writer,
+  trace: Uint8Array | string,
+  id: Uint8Array,
+  traceState: string | undefined,
+  parent: Uint8Array | string | undefined,
+  head: Uint8Array,
+  startMs: number,
+  endMs: number,
+): number {
+  const mark = out.openWide(2);
+  idField(out, 1, trace);
+  out.bytesField(2, id);
+  if (traceState) out.string(3, traceState);
+  if (parent) idField(out, 4, parent);
+  out.copy(head);
+  nanoHalves(startMs, halves);
+  out.fixed64(halves[0], halves[1]);
+  out.byte(0x41); // the end time's tag: field 8, fixed64
+  nanoHalves(endMs, halves);
+  out.fixed64(halves[0], halves[1]);
+  return mark;
+}
+
+/**
  * A span made here, from the parts it was kept in, as protobufSpan writes its record, field for field: its ids copied
  * as drawn, its head from the heads' cache, and a request's span ended at its response as an answered span is (its
  * shape), with the attributes set on it besides.
@@ -340,17 +369,8 @@ function headOf(name: string, kind: number): Uint8Array {
 function madeSpan(out: Writer, span: SpanParts): void {
   const answer = span.answer;
   const shape = answer === undefined ? undefined : answeredShape(answer);
-  const mark = out.openWide(2); // ScopeSpans.spans
-  idField(out, 1, span.trace);
-  out.bytesField(2, span.id);
-  if (span.traceState) out.string(3, span.traceState);
-  if (span.parent !== undefined) idField(out, 4, span.parent);
-  out.copy(shape === undefined ? headOf(span.given, span.kind) : shape.head);
-  nanoHalves(span.startMs, halves);
-  out.fixed64(halves[0], halves[1]);
-  out.byte(0x41); // the end time's tag: field 8, fixed64
-  nanoHalves(span.endMs, halves);
-  out.fixed64(halves[0], halves[1]);
+  const head = shape === undefined ? headOf(span.given, span.kind) : shape.head;
+  const mark = openSpan(out, span.trace, span.id, span.traceState, span.parent, head, span.startMs, span.endMs);
   const pairs = span.pairs;
   if (shape === undefined) {
     for (let at = 0; at < pairs.length; at += 2) keyValue(out, pairs[at] as string, pairs[at + 1]!);
@@ -515,18 +535,7 @@ export class ProtobufBatch implements SpanBatch {
   readonly addAnswered: AnsweredSink = (traceId, spanId, parentSpanId, traceState, startMs, endMs, answer) => {
     const shape = answeredShape(answer);
     const out = this.out;
-    const mark = out.openWide(2); // ScopeSpans.spans
-    if (typeof traceId === "string") out.hex(1, traceId);
-    else out.bytesField(1, traceId);
-    out.bytesField(2, spanId);
-    if (traceState) out.string(3, traceState);
-    if (parentSpanId) out.hex(4, parentSpanId);
-    out.copy(shape.head);
-    nanoHalves(startMs, halves);
-    out.fixed64(halves[0], halves[1]);
-    out.byte(0x41); // the end time's tag: field 8, fixed64
-    nanoHalves(endMs, halves);
-    out.fixed64(halves[0], halves[1]);
+    const mark = openSpan(out, traceId, spanId, traceState, parentSpanId, shape.head, startMs, endMs);
     out.copy(shape.attributes);
     requestIdAttribute(out, answer.requestId);
     out.copy(shape.tail);
