@@ -71,6 +71,39 @@ describe("a request's span recorded from its parts (never made)", () => {
     });
   }
 
+  test("attributes the request's work set stay beside its answer's; error.type gives way only to an answer's own", () => {
+    const written = (given: AnsweredRequest) => {
+      const finished: SpanRecord[] = [];
+      const maker = recordingSpans(samplerFrom({}), (span) => finished.push(span));
+      const span = maker.request(new Request("http://x/y", { method: given.method }), given.startedAt, given.route);
+      span.set({ "error.type": "work_code", "http.route": "/raw/path", "research.kind": "search" });
+      span.endAnswered(given);
+      const [made] = finished;
+      const [fromMade, slow] = [new ProtobufBatch(ORIGIN), new ProtobufBatch(ORIGIN)];
+      fromMade.add(made!);
+      slow.add(asText(made!));
+      expect(Buffer.from(fromMade.body()).equals(Buffer.from(slow.body()))).toBe(true);
+      const [decoded] = decodeProtobufTraces(fromMade.body()).resourceSpans![0]!.scopeSpans![0]!.spans!;
+      const attributes = decoded!.attributes as { key: string; value: { stringValue?: string } }[];
+      return Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue]));
+    };
+    const without = written(answer({ status: 200 }));
+    expect(without["error.type"]).toBe("work_code");
+    expect(without["http.route"]).toBe(answer().route);
+    expect(Object.keys(without)).toEqual([
+      "http.request.method",
+      "http.route",
+      "http.response.status_code",
+      "error.type",
+      "research.kind",
+      "request.id",
+    ]);
+    expect(without["research.kind"]).toBe("search");
+    const withCode = written(answer({ status: 429, errorType: "rate_limited" }));
+    expect(withCode["error.type"]).toBe("rate_limited");
+    expect(withCode["research.kind"]).toBe("search");
+  });
+
   test("past the shapes' bound (512), a span's shape is encoded for it alone: still the same bytes", () => {
     const fast = new ProtobufBatch(ORIGIN);
     const slow = new ProtobufBatch(ORIGIN);

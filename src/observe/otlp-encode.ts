@@ -7,7 +7,7 @@
  * a span's times are fixed64 nanoseconds, written without BigInt (dear on
  * JSC) from milliseconds that carry a fraction.
  */
-import { ANSWERED_KEYS, type AnsweredSink, answeredFailure, answeredRecord, SpanKind, type SpanParts, type SpanRecord } from "./spans.ts";
+import { type AnsweredSink, answerOverrides, answeredFailure, answeredRecord, SpanKind, type SpanParts, type SpanRecord } from "./spans.ts";
 import type { AnsweredRequest } from "./trace.ts";
 
 export type Attributes = Readonly<Record<string, string | number | boolean>>;
@@ -379,7 +379,7 @@ function madeSpan(out: Writer, span: SpanParts): void {
     out.copy(shape.attributes);
     for (let at = 0; at < pairs.length; at += 2) {
       const key = pairs[at] as string;
-      if (!ANSWERED_KEYS.has(key)) keyValue(out, key, pairs[at + 1]!);
+      if (!answerOverrides(key, answer!)) keyValue(out, key, pairs[at + 1]!);
     }
     requestIdAttribute(out, answer!.requestId);
     if (shape.tail.length) out.copy(shape.tail);

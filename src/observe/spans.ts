@@ -74,13 +74,20 @@ export interface SpanParts {
 }
 
 /** The attributes a request's answer gives its span: set from the answer, they are not written again from `pairs`. */
-export const ANSWERED_KEYS: ReadonlySet<string> = new Set([
+const ANSWERED_KEYS: ReadonlySet<string> = new Set([
   "http.request.method",
   "http.route",
   "http.response.status_code",
   "error.type",
   "request.id",
 ]);
+
+/**
+ * Whether a key set on a request's span gives way to its answer's: always, but `error.type` only when the answer has
+ * one, so a code the request's work set stays on a span its answer gives none.
+ */
+export const answerOverrides = (key: string, answer: AnsweredRequest): boolean =>
+  ANSWERED_KEYS.has(key) && (answer.errorType !== undefined || key !== "error.type");
 
 // Read once: a getter on a host object, dear beside the sum.
 const TIME_ORIGIN = performance.timeOrigin;
@@ -112,7 +119,7 @@ function answeredAttributes(answer: AnsweredRequest, pairs: readonly AttributeVa
   if (answer.errorType !== undefined) attributes["error.type"] = answer.errorType;
   for (let at = 0; at < pairs.length; at += 2) {
     const key = pairs[at] as string;
-    if (!ANSWERED_KEYS.has(key)) attributes[key] = pairs[at + 1]!;
+    if (!answerOverrides(key, answer)) attributes[key] = pairs[at + 1]!;
   }
   attributes["request.id"] = answer.requestId;
   return attributes;
