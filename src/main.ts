@@ -72,6 +72,8 @@ if (config.metrics) enableMetrics();
 const tracing = startTracing(process.env, { worker: config.web.worker, untracedRoutes: PROBE_PATHS }, (reason) =>
   spansLost("spans not exported; they are dropped", { reason }),
 );
+if (tracing?.refusedHeaders.length)
+  log.warn("OTLP headers left out: each must be name=value and valid HTTP", { headers: tracing.refusedHeaders });
 
 const database = await openDatabase(
   config.database.url

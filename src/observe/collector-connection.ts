@@ -38,6 +38,9 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a header value may hold none of these
 const BAD_VALUE = /[\r\n\u0000]/;
 
+/** Whether a header could be sent as it is, as fetch would judge it: a name that is a token, a value that ends no line. */
+export const isHttpHeader = (name: string, value: string): boolean => TOKEN.test(name) && !BAD_VALUE.test(value);
+
 const encoder = new TextEncoder();
 
 /** One exchange's state: what is left to write, and how far the answer has been read. */
@@ -84,7 +87,7 @@ export class CollectorConnection {
     let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
     for (const [name, value] of Object.entries(headers)) {
       // As fetch would refuse them: a name that is not a token, a value that could end the line.
-      if (!TOKEN.test(name) || BAD_VALUE.test(value)) throw new CollectorError("an OTLP header is not valid HTTP");
+      if (!isHttpHeader(name, value)) throw new CollectorError("an OTLP header is not valid HTTP");
       // Framing is ours to say.
       if (/^(host|content-length|connection|transfer-encoding)$/i.test(name)) continue;
       head += `${name}: ${value}\r\n`;

@@ -83,12 +83,14 @@ describe("the target", () => {
   test("headers, timeout, compression and protocol from the standard variables, the traces-specific ones first", () => {
     const target = otlpTarget({
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://c",
-      OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20abc, x-team = search ,broken,=novalue",
+      OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20abc, x-team = search ,broken,=novalue,x-cut=a%0D%0Ab,bad name=1,",
       OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: "2500",
       OTEL_EXPORTER_OTLP_COMPRESSION: "GZIP",
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
     });
     expect(target.headers).toEqual({ authorization: "Basic abc", "x-team": "search" });
+    // Left out and named (never with their values): no "=", no name, a value that would end the line, a name not a token.
+    expect(target.refused).toEqual(["broken", "(no name)", "x-cut", "bad name"]);
     expect(target.timeoutMs).toBe(2500);
     expect(target.gzip).toBe(true);
     expect(target.json).toBe(true);

@@ -15,7 +15,7 @@
  * (`key=value,...`, values URL-encoded), _TIMEOUT (milliseconds, 10000),
  * _COMPRESSION (gzip or none) and _PROTOCOL.
  */
-import { CollectorConnection, CollectorError } from "./collector-connection.ts";
+import { CollectorConnection, CollectorError, isHttpHeader } from "./collector-connection.ts";
 import { JsonBatch, type Origin, ProtobufBatch, type SpanBatch } from "./otlp-encode.ts";
 import type { AnsweredSink, SpanRecord } from "./spans.ts";
 
@@ -24,6 +24,8 @@ type Env = Record<string, string | undefined>;
 export interface OtlpTarget {
   url: string;
   headers: Record<string, string>;
+  /** The names of the headers asked for that are left out: not `name=value`, or not valid HTTP (never their values). */
+  refused: string[];
   timeoutMs: number;
   gzip: boolean;
   /** http/protobuf, unless the protocol asked for is http/json (gRPC is not spoken: protobuf over HTTP in its place). */
@@ -39,22 +41,26 @@ export function otlpTarget(env: Env): OtlpTarget {
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() ?? "";
   const url = signal || `${base.replace(/\/+$/, "")}/v1/traces`;
   const headers: Record<string, string> = {};
+  const refused: string[] = [];
   for (const pair of (pick(env, "HEADERS") ?? "").split(",")) {
+    if (!pair.trim()) continue;
     const at = pair.indexOf("=");
-    if (at <= 0) continue;
-    const key = pair.slice(0, at).trim();
-    let value = pair.slice(at + 1).trim();
+    const key = (at < 0 ? pair : pair.slice(0, at)).trim();
+    let value = at < 0 ? "" : pair.slice(at + 1).trim();
     try {
       value = decodeURIComponent(value);
     } catch {
       // A value that is not URL-encoding is taken as written.
     }
-    if (key) headers[key.toLowerCase()] = value;
+    // Left out and named, as OpenTelemetry's SDKs do, rather than failing every export that would carry it.
+    if (at <= 0 || !key || !isHttpHeader(key, value)) refused.push(key.slice(0, 64) || "(no name)");
+    else headers[key.toLowerCase()] = value;
   }
   const timeout = Number(pick(env, "TIMEOUT") ?? "10000");
   return {
     url,
     headers,
+    refused,
     timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 10_000,
     gzip: (pick(env, "COMPRESSION") ?? "none").toLowerCase() === "gzip",
     json: (pick(env, "PROTOCOL") ?? "").toLowerCase() === "http/json",

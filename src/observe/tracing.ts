@@ -16,6 +16,8 @@ import { useTracer } from "./trace.ts";
 export interface Tracing {
   /** The sampler in effect, as the environment named it. */
   sampler: string;
+  /** The collector headers asked for and left out (their names): for a warning at start-up. */
+  refusedHeaders: string[];
   /** Sends what is still batched; shutdown calls it before the process exits. */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
@@ -46,11 +48,13 @@ export function startTracing(
     ...(env.FLY_REGION ? { "cloud.region": env.FLY_REGION } : {}),
     ...(instance.worker !== undefined ? { "process.worker": instance.worker } : {}),
   };
-  const exporter = new OtlpExporter(otlpTarget(env), { resource, scope: "agentic-search" }, failed, batchLimits(env));
+  const target = otlpTarget(env);
+  const exporter = new OtlpExporter(target, { resource, scope: "agentic-search" }, failed, batchLimits(env));
   const sampler = samplerFrom(env);
   useTracer(recordingSpans(sampler, exporter.add, new Set(instance.untracedRoutes), exporter.addAnswered));
   return {
     sampler: sampler.description,
+    refusedHeaders: target.refused,
     flush: () => exporter.flush(),
     shutdown: async () => {
       useTracer(null);

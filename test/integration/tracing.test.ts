@@ -53,6 +53,8 @@ function startCollector() {
   const spans: CollectedSpan[] = [];
   let posts = 0;
   const types: string[] = [];
+  /** The x-team header of each export (an operator's header, OTEL_EXPORTER_OTLP_HEADERS). */
+  const teams: (string | null)[] = [];
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -61,6 +63,7 @@ function startCollector() {
       if (request.method !== "POST" || path !== "/v1/traces") return new Response("not found", { status: 404 });
       posts++;
       types.push(request.headers.get("content-type") ?? "");
+      teams.push(request.headers.get("x-team"));
       const body = await readTraces(request);
       for (const resource of body.resourceSpans ?? [])
         for (const scope of resource.scopeSpans ?? [])
@@ -88,6 +91,7 @@ function startCollector() {
     spans,
     posts: () => posts,
     types,
+    teams,
     stop: () => server.stop(true),
   };
 }
@@ -213,6 +217,8 @@ describe("traces over OTLP/HTTP", () => {
     const made = await environment({
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_SERVICE_NAME: "tracing-test",
+      // One header sent, two left out (not valid HTTP, and no value): the spans still go.
+      OTEL_EXPORTER_OTLP_HEADERS: "x-team=search,bad name=secret-value,broken",
       OPENAI_BASE_URL: model.url,
       OPENAI_API_KEY: model.apiKey,
       LLM_MODEL: "loopback-model",
@@ -392,6 +398,15 @@ describe("traces over OTLP/HTTP", () => {
     expect(warning).toBeDefined();
     expect(warning!.request_id).toBe(requestId);
     expect(warning!.trace_id).toBe(TRACE_ID);
+  });
+
+  test("collector headers that are not name=value and valid HTTP are left out, named once at start-up (never a value)", () => {
+    const left = logLines(server).filter((l) => l.msg === "OTLP headers left out: each must be name=value and valid HTTP");
+    expect(left).toHaveLength(1);
+    expect(left[0]!.headers).toEqual(["bad name", "broken"]);
+    expect(server.output()).not.toContain("secret-value");
+    expect(collector.teams.length).toBeGreaterThan(0);
+    expect(new Set(collector.teams)).toEqual(new Set(["search"]));
   });
 });
 
