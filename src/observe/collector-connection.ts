@@ -20,15 +20,7 @@
 import type { Socket } from "bun";
 
 /** The status, or a message in our words: a collector's own text never leaves here. */
-export class CollectorError extends Error {
-  constructor(
-    message: string,
-    /** The collector did not answer within the export's timeout. */
-    readonly timedOut = false,
-  ) {
-    super(message);
-  }
-}
+export class CollectorError extends Error {}
 
 /** An answer's head at most: a collector's is a few hundred bytes. */
 const HEAD_MAX = 16 * 1024;
@@ -109,7 +101,7 @@ export class CollectorConnection {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         this.drop();
-        reject(new CollectorError("the collector did not answer in time", true));
+        reject(new CollectorError("the collector did not answer in time"));
       }, timeoutMs);
     });
     try {
@@ -189,7 +181,7 @@ export class CollectorConnection {
     // A connection made after its export gave up (a connect slower than the timeout) is not kept: a later export's is.
     if (this.export !== token) {
       socket.terminate();
-      throw new CollectorError("the collector did not answer in time", true);
+      throw new CollectorError("the collector did not answer in time");
     }
     socket.setNoDelay(true);
     this.socket = socket;

@@ -20,6 +20,7 @@ import { engineSettings } from "../wiring.ts";
 import { collect, drain } from "./drain.ts";
 import { holdRun, startSearch, type RunCall, type RunDeps } from "./hold.ts";
 import { RunQueue } from "./queue.ts";
+import { heldOpen } from "../../../test/helpers/held-run.ts";
 
 interface Recorded {
   status: number;
@@ -78,18 +79,6 @@ function anotherCall(account: string) {
 }
 
 /** An endpoint run that holds its slot until `finish` is called. */
-function heldOpen() {
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  return {
-    finish,
-    work: async () => {
-      await done;
-      return { info: { token_usage: 1, tokens: { prompt: 1, completion: 0, total: 1 } } };
-    },
-  };
-}
-
 const question: ResearchRequest = { prompt: "river bridge cost", image: null, whitelist: null, blacklist: null, outputFormat: null };
 
 async function failureOf(promise: Promise<unknown>): Promise<ServiceError> {

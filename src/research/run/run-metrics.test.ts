@@ -25,6 +25,7 @@ import { engineSettings } from "../wiring.ts";
 import { collect } from "./drain.ts";
 import { holdRun, startSearch, type RunCall, type RunDeps } from "./hold.ts";
 import { RunQueue } from "./queue.ts";
+import { heldOpen } from "../../../test/helpers/held-run.ts";
 
 beforeAll(() => enableMetrics());
 
@@ -94,18 +95,6 @@ const failed = (promise: Promise<unknown>) =>
   );
 
 /** An endpoint run holding its slot until `finish`. */
-function heldOpen() {
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  return {
-    finish,
-    work: async () => {
-      await done;
-      return { info: { token_usage: 1, tokens: { prompt: 1, completion: 0, total: 1 } } };
-    },
-  };
-}
-
 describe("run metrics", () => {
   test("a finished search: started and finished ok once, its duration and each stage's timed", async () => {
     const { deps } = world([answersNothing]);
