@@ -78,7 +78,6 @@ function anotherCall(account: string) {
   return { call, controller, recorded };
 }
 
-/** An endpoint run that holds its slot until `finish` is called. */
 const question: ResearchRequest = { prompt: "river bridge cost", image: null, whitelist: null, blacklist: null, outputFormat: null };
 
 async function failureOf(promise: Promise<unknown>): Promise<ServiceError> {

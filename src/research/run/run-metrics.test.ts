@@ -94,7 +94,6 @@ const failed = (promise: Promise<unknown>) =>
     (error: unknown) => error as ServiceError,
   );
 
-/** An endpoint run holding its slot until `finish`. */
 describe("run metrics", () => {
   test("a finished search: started and finished ok once, its duration and each stage's timed", async () => {
     const { deps } = world([answersNothing]);
