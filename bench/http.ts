@@ -66,6 +66,15 @@
  * Pinned, 10 rounds of 3 s, embedded, off against off (--aa) read
  * 0.985-1.009 pooled and 0.978-1.030 as medians per target, where unpinned
  * runs moved 0.97-1.10.
+ *
+ * `--profile` runs each one-process server of this checkout under Bun's
+ * --cpu-prof and, at the end, says what share of its samples had a frame of
+ * observability's code (src/observe/) or of the log's (src/log.ts) on the
+ * stack (lib/profile-share.ts). A share read in one process moves by a tenth
+ * of a point where a ratio of two moves by several; it is the JavaScript
+ * thread's only (no garbage threads, no kernel), and spans every target run:
+ * BENCH_TARGETS narrows it to one. With --observability, the off twin's share
+ * is the baseline.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -81,6 +90,7 @@ import { printTable, writeResults, type Row } from "./lib/report.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkTarget } from "./lib/wrk.ts";
 import { cpuSeconds } from "./lib/cpu.ts";
 import { againstBound, medianInterval } from "./lib/median-interval.ts";
+import { profileShare, readProfile } from "./lib/profile-share.ts";
 import { PROBE_PATHS } from "../src/ops/routes.ts";
 import { samplerFrom } from "../src/observe/sampler.ts";
 
@@ -93,7 +103,13 @@ const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,workers,embedded").spl
 const WORKERS = Number(process.env.BENCH_WORKERS ?? Math.max(2, availableParallelism()));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const { values: cli } = parseArgs({
-  options: { base: { type: "string" }, observability: { type: "boolean" }, aa: { type: "boolean" }, pin: { type: "boolean" } },
+  options: {
+    base: { type: "string" },
+    observability: { type: "boolean" },
+    aa: { type: "boolean" },
+    pin: { type: "boolean" },
+    profile: { type: "boolean" },
+  },
 });
 const OBSERVE = cli.observability === true;
 /** With --observability --aa the "+obs" twins run unobserved too: their ratios are this machine's noise, with nothing on. */
@@ -102,6 +118,8 @@ const AA = OBSERVE && cli.aa === true;
 const OBSERVED = " +obs";
 /** With --pin: the command prefixes that put the servers on CPU 0 and the load (wrk, the collector) on the other CPUs. */
 const PIN = cli.pin === true ? pinning() : undefined;
+/** With --profile: each one-process server of this checkout is profiled (Bun's --cpu-prof), its profile read at the end. */
+const PROFILE = cli.profile === true;
 const onServerCpu = (command: string[]): string[] => (PIN ? [...PIN.servers, ...command] : command);
 const onLoadCpus = (command: string[]): string[] => (PIN ? [...PIN.load, ...command] : command);
 
@@ -194,6 +212,9 @@ interface Backend {
   pids: number[];
   /** With metrics on: each server process's /metrics. */
   metricsUrls: string[];
+  /** With --profile: the folder its profile is written into when it exits, and the process that writes it. */
+  profileDir?: string;
+  child?: Subprocess;
   counters?: () => Promise<Counters>;
 }
 
@@ -229,9 +250,12 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
   const port = await freePort();
   const logDir = mkdtempSync(join(tmpdir(), `bench-http-${name}-`));
   const logPath = join(logDir, "server.log");
+  // A supervisor's workers are processes of their own, which the flag does not reach: only one process is profiled.
+  const profileDir = PROFILE && workers === 1 && appRoot === root ? join(logDir, "profile") : undefined;
   // The access log goes to a file, as it would to a log shipper's pipe: the server pays for every line.
   // taskset runs the server in its own process (exec), so the pid read for CPU time is the server's.
-  const child = Bun.spawn(onServerCpu([process.execPath, "src/main.ts"]), {
+  const profiling = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const child = Bun.spawn(onServerCpu([process.execPath, ...profiling, "src/main.ts"]), {
     cwd: appRoot,
     // NODE_ENV as the Dockerfile sets it, so a base checkout from before src/production-mode.ts runs as deployed too.
     env: {
@@ -269,7 +293,7 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
   const metricsUrls = [...readFileSync(logPath, "utf8").matchAll(/"msg":"listening".*?"metrics_port":(\d+)/g)].map(
     (m) => `http://127.0.0.1:${m[1]}/metrics`,
   );
-  return { name, url, enterpriseKey, freeKey, logPath, pids: [child.pid, ...workerPids], metricsUrls };
+  return { name, url, enterpriseKey, freeKey, logPath, pids: [child.pid, ...workerPids], metricsUrls, profileDir, child };
 }
 
 async function postgresBackend(appRoot: string, label: string, workers: number, observed = false): Promise<Backend> {
@@ -378,6 +402,27 @@ const chosenTarget = (name: string) => !TARGET_WORDS.length || TARGET_WORDS.some
 
 function measuredTargets(backend: Backend): Record<string, { target: WrkTarget; status: number }> {
   return Object.fromEntries(Object.entries(targets(backend)).filter(([name]) => chosenTarget(name)));
+}
+
+/** What --profile reads in each profile: observability's code (metrics and tracing), and the log's. */
+const PROFILED_PARTS = { "src/observe/": "/src/observe/", "src/log.ts": "/src/log.ts" };
+
+/** Stops each profiled server, which writes its profile as it exits, and says what share of its samples each part holds. */
+async function profiledShares(backends: Backend[]): Promise<Row[]> {
+  const profiled = backends.filter((b) => b.profileDir !== undefined && b.child !== undefined);
+  stopping = true; // these exits are the bench's own
+  for (const backend of profiled) backend.child!.kill("SIGTERM");
+  await Promise.all(profiled.map((b) => b.child!.exited));
+  return profiled.map((backend) => {
+    const profile = readProfile(backend.profileDir!);
+    if (!profile) throw new Error(`${backend.name} wrote no profile into ${backend.profileDir}`);
+    const { samples, shares } = profileShare(profile, PROFILED_PARTS);
+    return {
+      backend: backend.name,
+      samples,
+      ...Object.fromEntries(Object.entries(shares).map(([part, share]) => [`${part} %`, Math.round(share * 10_000) / 100])),
+    };
+  });
 }
 
 /** For each target, one process's req/s and p99 next to the workers' (this checkout's rows only). */
@@ -694,6 +739,12 @@ try {
     );
     if (off.length) throw new Error(`observability was not on for ${off.map((r) => r.backend).join(", ")}: no spans or no request series`);
   }
+  const profiles = PROFILE ? await profiledShares(backends) : [];
+  if (profiles.length)
+    printTable(
+      "Where each profiled server's CPU went (--profile): the share of its profile's samples with a frame of observability's code (src/observe/) or of the log's (src/log.ts) on the stack, over the whole run, every target in it",
+      profiles,
+    );
   const logLines = backends.map((b) => ({ backend: b.name, bytes: Bun.file(b.logPath).size }));
   console.log(`\naccess log written: ${logLines.map((l) => `${l.backend} ${(l.bytes / 1e6).toFixed(1)} MB`).join(", ")}`);
   console.log(
@@ -706,6 +757,7 @@ try {
       cpus: availableParallelism(),
       pinned: PIN !== undefined,
       rows,
+      ...(PROFILE ? { profiles } : {}),
       byWorkers,
       ...(OBSERVE
         ? {
