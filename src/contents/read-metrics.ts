@@ -18,7 +18,6 @@ const OUTCOMES: Record<PageReadOutcome, { outcome: PageReadOutcome }> = {
 /** A read is done: `startedAt` on performance.now()'s clock. */
 export function pageReadDone(outcome: PageReadOutcome, startedAt: number): void {
   const labels = OUTCOMES[outcome];
-  metrics.pageReads.inc(labels);
   metrics.pageReadDuration.observe(labels, (performance.now() - startedAt) / 1000);
 }
 

@@ -28,7 +28,7 @@ describe("off", () => {
   test("every member of the catalogue is one shared no-op, and the scrape is empty", () => {
     const out = inChild(`
       const members = Object.values(m.metrics);
-      m.metrics.httpRequests.inc({ route: "/v1/search", method: "POST", status_class: "2xx" });
+      m.metrics.runsStarted.inc({ kind: "search" });
       m.metrics.httpDuration.observe({ route: "/v1/search", method: "POST", status_class: "2xx" }, 0.1);
       console.log(JSON.stringify({ enabled: m.metricsEnabled(), members: members.length, distinct: new Set(members).size, scrape: await m.renderMetrics() }));
     `);
@@ -66,7 +66,7 @@ describe("on", () => {
     expect(sample(samples(second), "agentic_search_usage_outbox_depth")?.value).toBe(2);
   });
 
-  test("a counter read at scrape gives its sources' totals, and the catalogue's counters and histograms count", () => {
+  test("a counter read at scrape gives its sources' totals, and the catalogue's counters and histograms count, a histogram's count its counter's", () => {
     const out = inChild(`
       m.enableMetrics();
       let seconds = 1.5;
@@ -74,9 +74,12 @@ describe("on", () => {
       m.counterFrom("limiter_store_outage_seconds_total", () => 1);
       const first = (await m.renderMetrics()).text;
       seconds = 4;
-      m.metrics.httpRequests.inc({ route: "/v1/search", method: "POST", status_class: m.statusClass(201) });
-      m.metrics.httpRequests.inc({ route: "/v1/search", method: "POST", status_class: m.statusClass(200) });
-      m.metrics.httpDuration.observe({ route: "/v1/search", method: "POST", status_class: "2xx" }, 0.3);
+      m.metrics.runsStarted.inc({ kind: "search" });
+      m.metrics.runsStarted.inc({ kind: "search" }, 2);
+      m.metrics.httpDuration.observe({ route: "/v1/search", method: "POST", status_class: m.statusClass(201) }, 0.3);
+      m.metrics.httpDuration.observe({ route: "/v1/search", method: "POST", status_class: m.statusClass(200) }, 0.01);
+      m.metrics.httpDuration.observe({ route: "/v1/search", method: "POST", status_class: "4xx" }, 0.01);
+      m.metrics.pageReadDuration.observe({ outcome: "cached" }, 0.001);
       const second = (await m.renderMetrics()).text;
       console.log(JSON.stringify({ first, second }));
     `);
@@ -84,11 +87,18 @@ describe("on", () => {
     const outage = "agentic_search_limiter_store_outage_seconds_total";
     expect(sample(samples(first), outage)?.value).toBe(2.5);
     expect(sample(samples(second), outage)?.value).toBe(5);
+    expect(sample(samples(second), "agentic_search_runs_started_total", { kind: "search" })?.value).toBe(3);
     const labels = { route: "/v1/search", method: "POST", status_class: "2xx" };
+    expect(sample(samples(second), "agentic_search_http_request_duration_seconds_count", labels)?.value).toBe(2);
+    expect(sample(samples(second), "agentic_search_http_request_duration_seconds_bucket", { ...labels, le: "0.25" })?.value).toBe(1);
+    expect(sample(samples(second), "agentic_search_http_request_duration_seconds_bucket", { ...labels, le: "0.5" })?.value).toBe(2);
+    // The requests' counter is the histogram's count, series by series, and a counter in the scrape.
     expect(sample(samples(second), "agentic_search_http_requests_total", labels)?.value).toBe(2);
-    expect(sample(samples(second), "agentic_search_http_request_duration_seconds_count", labels)?.value).toBe(1);
-    expect(sample(samples(second), "agentic_search_http_request_duration_seconds_bucket", { ...labels, le: "0.25" })?.value).toBe(0);
-    expect(sample(samples(second), "agentic_search_http_request_duration_seconds_bucket", { ...labels, le: "0.5" })?.value).toBe(1);
+    expect(sample(samples(second), "agentic_search_http_requests_total", { ...labels, status_class: "4xx" })?.value).toBe(1);
+    expect(second).toContain("# TYPE agentic_search_http_requests_total counter\n");
+    expect(sample(samples(first), "agentic_search_http_requests_total")).toBeUndefined();
+    expect(sample(samples(second), "agentic_search_page_reads_total", { outcome: "cached" })?.value).toBe(1);
+    expect(sample(samples(second), "agentic_search_runs_finished_total")).toBeUndefined();
   });
 });
 

@@ -23,7 +23,7 @@
  * could drift from it; a read cannot.
  */
 import type { Gauge, Metric, Registry } from "prom-client";
-import { SeriesCounter, SeriesHistogram } from "./series.ts";
+import { SeriesCount, SeriesCounter, SeriesHistogram } from "./series.ts";
 
 /** prom-client, loaded only when metrics are turned on: its modules cost a server that keeps none some 15 MB. */
 const prom = () => require("prom-client") as typeof import("prom-client");
@@ -46,32 +46,32 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** What one catalogue holds: the same shape whether its members count or not. */
 function catalogue(
   counter: <L extends string>(name: string, help: string, labels: readonly L[]) => CounterLike<L>,
-  histogram: <L extends string>(name: string, help: string, labels: readonly L[], buckets?: number[]) => HistogramLike<L>,
+  /** `countedAs`: a counter of its observations by the same labels, read from it when scraped (series.ts SeriesCount). */
+  histogram: <L extends string>(
+    name: string,
+    help: string,
+    labels: readonly L[],
+    countedAs?: { name: string; help: string },
+    buckets?: number[],
+  ) => HistogramLike<L>,
   gauge: <L extends string>(name: string, help: string, labels: readonly L[]) => GaugeLike<L>,
 ) {
   return {
-    // The golden signals: traffic, errors and latency per route template.
-    httpRequests: counter("http_requests_total", "Requests answered, by route template, method and status class.", [
-      "route",
-      "method",
-      "status_class",
-    ]),
+    // The golden signals: traffic, errors and latency per route template (http_requests_total is its count).
     httpDuration: histogram(
       "http_request_duration_seconds",
       "Time from a request's arrival to its response being sent (a stream: until its headers), by route template, method and status class.",
       ["route", "method", "status_class"],
+      { name: "http_requests_total", help: "Requests answered, by route template, method and status class." },
     ),
 
     // Research runs: every search and endpoint call runs one (research/run/hold.ts).
     runsStarted: counter("runs_started_total", "Research runs that got a slot and started, by kind (search or endpoint).", ["kind"]),
-    runsFinished: counter("runs_finished_total", "Research runs that ended, by kind and outcome (ok, deadline, error, canceled).", [
-      "kind",
-      "outcome",
-    ]),
     runDuration: histogram(
       "run_duration_seconds",
       "A research run's time from its start to its end, waiting excluded, by kind and outcome.",
       ["kind", "outcome"],
+      { name: "runs_finished_total", help: "Research runs that ended, by kind and outcome (ok, deadline, error, canceled)." },
     ),
     runStageDuration: histogram(
       "run_stage_duration_seconds",
@@ -109,10 +109,10 @@ function catalogue(
       "Each provider's circuit breaker on this instance: 0 closed, 1 half-open, 2 open.",
       ["provider"],
     ),
-    pageReads: counter("page_reads_total", "Pages read for a run or POST /v1/contents, by outcome (fetched, cached, failed, cut).", [
-      "outcome",
-    ]),
-    pageReadDuration: histogram("page_read_duration_seconds", "A page read's time, from the cache or the web, by outcome.", ["outcome"]),
+    pageReadDuration: histogram("page_read_duration_seconds", "A page read's time, from the cache or the web, by outcome.", ["outcome"], {
+      name: "page_reads_total",
+      help: "Pages read for a run or POST /v1/contents, by outcome (fetched, cached, failed, cut).",
+    }),
     pageCacheLookups: counter("page_cache_lookups_total", "Page cache lookups, by tier (memory, database) and result (hit, miss).", [
       "tier",
       "result",
@@ -224,9 +224,10 @@ function realCatalogue(into: Registry): Metrics {
       into.registerMetric(counter as unknown as Metric);
       return counter;
     },
-    (name, help, labelNames, buckets = LATENCY_BUCKETS) => {
+    (name, help, labelNames, countedAs, buckets = LATENCY_BUCKETS) => {
       const histogram = new SeriesHistogram(PREFIX + name, help, labelNames, buckets);
       into.registerMetric(histogram as unknown as Metric);
+      if (countedAs) into.registerMetric(new SeriesCount(PREFIX + countedAs.name, countedAs.help, histogram) as unknown as Metric);
       return histogram;
     },
     (name, help, labelNames) =>

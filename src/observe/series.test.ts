@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Counter, Histogram, type Metric, Registry } from "prom-client";
-import { SeriesCounter, SeriesHistogram } from "./series.ts";
+import { SeriesCount, SeriesCounter, SeriesHistogram } from "./series.ts";
 
 /** A scrape's lines as a set, each sample's labels sorted: the same series in any label order compare equal. */
 function samples(text: string): string[] {
@@ -113,6 +113,25 @@ describe("series read by prom-client's registry", () => {
     expect(samples(await scrape(counter))).toEqual(['c_total{kind="a"} 1']);
     counter.reset();
     expect(samples(await scrape(counter))).toEqual([]);
+  });
+
+  test("a histogram's count, as a counter, scrapes as prom-client's Counter does when counted beside it", async () => {
+    const histogram = new SeriesHistogram("latency_seconds", "Latency.", ["route", "status_class"], BUCKETS);
+    const ours = new SeriesCount("requests_total", "Requests.", histogram);
+    const theirs = new Counter({ name: "requests_total", help: "Requests.", labelNames: ["route", "status_class"], registers: [] });
+    expect(await scrape(ours)).toBe(await scrape(theirs));
+    for (const [labels, seconds] of [
+      [{ route: "/v1/search", status_class: "2xx" }, 0.3],
+      [{ status_class: "2xx", route: "/v1/search" }, 2],
+      [{ route: "/v1/account", status_class: "4xx" }, 0.001],
+    ] as const) {
+      histogram.observe(labels, seconds);
+      theirs.inc(labels);
+    }
+    expect(samples(await scrape(ours))).toEqual(samples(await scrape(theirs)));
+    // It holds nothing of its own: the histogram's reset empties it.
+    histogram.reset();
+    expect(samples(await scrape(ours))).toEqual([]);
   });
 
   test("a counter read from its owner's total is set by its collect, before each scrape", async () => {

@@ -10,6 +10,12 @@
  * hash string, and a histogram's looks its bucket up by value. In one loop
  * (`npm run bench:observability`'s pieces), a request's counter and
  * histogram cost 0.40 µs with prom-client's and 0.07 µs these.
+ *
+ * A counter that only ever counts what a histogram observes, by the same
+ * labels (requests answered beside their latency), is read from the
+ * histogram's counts at a scrape (SeriesCount): in a server, a series looked
+ * up by its labels was the largest piece of a request's metrics, and this
+ * way a request looks up one, not two.
  */
 type LabelValues = Partial<Record<string, string | number>>;
 type Labels = Record<string, string | number>;
@@ -128,6 +134,10 @@ export class SeriesHistogram extends Series<{ labels: Labels; counts: Float64Arr
     series.sum += value;
     series.count++;
   }
+  /** Each series' labels and how many values it observed: what a counter of the same observations reads. */
+  counts(): Value[] {
+    return this.series.map(({ labels, count }) => ({ labels, value: count }));
+  }
   get() {
     const values: Value[] = [];
     for (const { labels, counts, sum, count } of this.series) {
@@ -142,4 +152,23 @@ export class SeriesHistogram extends Series<{ labels: Labels; counts: Float64Arr
     }
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
+}
+
+/**
+ * A counter of a histogram's observations, by its labels, read from the histogram when scraped: nothing is counted
+ * twice on the request path. The histogram's `_count` under another name and help, as a counter.
+ */
+export class SeriesCount {
+  readonly type = "counter";
+  readonly aggregator = "sum";
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly of: SeriesHistogram,
+  ) {}
+  get() {
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.of.counts() };
+  }
+  /** The histogram's reset empties it: it holds nothing of its own. */
+  reset(): void {}
 }

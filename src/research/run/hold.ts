@@ -252,7 +252,6 @@ async function hold(deps: RunDeps, call: RunCall, subject: RunSubject, work: Run
     slot?.release();
     // Only a run that started is finished; one refused or given up while it waited was counted (or not) as such.
     if (slot) {
-      metrics.runsFinished.inc({ kind: subject, outcome });
       metrics.runDuration.observe({ kind: subject, outcome }, (performance.now() - startedAt) / 1000);
     }
     span.set({ "research.outcome": slot ? outcome : outcome === "canceled" ? "canceled" : "refused", "http.response.status_code": status });
