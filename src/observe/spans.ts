@@ -295,17 +295,9 @@ export function recordingSpans(
       const trace = entered(sampler, parent);
       if (trace instanceof UnsampledSpan) return trace;
       const state = parent ? parseTracestate(request.headers.get("tracestate")) : undefined;
-      const method = request.method;
-      return new RecordingSpan(
-        finished,
-        trace,
-        parent?.spanId,
-        state,
-        method,
-        SpanKind.server,
-        { "http.request.method": method },
-        startedAt,
-      );
+      // Named for its method until its answer names it; its method, route and status are its answer's attributes
+      // (endAnswered, which ends every request's span: http/request-context.ts), so none is set on it here.
+      return new RecordingSpan(finished, trace, parent?.spanId, state, request.method, SpanKind.server, undefined, startedAt);
     },
     answered(request, answer) {
       if (untracedRoutes.has(answer.route)) return untracedSpan(request).traceId;
