@@ -255,12 +255,61 @@ function keyField(key: string): Uint8Array | undefined {
 
 /** One KeyValue of a span's attributes (Span.attributes, field 9). */
 function keyValue(out: Writer, key: string, value: string | number | boolean, field = 9): void {
-  const mark = out.open(field);
   const encoded = keyField(key);
+  if (encoded !== undefined && shortKeyValue(out, field, encoded, value)) return;
+  const mark = out.open(field);
   if (encoded) out.copy(encoded);
   else out.string(1, key);
   anyValue(out, 2, value);
   out.close(mark);
+}
+
+/**
+ * A KeyValue whose every length is one byte (its key encoded once; its value ASCII text of a few dozen characters, a
+ * boolean, or a whole number under 2^21, as nearly every attribute here is), written in one pass with its lengths
+ * known up front: the same bytes keyValue writes field by field, without a call per tag and length. False, with
+ * nothing written, for any other.
+ */
+function shortKeyValue(out: Writer, field: number, key: Uint8Array, value: string | number | boolean): boolean {
+  // AnyValue: string_value (1) as text, bool_value (2) or int_value (3) as a varint.
+  let size: number;
+  if (typeof value === "string") size = value.length + 2;
+  else if (typeof value === "boolean") size = 2;
+  else if (Number.isInteger(value) && value >= 0 && value < 2097152) size = value < 128 ? 2 : value < 16384 ? 3 : 4;
+  else return false;
+  const body = key.length + 2 + size;
+  if (field > 15 || body > 127 || size > 127) return false;
+  const start = out.at;
+  out.room(body + 2);
+  const bytes = out.bytes;
+  let at = start;
+  bytes[at++] = field * 8 + 2;
+  bytes[at++] = body;
+  for (let i = 0; i < key.length; i++) bytes[at++] = key[i]!;
+  bytes[at++] = 0x12; // KeyValue.value
+  bytes[at++] = size;
+  if (typeof value === "string") {
+    bytes[at++] = 0x0a;
+    bytes[at++] = value.length;
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      if (code > 127) return false; // nothing kept: `at` was never stored
+      bytes[at++] = code;
+    }
+  } else if (typeof value === "boolean") {
+    bytes[at++] = 0x10;
+    bytes[at++] = value ? 1 : 0;
+  } else {
+    bytes[at++] = 0x18;
+    let left = value;
+    while (left > 127) {
+      bytes[at++] = (left & 127) | 128;
+      left >>>= 7;
+    }
+    bytes[at++] = left;
+  }
+  out.at = at;
+  return true;
 }
 
 function keyValues(out: Writer, field: number, attributes: Attributes): void {
@@ -381,7 +430,7 @@ function madeSpan(out: Writer, span: SpanParts): void {
       const key = pairs[at] as string;
       if (!answerOverrides(key, answer!)) keyValue(out, key, pairs[at + 1]!);
     }
-    requestIdAttribute(out, answer!.requestId);
+    keyValue(out, "request.id", answer!.requestId);
     if (shape.tail.length) out.copy(shape.tail);
     else if (span.failed !== undefined) failedStatus(out, span.failed);
   }
@@ -423,39 +472,6 @@ function encodeShape(answer: AnsweredRequest): AnsweredShape {
   const failure = answeredFailure(answer);
   const tail = failure === undefined ? new Uint8Array(0) : encodedOnce((out) => failedStatus(out, failure));
   return { head, attributes, tail };
-}
-
-/** The request.id attribute's key (KeyValue.key), encoded once. */
-const REQUEST_ID_KEY = encodedOnce((out) => out.string(1, "request.id"));
-
-/**
- * The request.id attribute, as keyValue writes it, with its lengths known up front: an id is ours or a caller's
- * X-Request-Id, ASCII and at most 64 characters (request-context.ts), so every length is one byte. Any other is
- * written by keyValue.
- */
-function requestIdAttribute(out: Writer, id: string): void {
-  const length = id.length;
-  if (length > 100) return keyValue(out, "request.id", id);
-  const start = out.at;
-  out.room(length + 18);
-  const bytes = out.bytes;
-  let at = start;
-  bytes[at++] = 0x4a; // Span.attributes: field 9, length-delimited
-  bytes[at++] = REQUEST_ID_KEY.length + length + 4;
-  for (let i = 0; i < REQUEST_ID_KEY.length; i++) bytes[at++] = REQUEST_ID_KEY[i]!;
-  bytes[at++] = 0x12; // KeyValue.value
-  bytes[at++] = length + 2;
-  bytes[at++] = 0x0a; // AnyValue.string_value
-  bytes[at++] = length;
-  for (let i = 0; i < length; i++) {
-    const code = id.charCodeAt(i);
-    if (code > 127) {
-      out.at = start;
-      return keyValue(out, "request.id", id);
-    }
-    bytes[at++] = code;
-  }
-  out.at = at;
 }
 
 function answeredShape(answer: AnsweredRequest): AnsweredShape {
@@ -537,7 +553,7 @@ export class ProtobufBatch implements SpanBatch {
     const out = this.out;
     const mark = openSpan(out, traceId, spanId, traceState, parentSpanId, shape.head, startMs, endMs);
     out.copy(shape.attributes);
-    requestIdAttribute(out, answer.requestId);
+    keyValue(out, "request.id", answer.requestId);
     out.copy(shape.tail);
     out.closeWide(mark);
     this.spans++;

@@ -166,6 +166,42 @@ describe("the encodings", () => {
     }
   });
 
+  test("attribute values at every length's edge decode as set: short ones written in one pass, the rest field by field", () => {
+    const values: Record<string, string | number | boolean> = {
+      empty: "",
+      short: "127.0.0.1",
+      "at the edge": "x".repeat(100),
+      long: "y".repeat(300),
+      "not ascii": "café",
+      yes: true,
+      no: false,
+      zero: 0,
+      "one byte": 127,
+      "two bytes": 128,
+      "two bytes, last": 16_383,
+      "three bytes": 16_384,
+      "three bytes, last": 2_097_151,
+      "four bytes": 2_097_152,
+      negative: -1,
+      fraction: 2.5,
+      [`${"k".repeat(120)}`]: "a key too long for one length byte with its value",
+    };
+    const finished: SpanRecord[] = [];
+    recordingSpans(samplerFrom({}), (span) => finished.push(span))
+      .root("attributes", values)
+      .end();
+    const [decoded] = decodeProtobufTraces(otlpProtobuf(finished, ORIGIN)).resourceSpans![0]!.scopeSpans![0]!.spans!;
+    const read = Object.fromEntries(
+      (decoded!.attributes as { key: string; value: Record<string, unknown> }[]).map(({ key, value }) => {
+        const [kind, given] = Object.entries(value)[0]!;
+        return [key, kind === "intValue" ? Number(given) : given];
+      }),
+    );
+    expect(read).toEqual(values);
+    // The protobuf decoder read every field to the span's end: lengths written up front matched what followed.
+    expect(decoded!.name).toBe("attributes");
+  });
+
   test("nanoseconds from milliseconds are exact across the 32-bit boundary", () => {
     // Besides the boundaries: a fraction that rounds up to a whole millisecond, the most a double's ms can hold to a
     // microsecond's fraction, and a spread of times from 1970 to 2100 (a fixed stride, so the test is the same each run).
