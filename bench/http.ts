@@ -70,8 +70,9 @@
  * `--profile` runs each one-process server of this checkout under Bun's
  * --cpu-prof and, at the end, says what share of its samples had a frame of
  * observability's code (src/observe/) or of the log's (src/log.ts) on the
- * stack (lib/profile-share.ts). A share read in one process moves by a tenth
- * of a point where a ratio of two moves by several; it is the JavaScript
+ * stack (lib/profile-share.ts), sampled every BENCH_PROFILE_INTERVAL_US
+ * (250). The same code's share moved by up to a point from one run to the
+ * next, where a ratio of two servers moves by several; it is the JavaScript
  * thread's only (no garbage threads, no kernel), and spans every target run:
  * BENCH_TARGETS narrows it to one. With --observability, the off twin's share
  * is the baseline.
@@ -120,6 +121,8 @@ const OBSERVED = " +obs";
 const PIN = cli.pin === true ? pinning() : undefined;
 /** With --profile: each one-process server of this checkout is profiled (Bun's --cpu-prof), its profile read at the end. */
 const PROFILE = cli.profile === true;
+/** Microseconds between a profile's samples: four times Bun's default rate, so a share's margin is a fraction of a point. */
+const PROFILE_INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 250);
 const onServerCpu = (command: string[]): string[] => (PIN ? [...PIN.servers, ...command] : command);
 const onLoadCpus = (command: string[]): string[] => (PIN ? [...PIN.load, ...command] : command);
 
@@ -254,7 +257,7 @@ async function startApp(name: string, appRoot: string, env: Record<string, strin
   const profileDir = PROFILE && workers === 1 && appRoot === root ? join(logDir, "profile") : undefined;
   // The access log goes to a file, as it would to a log shipper's pipe: the server pays for every line.
   // taskset runs the server in its own process (exec), so the pid read for CPU time is the server's.
-  const profiling = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const profiling = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${PROFILE_INTERVAL_US}`] : [];
   const child = Bun.spawn(onServerCpu([process.execPath, ...profiling, "src/main.ts"]), {
     cwd: appRoot,
     // NODE_ENV as the Dockerfile sets it, so a base checkout from before src/production-mode.ts runs as deployed too.
