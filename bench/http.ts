@@ -121,7 +121,7 @@ const OBSERVED = " +obs";
 const PIN = cli.pin === true ? pinning() : undefined;
 /** With --profile: each one-process server of this checkout is profiled (Bun's --cpu-prof), its profile read at the end. */
 const PROFILE = cli.profile === true;
-/** Microseconds between a profile's samples: four times Bun's default rate, so a share's margin is a fraction of a point. */
+/** Microseconds between a profile's samples: four times Bun's default rate, 15,000 to 25,000 samples a server for one target. */
 const PROFILE_INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 250);
 const onServerCpu = (command: string[]): string[] => (PIN ? [...PIN.servers, ...command] : command);
 const onLoadCpus = (command: string[]): string[] => (PIN ? [...PIN.load, ...command] : command);

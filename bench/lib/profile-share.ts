@@ -1,9 +1,9 @@
 /**
  * Where a server's CPU went, from the profile Bun writes at exit (`--cpu-prof`, Chrome's .cpuprofile): the share of
  * its samples with a frame of a given part of the code on the stack (inclusive: what that code called counts too).
- * Read in one process over one run, such a share moves by a tenth of a point, where a ratio of two servers moves by
- * several: it says what observability's own code costs, while the ratio says what the whole server pays. It sees the
- * JavaScript thread only: not the collector's garbage threads, nor the kernel's work for a write.
+ * Read in one process, such a share moved by under a point from one run to the next, where a ratio of two servers
+ * moves by several: it says what observability's own code costs, while the ratio says what the whole server pays. It
+ * sees the JavaScript thread only: not the collector's garbage threads, nor the kernel's work for a write.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
